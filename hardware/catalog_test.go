@@ -1,0 +1,247 @@
+package hardware
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"handoff/hardware/spec"
+)
+
+func TestDefaultCatalog(t *testing.T) {
+	c := Default() // panics if the embedded file is broken
+	wantAccels := map[string]Kind{
+		"h100-sxm": KindGPU, "h200": KindGPU, "b200": KindGPU, "a100-80gb": KindGPU, "mi300x": KindGPU,
+		"mi355x": KindGPU, "trainium2": KindTrainium, "wse-3": KindWafer, "groq-lpu": KindLPU,
+	}
+	for name, kind := range wantAccels {
+		a, err := c.Accelerator(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if a.Kind != kind || a.Source == "" || a.EfficiencySource == "" {
+			t.Errorf("%s: kind %q, source %q, efficiency source %q", name, a.Kind, a.Source, a.EfficiencySource)
+		}
+		if _, err := c.Link(a.ScaleUpLink); err != nil {
+			t.Errorf("%s: scale-up link: %v", name, err)
+		}
+		if a.CostPerHour <= 0 || a.PowerW <= 0 {
+			t.Errorf("%s: cost %v power %v", name, a.CostPerHour, a.PowerW)
+		}
+	}
+	wantLinks := map[string]float64{ // per direction, bytes/s
+		"nvlink4": 450e9, "nvlink5": 900e9, "nvlink3": 300e9, "ib-ndr": 50e9, "roce-400g": 50e9,
+		"tcp-100g": 12.5e9, "pcie-gen5-x16": 64e9, "efa": 25e9, "infinity-fabric": 448e9, "neuronlink-v3": 640e9,
+	}
+	for name, bw := range wantLinks {
+		l, err := c.Link(name)
+		if err != nil || l.BandwidthBps != bw || l.Source == "" {
+			t.Errorf("link %s = %+v, %v; want %v B/s", name, l, err, bw)
+		}
+	}
+}
+
+func TestDefaultFigures(t *testing.T) {
+	c := Default()
+	h100, _ := c.Accelerator("H100-SXM") // case-insensitive
+	want := Accelerator{
+		Name: "h100-sxm", Kind: KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
+		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6,
+		ScaleUpLink: "nvlink4", PowerW: 700, CostPerHour: 3.0,
+		Source: h100.Source, EfficiencySource: h100.EfficiencySource,
+	}
+	if h100 != want {
+		t.Errorf("h100 = %+v\nwant %+v", h100, want)
+	}
+	wse, _ := c.Accelerator("wse-3")
+	if wse.MemoryBytes != 44e9 || wse.MemoryBandwidthBps != 21e15 {
+		t.Errorf("wse-3 = %+v", wse)
+	}
+	trn, _ := c.Accelerator("trainium2")
+	if trn.MemoryBytes != 96*(1<<30) { // 103079215104 B
+		t.Errorf("trainium2 memory = %v", trn.MemoryBytes)
+	}
+	a100, _ := c.Accelerator("a100-80gb")
+	if a100.FP8FLOPS != 0 {
+		t.Errorf("a100 fp8 = %v, want 0 (unsupported)", a100.FP8FLOPS)
+	}
+	tcp, _ := c.Link("tcp-100g")
+	if tcp.LatencyNs != 1e6 {
+		t.Errorf("tcp latency = %d", tcp.LatencyNs)
+	}
+}
+
+func TestListingSortedAndUnknown(t *testing.T) {
+	c := Default()
+	as := c.Accelerators()
+	for i := 1; i < len(as); i++ {
+		if as[i-1].Name >= as[i].Name {
+			t.Fatalf("accelerators not sorted: %s, %s", as[i-1].Name, as[i].Name)
+		}
+	}
+	ls := c.Links()
+	for i := 1; i < len(ls); i++ {
+		if ls[i-1].Name >= ls[i].Name {
+			t.Fatalf("links not sorted: %s, %s", ls[i-1].Name, ls[i].Name)
+		}
+	}
+	_, err := c.Accelerator("h100")
+	if err == nil || !strings.Contains(err.Error(), `unknown accelerator "h100" (known: a100-80gb, b200, groq-lpu, h100-sxm,`) {
+		t.Errorf("unknown accelerator error = %v", err)
+	}
+	_, err = c.Link("nvlink9")
+	if err == nil || !strings.Contains(err.Error(), "(known: cs3-ethernet, efa,") {
+		t.Errorf("unknown link error = %v", err)
+	}
+}
+
+const userFile = `accelerators:
+  - name: My-GPU
+    kind: gpu
+    memory: 48GB
+    memory_bandwidth: 1TB/s
+    bf16: 400TFLOPS
+    mfu: 0.4
+    mbu: 0.7
+    step_overhead: 1ms
+    scale_up: nvlink4
+    power_w: 300
+    cost_per_hour: 1
+    source: "test"
+  - name: h100-sxm
+    kind: gpu
+    memory: 80GB
+    memory_bandwidth: 3TB/s
+    bf16: 900TFLOPS
+    mfu: 0.6
+    mbu: 0.9
+    step_overhead: 0
+    scale_up: fast
+    power_w: 700
+    cost_per_hour: 2
+    source: "override"
+links:
+  - {name: fast, bandwidth: 1TB/s, latency: 500ns, source: "test"}
+`
+
+func TestParseAndMerge(t *testing.T) {
+	user, err := Parse([]byte(userFile), "user.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	m := def.Merge(user)
+	g, err := m.Accelerator("my-gpu")
+	if err != nil || g.Name != "my-gpu" || g.MemoryBytes != 48e9 || g.StepOverheadNs != 1e6 {
+		t.Errorf("my-gpu = %+v, %v", g, err)
+	}
+	h, _ := m.Accelerator("h100-sxm")
+	if h.MemoryBandwidthBps != 3e12 || h.ScaleUpLink != "fast" {
+		t.Errorf("override not applied: %+v", h)
+	}
+	if h0, _ := def.Accelerator("h100-sxm"); h0.MemoryBandwidthBps != 3.35e12 {
+		t.Error("Merge changed its receiver")
+	}
+	if len(m.Links()) != len(def.Links())+1 || len(m.Accelerators()) != len(def.Accelerators())+1 {
+		t.Errorf("merged sizes: %d links, %d accelerators", len(m.Links()), len(m.Accelerators()))
+	}
+	m.AddLink(Link{Name: "Extra", BandwidthBps: 1})
+	m.AddAccelerator(Accelerator{Name: "X1"})
+	if _, err := m.Link("extra"); err != nil {
+		t.Error(err)
+	}
+	if _, err := m.Accelerator("x1"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestMarshalRoundTrip checks that the default catalog, written back as YAML
+// and parsed again, is unchanged.
+func TestMarshalRoundTrip(t *testing.T) {
+	c := Default()
+	data, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(data, "out.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, again) {
+		t.Errorf("round trip changed the catalog:\n%s", data)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	acc := func(extra string) string {
+		return "accelerators:\n  - name: x\n    kind: gpu\n    memory: 80GB\n    memory_bandwidth: 3TB/s\n" +
+			"    bf16: 1PFLOPS\n    mfu: 0.5\n    mbu: 0.8\n    step_overhead: 2ms\n    source: s\n" + extra
+	}
+	tests := []struct{ name, in, want string }{
+		{"ok", acc(""), ""},
+		{"misspelt", acc("    scale_upp: nvlink4\n"), "c.yaml:11: field accelerators[0].scale_upp: unknown field (did you mean scale_up?)"},
+		{"bad kind", strings.Replace(acc(""), "kind: gpu", "kind: tpu", 1), "c.yaml:3: field accelerators[0].kind: want one of gpu, trainium, wafer, lpu"},
+		{"zero memory", strings.Replace(acc(""), "80GB", "0GB", 1), "c.yaml:4: field accelerators[0].memory: must be positive"},
+		{"missing bandwidth", strings.Replace(acc(""), "    memory_bandwidth: 3TB/s\n", "", 1), "c.yaml:2: field accelerators[0].memory_bandwidth: must be positive"},
+		{"mfu > 1", strings.Replace(acc(""), "mfu: 0.5", "mfu: 1.5", 1), "c.yaml:7: field accelerators[0].mfu: must be in (0, 1]"},
+		{"mbu 0", strings.Replace(acc(""), "mbu: 0.8", "mbu: 0", 1), "field accelerators[0].mbu: must be in (0, 1]"},
+		{"bare number", strings.Replace(acc(""), "80GB", "80", 1), `c.yaml:4: field accelerators[0].memory: bad bytes "80"`},
+		{"unknown link", acc("    scale_up: warp\n"), `c.yaml:11: field accelerators[0].scale_up: unknown link "warp" (known: cs3-ethernet,`},
+		{"no source", strings.Replace(acc(""), "    source: s\n", "", 1), "field accelerators[0].source: required"},
+		{"bad name", strings.Replace(acc(""), "name: x", "name: a b", 1), `c.yaml:2: field accelerators[0].name: "a b": use letters`},
+		{"duplicate", acc("") + "  - name: X\n    kind: gpu\n    memory: 1GB\n    memory_bandwidth: 1TB/s\n    bf16: 1PFLOPS\n    mfu: 0.5\n    mbu: 0.8\n    source: s\n",
+			`c.yaml:11: field accelerators[1].name: duplicate accelerator "x"`},
+		{"link zero bandwidth", "links:\n  - {name: l, bandwidth: 0GB/s, latency: 1us, source: s}\n", "c.yaml:2: field links[0].bandwidth: must be positive"},
+		{"link bad latency", "links:\n  - {name: l, bandwidth: 1GB/s, latency: 1, source: s}\n", `c.yaml:2: field links[0].latency: bad duration "1"`},
+		{"empty", "", "c.yaml: empty document"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in), "c.yaml")
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		var fe *spec.FieldError
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) && !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
+			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestResolveLink(t *testing.T) {
+	l, err := LinkSpec{Name: " IB ", Bandwidth: 50e9, Latency: 2000}.Resolve()
+	if err != nil || l != (Link{Name: "ib", BandwidthBps: 50e9, LatencyNs: 2000}) {
+		t.Errorf("Resolve = %+v, %v", l, err)
+	}
+	if _, err := (LinkSpec{Name: "x", Bandwidth: 1, Latency: -1}).Resolve(); err == nil {
+		t.Error("negative latency accepted")
+	}
+}
+
+// FuzzParse checks that Parse never panics and reports every error as a
+// located *spec.FieldError.
+func FuzzParse(f *testing.F) {
+	f.Add(userFile)
+	f.Add(string(embeddedCatalog))
+	f.Add("links:\n  - {name: l, bandwidth: 1GB/s, latency: 1us, source: s}\n")
+	f.Add("accelerators: [{name: a, kind: wafer}]\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		c, err := Parse([]byte(in), "f.yaml")
+		if err != nil {
+			var fe *spec.FieldError
+			if !errors.As(err, &fe) || fe.File != "f.yaml" {
+				t.Fatalf("error %v (%T) not located", err, err)
+			}
+			return
+		}
+		for _, a := range c.Accelerators() {
+			if !(a.MemoryBytes > 0 && a.MFU > 0 && a.MFU <= 1) {
+				t.Fatalf("invalid accelerator accepted: %+v", a)
+			}
+		}
+	})
+}

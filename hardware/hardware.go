@@ -1,0 +1,47 @@
+// Package hardware is the catalog of accelerators and interconnect links that
+// handoff simulates: memory, bandwidth, peak FLOPs, efficiency factors, power
+// and cost for each accelerator, and per-direction bandwidth and latency for
+// each link. The catalog is embedded YAML (catalog.yaml) plus any files a
+// scenario points to. Every figure carries its source.
+//
+// Conventions: bytes are decimal (1 GB = 1e9 B); link bandwidth is per
+// direction (vendors often quote NVLink bidirectionally, which is twice this);
+// FLOPs are dense (no sparsity); times are integer nanoseconds.
+package hardware
+
+// Kind says how an accelerator holds KV state and so which engine model runs it.
+type Kind string
+
+// The accelerator kinds.
+const (
+	KindGPU      Kind = "gpu"      // HBM and a paged KV pool
+	KindTrainium Kind = "trainium" // HBM and a paged KV pool, Neuron figures
+	KindWafer    Kind = "wafer"    // on-wafer SRAM, compiled slots, no paged pool
+	KindLPU      Kind = "lpu"      // on-die SRAM, deterministic pipeline
+)
+
+// Accelerator is one device (one TP rank) as the step-time models see it.
+type Accelerator struct {
+	Name               string
+	Kind               Kind
+	MemoryBytes        float64 // usable device memory (HBM or SRAM), bytes
+	MemoryBandwidthBps float64 // bytes per second
+	BF16FLOPS          float64 // dense peak, FLOP/s
+	FP8FLOPS           float64 // dense peak, FLOP/s; 0 = not supported
+	MFU                float64 // fraction of peak FLOPs reached by compute-bound steps
+	MBU                float64 // fraction of peak bandwidth reached by memory-bound steps
+	StepOverheadNs     int64   // fixed cost of one engine iteration (launch, scheduling, sampling)
+	ScaleUpLink        string  // link name used for tensor-parallel all-reduce
+	PowerW             float64
+	CostPerHour        float64 // USD per device-hour
+	Source             string  // where the figures come from
+	EfficiencySource   string  // where MFU, MBU and StepOverheadNs come from
+}
+
+// Link is an interconnect as the network model sees it.
+type Link struct {
+	Name         string
+	BandwidthBps float64 // per direction, bytes per second
+	LatencyNs    int64   // one-way latency of a transfer's first byte
+	Source       string
+}

@@ -1,0 +1,24 @@
+package units_test
+
+import (
+	"fmt"
+
+	"handoff/hardware/units"
+)
+
+func ExampleParseBandwidth() {
+	nvlink, _ := units.ParseBandwidth("450GB/s")
+	ib, _ := units.ParseBandwidth("400Gb/s") // bits: divided by 8
+	fmt.Println(nvlink, ib, units.FormatBandwidth(ib))
+	_, err := units.ParseBandwidth("50GBs")
+	fmt.Println(err)
+	// Output:
+	// 4.5e+11 5e+10 50GB/s
+	// bad bandwidth "50GBs": want a number and a unit such as 50GB/s
+}
+
+func ExampleParseDuration() {
+	ns, _ := units.ParseDuration("1.5m")
+	fmt.Println(ns, units.FormatDuration(ns), units.FormatDuration(1_500_000))
+	// Output: 90000000000 90s 1.5ms
+}
