@@ -1,0 +1,128 @@
+// Package llm is the catalog of served model architectures and the figures
+// derived from them: KV-cache bytes per token, weight bytes, and FLOPs per
+// token. The catalog is embedded YAML; scenarios may add models.
+package llm
+
+// Attention kinds.
+const (
+	AttentionGQA = "gqa" // grouped-query (MHA when kv_heads == heads)
+	AttentionMLA = "mla" // DeepSeek multi-head latent attention
+)
+
+// Model is one served LLM architecture.
+type Model struct {
+	Name          string
+	Layers        int
+	Hidden        int
+	Heads         int
+	KVHeads       int
+	HeadDim       int
+	Intermediate  int
+	Vocab         int
+	ParamsTotal   float64 // parameter count (all experts)
+	ParamsActive  float64 // parameters touched per token (MoE: shared + top-k experts)
+	Experts       int     // routed experts per MoE layer; 0 = dense
+	ExpertsPerTok int     // top-k
+	Attention     string  // AttentionGQA or AttentionMLA
+	KVLoraRank    int     // MLA latent width
+	RopeDim       int     // MLA decoupled rope width
+	SlidingWindow int     // tokens kept by sliding-window layers; 0 = none
+	SlidingLayers int     // how many layers use the sliding window
+	WeightBytes   float64 // bytes per weight (2 = BF16)
+	KVBytes       float64 // bytes per KV element (2 = BF16)
+	MaxContext    int     // longest context the model supports, tokens
+	Source        string
+}
+
+// KVBytesPerToken is the KV-cache size of one token across all layers, in
+// bytes. GQA: 2·layers·kv_heads·head_dim·kv_bytes (K and V). MLA: one latent
+// per layer, layers·(kv_lora_rank + rope_dim)·kv_bytes. Sliding-window layers
+// are counted as full here, an upper bound; KVBytesForContext caps them.
+// Example: Llama-3.1-70B, 2·80·8·128·2 = 327680 B.
+func (m *Model) KVBytesPerToken() float64 {
+	return float64(m.Layers) * m.kvPerLayerToken(m.KVHeads)
+}
+
+// kvPerLayerToken is the KV bytes of one token in one layer holding kvHeads
+// heads (GQA) or the whole latent (MLA).
+func (m *Model) kvPerLayerToken(kvHeads int) float64 {
+	if m.Attention == AttentionMLA {
+		return float64(m.KVLoraRank+m.RopeDim) * m.KVBytes
+	}
+	return 2 * float64(kvHeads*m.HeadDim) * m.KVBytes
+}
+
+// KVBytesPerTokenPerShard is the KV bytes one tensor-parallel rank holds per
+// token at tensor-parallel degree tp. GQA: KV heads are split across ranks
+// and replicated when tp > kv_heads, so each rank holds ceil(kv_heads/tp)
+// heads: 2·layers·ceil(kv_heads/tp)·head_dim·kv_bytes. MLA: the latent is
+// replicated, so each rank holds the full KVBytesPerToken. Sliding layers are
+// counted as full. It panics if tp < 1.
+func (m *Model) KVBytesPerTokenPerShard(tp int) float64 {
+	if tp < 1 {
+		panic("llm: tensor-parallel degree < 1")
+	}
+	perRank := (m.KVHeads + tp - 1) / tp
+	return float64(m.Layers) * m.kvPerLayerToken(perRank)
+}
+
+// KVBytesForContext is the KV bytes one sequence of contextTokens tokens
+// holds across all layers and all tensor-parallel ranks, with sliding-window
+// layers capped at the window: full layers hold every token, sliding layers
+// at most SlidingWindow. Example: gpt-oss-120b (2·8·64·2 = 2048 B per token
+// per layer) at 1000 tokens: 18·1000·2048 + 18·128·2048 = 41582592 B.
+func (m *Model) KVBytesForContext(contextTokens int) float64 {
+	sliding := min(contextTokens, m.SlidingWindow)
+	if m.SlidingLayers == 0 {
+		sliding = 0
+	}
+	full := m.Layers - m.SlidingLayers
+	perLayer := m.kvPerLayerToken(m.KVHeads)
+	return perLayer * (float64(full)*float64(contextTokens) + float64(m.SlidingLayers)*float64(sliding))
+}
+
+// WeightBytesTotal is the size of all weights, params_total·weight_bytes, in
+// bytes. Example: Llama-3.1-70B, 70.6e9·2 = 141.2 GB.
+func (m *Model) WeightBytesTotal() float64 { return m.ParamsTotal * m.WeightBytes }
+
+// FLOPsPerToken is the dense matmul work of one token through the model,
+// 2·params_active FLOPs (one multiply and one add per active weight). It
+// counts the embedding table like a matmul, a small overestimate, and leaves
+// attention over the context to AttnFLOPsPerPair.
+func (m *Model) FLOPsPerToken() float64 { return 2 * m.ParamsActive }
+
+// AttnFLOPsPerPair is the attention work per (query token, key token) pair,
+// in FLOPs, summed over layers and heads. GQA: 4·layers·heads·head_dim
+// (2·head_dim for QKᵀ plus 2·head_dim for AV). MLA, computed in the
+// expanded form: 2·layers·heads·(head_dim + rope_dim) for QKᵀ plus
+// 2·layers·heads·head_dim for AV.
+func (m *Model) AttnFLOPsPerPair() float64 {
+	perHead := 4 * m.HeadDim
+	if m.Attention == AttentionMLA {
+		perHead = 2*(m.HeadDim+m.RopeDim) + 2*m.HeadDim
+	}
+	return float64(m.Layers) * float64(m.Heads) * float64(perHead)
+}
+
+// paramsPerExpert is the size of one routed expert summed over layers:
+// total = shared + E·p and active = shared + k·p give p = (total−active)/(E−k).
+func (m *Model) paramsPerExpert() float64 {
+	if m.Experts == 0 || m.Experts == m.ExpertsPerTok {
+		return 0
+	}
+	return (m.ParamsTotal - m.ParamsActive) / float64(m.Experts-m.ExpertsPerTok)
+}
+
+// ExpertParams is the parameter count in routed experts, derived from the
+// totals: E·(total−active)/(E−k) for E experts and top-k routing; 0 for a
+// dense model. Example: Mixtral-8x7B, 8·(46.7e9−12.9e9)/6 ≈ 45.07e9.
+func (m *Model) ExpertParams() float64 { return float64(m.Experts) * m.paramsPerExpert() }
+
+// SharedParams is the parameter count every token touches (attention,
+// embeddings, norms, router, shared experts): params_total − ExpertParams;
+// params_total for a dense model.
+func (m *Model) SharedParams() float64 { return m.ParamsTotal - m.ExpertParams() }
+
+// ExpertParamsEach is the parameter count of one routed expert summed over
+// layers, (total−active)/(E−k); 0 for a dense model.
+func (m *Model) ExpertParamsEach() float64 { return m.paramsPerExpert() }

@@ -1,0 +1,285 @@
+package llm
+
+import (
+	"encoding/csv"
+	"errors"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"handoff/hardware/spec"
+)
+
+func mustModel(t *testing.T, name string) *Model {
+	t.Helper()
+	m, err := Default().Model(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestKVBytesPerToken checks the figures of kv_bytes_per_token.csv (copied
+// here so the test runs without the shared data) and models not in it,
+// computed by hand.
+func TestKVBytesPerToken(t *testing.T) {
+	tests := []struct {
+		name string
+		want float64
+	}{
+		{"llama-3.1-8b", 131072}, {"llama-3.1-70b", 327680}, {"llama-3.1-405b", 516096},
+		{"qwen2.5-7b", 57344}, {"qwen3-14b", 163840}, {"qwen3-30b-a3b", 98304},
+		{"qwen3-235b-a22b", 192512}, {"mixtral-8x7b", 131072}, {"gpt-oss-120b", 73728},
+		{"deepseek-v3", 70272},    // 61·(512+64)·2
+		{"llama-2-7b", 524288},    // 2·32·32·128·2
+		{"llama-2-70b", 327680},   // 2·80·8·128·2
+		{"codellama-34b", 196608}, // 2·48·8·128·2
+		{"opt-13b", 819200},       // 2·40·40·128·2
+		{"opt-66b", 2359296},      // 2·64·72·128·2
+	}
+	for _, tt := range tests {
+		if got := mustModel(t, tt.name).KVBytesPerToken(); got != tt.want {
+			t.Errorf("%s: KVBytesPerToken = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestKVBytesMatchSharedCSV compares with the shared reference CSV itself.
+func TestKVBytesMatchSharedCSV(t *testing.T) {
+	f, err := os.Open("../../../shared/data/catalog/kv_bytes_per_token.csv")
+	if err != nil {
+		t.Skip("shared data not available:", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, checked := Default(), 0
+	for _, row := range rows[1:] {
+		m, err := c.Model(row[0])
+		if err != nil {
+			continue // a model this catalog does not ship (Qwen2.5-72B, Qwen3-8B, Qwen3-32B)
+		}
+		want, err := strconv.ParseFloat(row[9], 64)
+		if err != nil {
+			t.Fatalf("%s: %v", row[0], err)
+		}
+		if got := m.KVBytesPerToken(); got != want {
+			t.Errorf("%s: KVBytesPerToken = %v, CSV says %v", row[0], got, want)
+		}
+		checked++
+	}
+	if checked != 10 {
+		t.Errorf("checked %d models against the CSV, want 10", checked)
+	}
+}
+
+func TestKVBytesPerTokenPerShard(t *testing.T) {
+	tests := []struct {
+		name string
+		tp   int
+		want float64
+	}{
+		{"llama-3.1-70b", 1, 327680},
+		{"llama-3.1-70b", 4, 81920},  // 2 kv heads per rank: 2·80·2·128·2
+		{"llama-3.1-70b", 8, 40960},  // 1 per rank
+		{"llama-3.1-70b", 16, 40960}, // replicated: still 1 per rank
+		{"qwen2.5-7b", 3, 28672},     // ceil(4/3) = 2: 2·28·2·128·2
+		{"qwen2.5-7b", 8, 14336},     // 2·28·1·128·2
+		{"opt-66b", 8, 294912},       // 9 per rank: 2·64·9·128·2
+		{"opt-66b", 3, 786432},       // 24 per rank
+		{"deepseek-v3", 8, 70272},    // MLA latent replicated on every rank
+	}
+	for _, tt := range tests {
+		if got := mustModel(t, tt.name).KVBytesPerTokenPerShard(tt.tp); got != tt.want {
+			t.Errorf("%s tp=%d: %v, want %v", tt.name, tt.tp, got, tt.want)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("tp=0 did not panic")
+		}
+	}()
+	mustModel(t, "llama-3.1-8b").KVBytesPerTokenPerShard(0)
+}
+
+func TestKVBytesForContext(t *testing.T) {
+	oss := mustModel(t, "gpt-oss-120b")
+	if got := oss.KVBytesForContext(1000); got != 18*1000*2048+18*128*2048 {
+		t.Errorf("gpt-oss-120b at 1000 tokens = %v", got)
+	}
+	if got := oss.KVBytesForContext(100); got != 36*100*2048 { // below the window: all layers hold every token
+		t.Errorf("gpt-oss-120b at 100 tokens = %v", got)
+	}
+	l := mustModel(t, "llama-3.1-8b")
+	if got := l.KVBytesForContext(1000); got != 1000*131072 {
+		t.Errorf("llama at 1000 tokens = %v", got)
+	}
+}
+
+func TestDerived(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	l70 := mustModel(t, "llama-3.1-70b")
+	if got := l70.WeightBytesTotal(); !near(got, 141.2e9) {
+		t.Errorf("llama-3.1-70b weights = %v, want 141.2e9", got)
+	}
+	l8 := mustModel(t, "llama-3.1-8b")
+	tests := []struct {
+		what      string
+		got, want float64
+	}{
+		{"8b FLOPs/token", l8.FLOPsPerToken(), 2 * 8.03e9},
+		{"8b attn/pair", l8.AttnFLOPsPerPair(), 4 * 32 * 32 * 128}, // 524288
+		{"8b experts", l8.ExpertParams(), 0},
+		{"8b shared", l8.SharedParams(), 8.03e9},
+		{"ds attn/pair", mustModel(t, "deepseek-v3").AttnFLOPsPerPair(), 61 * 128 * (2*(128+64) + 2*128)},
+		{"ds weights (fp8)", mustModel(t, "deepseek-v3").WeightBytesTotal(), 671e9},
+		// Mixtral: p = (46.7−12.9)/(8−2) = 5.6333e9 per expert; 8p = 45.0667e9; shared = 1.6333e9.
+		{"mixtral experts", mustModel(t, "mixtral-8x7b").ExpertParams(), 8 * (46.7e9 - 12.9e9) / 6},
+		{"mixtral shared", mustModel(t, "mixtral-8x7b").SharedParams(), 46.7e9 - 8*(46.7e9-12.9e9)/6},
+		{"mixtral each", mustModel(t, "mixtral-8x7b").ExpertParamsEach(), (46.7e9 - 12.9e9) / 6},
+		{"mixtral FLOPs/token", mustModel(t, "mixtral-8x7b").FLOPsPerToken(), 25.8e9},
+	}
+	for _, tt := range tests {
+		if !near(tt.got, tt.want) {
+			t.Errorf("%s = %v, want %v", tt.what, tt.got, tt.want)
+		}
+	}
+	// Shared + k experts = active for every MoE model.
+	for _, m := range Default().Models() {
+		if m.Experts == 0 {
+			continue
+		}
+		if got := m.SharedParams() + float64(m.ExpertsPerTok)*m.ExpertParamsEach(); !near(got, m.ParamsActive) {
+			t.Errorf("%s: shared + k·expert = %v, active %v", m.Name, got, m.ParamsActive)
+		}
+	}
+}
+
+func TestCatalog(t *testing.T) {
+	c := Default()
+	want := []string{"codellama-34b", "deepseek-v3", "gpt-oss-120b", "llama-2-70b", "llama-2-7b",
+		"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mixtral-8x7b", "opt-13b", "opt-66b",
+		"qwen2.5-7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b"}
+	var got []string
+	for _, m := range c.Models() {
+		got = append(got, m.Name)
+		if m.Source == "" {
+			t.Errorf("%s: no source", m.Name)
+		}
+		if _, err := m.Spec().Resolve(); err != nil {
+			t.Errorf("%s: re-resolve: %v", m.Name, err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("models = %v\nwant %v", got, want)
+	}
+	if m, err := c.Model(" Llama-3.1-8B "); err != nil || m.Name != "llama-3.1-8b" {
+		t.Errorf("case-insensitive lookup: %v, %v", m, err)
+	}
+	_, err := c.Model("llama-3-8b")
+	if err == nil || !strings.Contains(err.Error(), `unknown model "llama-3-8b" (known: codellama-34b, deepseek-v3,`) {
+		t.Errorf("unknown model error = %v", err)
+	}
+	m, _ := c.Model("opt-13b")
+	m.Layers = 1
+	if again, _ := c.Model("opt-13b"); again.Layers != 40 {
+		t.Error("Model returned a shared pointer")
+	}
+}
+
+func TestMergeAddAndRoundTrip(t *testing.T) {
+	user, err := Parse([]byte("models:\n  - {name: Tiny, layers: 2, hidden: 64, heads: 4, kv_heads: 2, intermediate: 128, vocab: 100, params_total: 1e6, max_context: 512, source: test}\n"), "u.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Default().Merge(user)
+	tiny, err := m.Model("tiny")
+	if err != nil || tiny.HeadDim != 16 || tiny.ParamsActive != 1e6 || tiny.WeightBytes != 2 || tiny.Attention != AttentionGQA {
+		t.Fatalf("tiny = %+v, %v", tiny, err)
+	}
+	if len(m.Models()) != 16 || len(Default().Models()) != 15 {
+		t.Error("Merge sizes wrong")
+	}
+	tiny.Name = "Tiny2"
+	m.AddModel(tiny)
+	if _, err := m.Model("tiny2"); err != nil {
+		t.Error(err)
+	}
+	data, err := Default().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(data, "out.yaml")
+	if err != nil || !reflect.DeepEqual(again, Default()) {
+		t.Errorf("round trip: %v\n%s", err, data)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	base := "models:\n  - name: m\n    layers: 2\n    hidden: 64\n    heads: 4\n    kv_heads: 2\n" +
+		"    intermediate: 128\n    vocab: 100\n    params_total: 1e6\n    max_context: 512\n    source: s\n"
+	tests := []struct{ name, in, want string }{
+		{"ok", base, ""},
+		{"misspelt", strings.Replace(base, "kv_heads", "kv_haeds", 1), "m.yaml:6: field models[0].kv_haeds: unknown field (did you mean kv_heads?)"},
+		{"heads % kv", strings.Replace(base, "kv_heads: 2", "kv_heads: 3", 1), "m.yaml:6: field models[0].kv_heads: heads (4) must be a multiple of kv_heads (3)"},
+		{"zero layers", strings.Replace(base, "layers: 2", "layers: 0", 1), "m.yaml:3: field models[0].layers: must be positive"},
+		{"active > total", base + "    params_active: 2e6\n", "m.yaml:12: field models[0].params_active: 2e+06 exceeds params_total"},
+		{"dense active", base + "    params_active: 5e5\n", "field models[0].params_active: a dense model"},
+		{"top-k > experts", base + "    experts: 4\n    experts_per_token: 5\n    params_active: 5e5\n", "m.yaml:13: field models[0].experts_per_token: want 1 to experts-1 (3), got 5"},
+		{"moe needs active", base + "    experts: 4\n    experts_per_token: 1\n", "field models[0].params_active: must be positive"},
+		{"moe inconsistent", base + "    experts: 4\n    experts_per_token: 2\n    params_active: 1e5\n", "field models[0].params_active: inconsistent"},
+		{"bad attention", base + "    attention: mha\n", `m.yaml:12: field models[0].attention: want gqa or mla, got "mha"`},
+		{"mla without rank", base + "    attention: mla\n    rope_dim: 64\n", "field models[0].kv_lora_rank: must be positive for attention: mla"},
+		{"gqa with rank", base + "    kv_lora_rank: 512\n", "field models[0].kv_lora_rank: only for attention: mla"},
+		{"sliding without window", base + "    sliding_layers: 1\n", "field models[0].sliding_window: set sliding_window and sliding_layers together"},
+		{"too many sliding", base + "    sliding_layers: 3\n    sliding_window: 8\n", "field models[0].sliding_layers: want 0 to layers (2)"},
+		{"head_dim needed", strings.Replace(base, "hidden: 64", "hidden: 66", 1), "field models[0].head_dim: must be positive"},
+		{"no source", strings.Replace(base, "    source: s\n", "", 1), "field models[0].source: required"},
+		{"duplicate", base + "  - {name: M, layers: 1, hidden: 4, heads: 1, kv_heads: 1, intermediate: 4, vocab: 4, params_total: 1, max_context: 1, source: s}\n",
+			`m.yaml:12: field models[1].name: duplicate model "m"`},
+		{"string params", strings.Replace(base, "1e6", "70.6B", 1), `m.yaml:9: field models[0].params_total: want a number, got "70.6B"`},
+		{"empty", "", "m.yaml: empty document"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in), "m.yaml")
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		var fe *spec.FieldError
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
+			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
+		}
+	}
+}
+
+// FuzzParse checks that Parse never panics, reports errors located, and
+// accepts only models whose derived figures are finite and positive.
+func FuzzParse(f *testing.F) {
+	f.Add(string(embeddedCatalog))
+	f.Add("models:\n  - {name: t, layers: 2, hidden: 64, heads: 4, kv_heads: 2, intermediate: 128, vocab: 100, params_total: 1e6, max_context: 512, source: s}\n")
+	f.Add("models: [{name: x, attention: mla, kv_lora_rank: 1}]\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		c, err := Parse([]byte(in), "f.yaml")
+		if err != nil {
+			var fe *spec.FieldError
+			if !errors.As(err, &fe) || fe.File != "f.yaml" {
+				t.Fatalf("error %v (%T) not located", err, err)
+			}
+			return
+		}
+		for _, m := range c.Models() {
+			kv, w := m.KVBytesPerTokenPerShard(3), m.WeightBytesTotal()
+			if !(kv > 0) || !(w > 0) || m.SharedParams() < 0 {
+				t.Fatalf("%s: kv %v weights %v shared %v", m.Name, kv, w, m.SharedParams())
+			}
+		}
+	})
+}

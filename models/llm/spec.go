@@ -1,0 +1,215 @@
+package llm
+
+import (
+	"math"
+	"strings"
+
+	"handoff/hardware/spec"
+)
+
+// Spec is a model as written in YAML (the embedded catalog or a scenario's
+// inline model). Zero values of optional fields take defaults in Resolve:
+// head_dim = hidden/heads, attention gqa, weight_bytes and kv_bytes 2,
+// params_active = params_total for dense models.
+type Spec struct {
+	Name            string  `yaml:"name"`
+	Layers          int     `yaml:"layers"`
+	Hidden          int     `yaml:"hidden"`
+	Heads           int     `yaml:"heads"`
+	KVHeads         int     `yaml:"kv_heads"`
+	HeadDim         int     `yaml:"head_dim,omitempty"`
+	Intermediate    int     `yaml:"intermediate"` // FFN width; per expert for MoE
+	Vocab           int     `yaml:"vocab"`
+	ParamsTotal     float64 `yaml:"params_total"`
+	ParamsActive    float64 `yaml:"params_active,omitempty"`
+	Experts         int     `yaml:"experts,omitempty"`
+	ExpertsPerToken int     `yaml:"experts_per_token,omitempty"`
+	Attention       string  `yaml:"attention,omitempty"` // gqa | mla
+	KVLoraRank      int     `yaml:"kv_lora_rank,omitempty"`
+	RopeDim         int     `yaml:"rope_dim,omitempty"`
+	SlidingWindow   int     `yaml:"sliding_window,omitempty"`
+	SlidingLayers   int     `yaml:"sliding_layers,omitempty"`
+	WeightBytes     float64 `yaml:"weight_bytes,omitempty"`
+	KVBytes         float64 `yaml:"kv_bytes,omitempty"`
+	MaxContext      int     `yaml:"max_context"`
+	Source          string  `yaml:"source,omitempty"`
+}
+
+// Resolve applies defaults, validates s and returns the Model it describes,
+// with its name lower-cased. Errors are *spec.FieldError without a position
+// (place them with spec.Locate).
+func (s Spec) Resolve() (*Model, error) {
+	m := s.withDefaults()
+	for _, check := range []func(*Model) error{checkShape, checkAttention, checkParams, checkExperts, checkSliding} {
+		if err := check(m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (s Spec) withDefaults() *Model {
+	m := &Model{
+		Name: strings.ToLower(strings.TrimSpace(s.Name)), Layers: s.Layers, Hidden: s.Hidden,
+		Heads: s.Heads, KVHeads: s.KVHeads, HeadDim: s.HeadDim, Intermediate: s.Intermediate,
+		Vocab: s.Vocab, ParamsTotal: s.ParamsTotal, ParamsActive: s.ParamsActive,
+		Experts: s.Experts, ExpertsPerTok: s.ExpertsPerToken, Attention: strings.ToLower(s.Attention),
+		KVLoraRank: s.KVLoraRank, RopeDim: s.RopeDim, SlidingWindow: s.SlidingWindow,
+		SlidingLayers: s.SlidingLayers, WeightBytes: s.WeightBytes, KVBytes: s.KVBytes,
+		MaxContext: s.MaxContext, Source: s.Source,
+	}
+	if m.HeadDim == 0 && m.Heads > 0 && m.Hidden%m.Heads == 0 {
+		m.HeadDim = m.Hidden / m.Heads
+	}
+	if m.Attention == "" {
+		m.Attention = AttentionGQA
+	}
+	if m.WeightBytes == 0 {
+		m.WeightBytes = 2
+	}
+	if m.KVBytes == 0 {
+		m.KVBytes = 2
+	}
+	if m.ParamsActive == 0 && m.Experts == 0 {
+		m.ParamsActive = m.ParamsTotal
+	}
+	return m
+}
+
+// checkShape requires a valid name and positive dimensions.
+func checkShape(m *Model) error {
+	if m.Name == "" || strings.ContainsAny(m.Name, " \t\n/") {
+		return spec.Fieldf("name", "want a non-empty name without spaces or '/', got %q", m.Name)
+	}
+	dims := []struct {
+		field string
+		v     int
+	}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"intermediate", m.Intermediate},
+		{"vocab", m.Vocab}, {"max_context", m.MaxContext}}
+	for _, d := range dims {
+		if d.v <= 0 {
+			return spec.Fieldf(d.field, "must be positive, got %d", d.v)
+		}
+	}
+	return checkLimits(m)
+}
+
+// maxDim bounds every dimension and count so that products of a few of them
+// cannot overflow an int; real models are far below it.
+const maxDim = 1 << 24
+
+// maxContext bounds max_context and sliding_window, in tokens.
+const maxContext = 1 << 31
+
+// checkLimits rejects dimensions too large to be real, and sizes out of range.
+func checkLimits(m *Model) error {
+	limits := []struct {
+		field  string
+		v, max int
+	}{{"layers", m.Layers, maxDim}, {"hidden", m.Hidden, maxDim}, {"heads", m.Heads, maxDim},
+		{"kv_heads", m.KVHeads, maxDim}, {"head_dim", m.HeadDim, maxDim}, {"intermediate", m.Intermediate, maxDim},
+		{"vocab", m.Vocab, maxDim}, {"experts", m.Experts, maxDim}, {"experts_per_token", m.ExpertsPerTok, maxDim},
+		{"kv_lora_rank", m.KVLoraRank, maxDim}, {"rope_dim", m.RopeDim, maxDim},
+		{"max_context", m.MaxContext, maxContext}, {"sliding_window", m.SlidingWindow, maxContext}}
+	for _, l := range limits {
+		if l.v > l.max {
+			return spec.Fieldf(l.field, "%d is larger than any real model (limit %d)", l.v, l.max)
+		}
+	}
+	if m.HeadDim <= 0 {
+		return spec.Fieldf("head_dim", "must be positive (set it when hidden is not a multiple of heads)")
+	}
+	if !(m.WeightBytes > 0 && m.WeightBytes <= 8) {
+		return spec.Fieldf("weight_bytes", "must be in (0, 8], got %v", m.WeightBytes)
+	}
+	if !(m.KVBytes > 0 && m.KVBytes <= 8) {
+		return spec.Fieldf("kv_bytes", "must be in (0, 8], got %v", m.KVBytes)
+	}
+	return nil
+}
+
+// checkAttention validates the attention kind and its dimensions.
+func checkAttention(m *Model) error {
+	switch m.Attention {
+	case AttentionGQA:
+		if m.KVLoraRank != 0 || m.RopeDim != 0 {
+			return spec.Fieldf("kv_lora_rank", "only for attention: mla")
+		}
+	case AttentionMLA:
+		if m.KVLoraRank <= 0 {
+			return spec.Fieldf("kv_lora_rank", "must be positive for attention: mla")
+		}
+		if m.RopeDim <= 0 {
+			return spec.Fieldf("rope_dim", "must be positive for attention: mla")
+		}
+	default:
+		return spec.Fieldf("attention", "want gqa or mla, got %q", m.Attention)
+	}
+	if m.KVHeads <= 0 {
+		return spec.Fieldf("kv_heads", "must be positive, got %d", m.KVHeads)
+	}
+	if m.Heads%m.KVHeads != 0 {
+		return spec.Fieldf("kv_heads", "heads (%d) must be a multiple of kv_heads (%d)", m.Heads, m.KVHeads)
+	}
+	return nil
+}
+
+// checkParams validates parameter counts.
+func checkParams(m *Model) error {
+	if !(m.ParamsTotal > 0) || math.IsInf(m.ParamsTotal, 0) {
+		return spec.Fieldf("params_total", "must be positive, got %v", m.ParamsTotal)
+	}
+	if !(m.ParamsActive > 0) {
+		return spec.Fieldf("params_active", "must be positive (required for MoE models), got %v", m.ParamsActive)
+	}
+	if m.ParamsActive > m.ParamsTotal {
+		return spec.Fieldf("params_active", "%v exceeds params_total %v", m.ParamsActive, m.ParamsTotal)
+	}
+	return nil
+}
+
+// checkExperts validates the MoE fields: a dense model has no experts and
+// active = total; an MoE model routes each token to k < E experts and its
+// shared parameters, derived from the totals, are not negative.
+func checkExperts(m *Model) error {
+	switch {
+	case m.Experts < 0:
+		return spec.Fieldf("experts", "must not be negative")
+	case m.Experts == 0 && m.ExpertsPerTok != 0:
+		return spec.Fieldf("experts_per_token", "set experts too (0 = dense)")
+	case m.Experts == 0 && m.ParamsActive != m.ParamsTotal:
+		return spec.Fieldf("params_active", "a dense model (experts: 0) must have params_active = params_total")
+	case m.Experts == 0:
+		return nil
+	case m.ExpertsPerTok < 1 || m.ExpertsPerTok >= m.Experts:
+		return spec.Fieldf("experts_per_token", "want 1 to experts-1 (%d), got %d", m.Experts-1, m.ExpertsPerTok)
+	case m.SharedParams() < 0 || m.SharedParams() > m.ParamsActive:
+		return spec.Fieldf("params_active", "inconsistent with params_total, experts and experts_per_token: derived shared params %.4g out of [0, active]", m.SharedParams())
+	}
+	return nil
+}
+
+// checkSliding validates sliding-window attention.
+func checkSliding(m *Model) error {
+	switch {
+	case m.SlidingWindow < 0:
+		return spec.Fieldf("sliding_window", "must not be negative")
+	case m.SlidingLayers < 0 || m.SlidingLayers > m.Layers:
+		return spec.Fieldf("sliding_layers", "want 0 to layers (%d), got %d", m.Layers, m.SlidingLayers)
+	case (m.SlidingLayers > 0) != (m.SlidingWindow > 0):
+		return spec.Fieldf("sliding_window", "set sliding_window and sliding_layers together")
+	}
+	return nil
+}
+
+// Spec returns the YAML form of m, with every field explicit.
+func (m *Model) Spec() Spec {
+	return Spec{
+		Name: m.Name, Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, KVHeads: m.KVHeads,
+		HeadDim: m.HeadDim, Intermediate: m.Intermediate, Vocab: m.Vocab,
+		ParamsTotal: m.ParamsTotal, ParamsActive: m.ParamsActive, Experts: m.Experts,
+		ExpertsPerToken: m.ExpertsPerTok, Attention: m.Attention, KVLoraRank: m.KVLoraRank,
+		RopeDim: m.RopeDim, SlidingWindow: m.SlidingWindow, SlidingLayers: m.SlidingLayers,
+		WeightBytes: m.WeightBytes, KVBytes: m.KVBytes, MaxContext: m.MaxContext, Source: m.Source,
+	}
+}
