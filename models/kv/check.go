@@ -1,0 +1,72 @@
+package kv
+
+import "fmt"
+
+// Check verifies the pool's invariants and returns the first violation, or
+// nil: refcounts ≥ 0; the free queue is a well-linked cycle holding exactly
+// the refcount-0 blocks; FreeBlocks + UsedBlocks == NumBlocks; every block's
+// hash maps back to it and every cache entry names a block holding its hash;
+// no hashes without prefix caching. Cost O(NumBlocks): for tests and debug
+// runs only.
+func (p *Pool) Check() error {
+	if err := p.checkQueue(); err != nil {
+		return err
+	}
+	return p.checkHashes()
+}
+
+// checkQueue audits refcounts and the free queue's links and membership.
+func (p *Pool) checkQueue() error {
+	n := int32(len(p.refs))
+	zero := 0
+	for b, r := range p.refs {
+		if r < 0 {
+			return fmt.Errorf("kv: block %d has refcount %d", b, r)
+		}
+		if r == 0 {
+			zero++
+		}
+	}
+	if zero != p.numFree {
+		return fmt.Errorf("kv: %d blocks have refcount 0 but FreeBlocks is %d", zero, p.numFree)
+	}
+	s, seen := p.sentinel(), 0
+	for cur := p.next[s]; cur != s; cur = p.next[cur] {
+		switch {
+		case cur < 0 || cur > n:
+			return fmt.Errorf("kv: free queue links to %d, outside [0, %d]", cur, n)
+		case seen == zero:
+			return fmt.Errorf("kv: free queue longer than the %d free blocks (cycle?)", zero)
+		case p.refs[cur] != 0:
+			return fmt.Errorf("kv: block %d in free queue has refcount %d", cur, p.refs[cur])
+		case p.prev[p.next[cur]] != cur:
+			return fmt.Errorf("kv: free queue back link after block %d is broken", cur)
+		}
+		seen++
+	}
+	if seen != zero || p.prev[p.next[s]] != s {
+		return fmt.Errorf("kv: free queue holds %d blocks, want %d", seen, zero)
+	}
+	return nil
+}
+
+// checkHashes audits the agreement of per-block hashes and the cache map.
+func (p *Pool) checkHashes() error {
+	hashed := 0
+	for b, h := range p.hashes {
+		if h == noneHash {
+			continue
+		}
+		hashed++
+		if !p.prefixCaching {
+			return fmt.Errorf("kv: block %d has a hash without prefix caching", b)
+		}
+		if got, ok := p.cached[h]; !ok || got != BlockID(b) {
+			return fmt.Errorf("kv: block %d holds hash %#x but the cache maps it to %d (present %v)", b, h, got, ok)
+		}
+	}
+	if hashed != len(p.cached) {
+		return fmt.Errorf("kv: %d blocks carry hashes but the cache has %d entries", hashed, len(p.cached))
+	}
+	return nil
+}

@@ -1,0 +1,21 @@
+// Package kv models an engine instance's paged KV-cache memory: a fixed pool of
+// equal-sized blocks handed to sequences, with an optional prefix cache that
+// lets a new sequence reuse the blocks of an earlier one whose leading tokens
+// were identical.
+//
+// Reading guide:
+//
+//   - segment.go: Segment, the unit of prompt-token identity.
+//   - hash.go: AppendBlockHashes, the chained identity of each full block.
+//   - pool.go: Pool, reference-counted blocks, and the order of operations an
+//     engine follows (Match, Acquire, Allocate, Commit, Free).
+//   - freelist.go: the intrusive free queue that doubles as the LRU eviction
+//     order of cached blocks.
+//   - check.go: Check, the O(blocks) invariant audit used by tests and debug runs.
+//
+// The semantics follow vLLM V1's KV cache manager: a block's hash chains its
+// parent's hash with its own tokens, only full blocks are cached, freed cached
+// blocks stay matchable at the tail of the free queue until allocation evicts
+// them from the head, and the first block committed under a hash keeps it.
+// Nothing here schedules events, allocates in steady state, or reads a clock.
+package kv
