@@ -1,0 +1,38 @@
+// Package perf holds the step-time models: given what one engine iteration
+// computes, how long it takes. The default is a roofline over the served
+// model and the accelerator; a DistServe-style polynomial and a table
+// interpolated from measured profiles are the alternatives.
+package perf
+
+// Batch summarises the work of one engine iteration (one forward pass over a
+// continuous batch). The engine fills it; step-time models read it. A request
+// is a prefill sequence in a step if it computes more than one new token or is
+// not yet past its prompt; otherwise it is a decode sequence.
+type Batch struct {
+	PrefillSeqs     int     // sequences computing prompt (or re-prefill) tokens
+	PrefillTokens   int     // Σ new tokens over prefill sequences
+	PrefillTokensSq float64 // Σ (new tokens)² over prefill sequences
+	PrefillAttn     float64 // Σ attended query·key pairs: new·(ctxBefore + (new+1)/2)
+	PrefillCtxRead  int64   // Σ tokens of KV already cached that prefill chunks read (ctxBefore)
+	DecodeSeqs      int     // sequences computing exactly one new token
+	DecodeContext   int64   // Σ context length (KV tokens read) over decode sequences
+}
+
+// Tokens is the number of new tokens the step computes.
+func (b *Batch) Tokens() int { return b.PrefillTokens + b.DecodeSeqs }
+
+// Empty reports whether the step computes nothing.
+func (b *Batch) Empty() bool { return b.PrefillSeqs == 0 && b.DecodeSeqs == 0 }
+
+// StepTimer prices one engine iteration in nanoseconds. Implementations are
+// pure functions of the batch and their configuration; they are called once
+// per simulated step, so they must not allocate.
+type StepTimer interface {
+	StepNs(b *Batch) int64
+}
+
+// StepTimerFunc adapts a function to StepTimer.
+type StepTimerFunc func(b *Batch) int64
+
+// StepNs calls f(b).
+func (f StepTimerFunc) StepNs(b *Batch) int64 { return f(b) }

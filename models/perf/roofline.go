@@ -1,0 +1,180 @@
+package perf
+
+import (
+	"fmt"
+	"math"
+
+	"handoff/hardware"
+	"handoff/models/llm"
+)
+
+// RooflineConfig configures a Roofline. Zero MFU or MBU means "the device's
+// catalog value"; StepOverheadNs = -1 means "the device's catalog value" (0
+// is a real zero overhead).
+type RooflineConfig struct {
+	Model          *llm.Model
+	Device         hardware.Accelerator // one TP rank
+	TP             int                  // tensor-parallel degree, >= 1
+	ScaleUp        hardware.Link        // link the all-reduces run over; ignored when TP == 1
+	MFU            float64              // fraction of peak FLOP/s reached; 0 = Device.MFU
+	MBU            float64              // fraction of peak HBM bandwidth reached; 0 = Device.MBU
+	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
+	UseFP8         bool                 // price matmuls at the FP8 dense peak instead of BF16
+}
+
+// Roofline is the default step-time model. For one step of a batch it
+// charges, per TP rank,
+//
+//	time = max(FLOPs / (peak·MFU), bytes / (bw·MBU)) + allReduce + overhead
+//
+// where, with n = Batch.Tokens() new tokens in the step:
+//
+//   - FLOPs = (n·FLOPsPerToken + AttnFLOPsPerPair·(PrefillAttn + DecodeContext)) / TP.
+//     FLOPsPerToken = 2·active params covers every matmul, the LM head
+//     included (vLLM computes logits only for each sequence's last token,
+//     so prefill is over-charged by vocab·hidden·2 per token, < 1% for
+//     Llama-class models). Attention scores and values cost
+//     AttnFLOPsPerPair per attended query·key pair.
+//   - bytes = weights/TP + KVBytesPerTokenPerShard(TP)·(DecodeContext +
+//     PrefillCtxRead + n). Weights are read once per step; for a MoE model
+//     only the shared parameters plus the experts the step touches: n tokens
+//     routed top-k of E experts touch E·(1−(1−k/E)^n) distinct experts per
+//     layer in expectation, so the expert bytes are ExpertParams·bytes·
+//     (1−(1−k/E)^n). KV is read for every cached token attended (decode
+//     context and the cache a prefill chunk extends) and written once for
+//     each new token. Activations are ignored: they are small next to
+//     weights at decode and hidden under compute at prefill. Expert
+//     parallelism is not modelled: experts are sharded by TP like the rest.
+//   - allReduce (TP > 1): two all-reduces per layer (after attention and
+//     after the MLP) of n·hidden·2 bytes each (BF16 activations). A ring
+//     all-reduce sends 2(TP−1)/TP of the data per rank over
+//     ScaleUp.BandwidthBps, and each all-reduce pays ScaleUp.LatencyNs once
+//     (a ring really pays it 2(TP−1) times; kept simple on purpose). The
+//     all-reduces are not overlapped with compute.
+//   - overhead is a fixed per-step cost (kernel launches, scheduling,
+//     sampling) independent of the batch.
+//
+// An empty batch costs 0. A Roofline is immutable after NewRoofline and
+// StepNs does not allocate; all per-model constants are precomputed.
+type Roofline struct {
+	nsPerFLOP       float64 // 1e9 / (peak·MFU) per rank
+	nsPerByte       float64 // 1e9 / (bw·MBU) per rank
+	flopsPerTokRank float64 // FLOPsPerToken / TP
+	attnPerPairRank float64 // AttnFLOPsPerPair / TP
+	denseBytesRank  float64 // weight bytes always read per rank (dense: all; MoE: shared)
+	expertBytesRank float64 // MoE: bytes of all routed experts per rank; 0 for dense
+	keepFrac        float64 // MoE: 1 − k/E, the chance a token skips a given expert
+	kvBytesRank     float64 // KV bytes per token per rank
+	arNsPerToken    float64 // all-reduce transfer time per new token, ns
+	fixedNs         float64 // overhead + all-reduce latencies, ns
+}
+
+// NewRoofline validates cfg, fills the device defaults, and precomputes the
+// per-step constants. It returns an error naming the field for a nil model,
+// TP < 1, an efficiency factor outside (0, 1], a device without the chosen
+// peak or bandwidth, a negative overhead, or a TP > 1 with a link of no
+// bandwidth.
+func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
+	if err := cfg.fillDefaults(); err != nil {
+		return nil, err
+	}
+	m, tp := cfg.Model, float64(cfg.TP)
+	peak := cfg.Device.BF16FLOPS
+	if cfg.UseFP8 {
+		peak = cfg.Device.FP8FLOPS
+	}
+	r := &Roofline{
+		nsPerFLOP:       1e9 / (peak * cfg.MFU),
+		nsPerByte:       1e9 / (cfg.Device.MemoryBandwidthBps * cfg.MBU),
+		flopsPerTokRank: m.FLOPsPerToken() / tp,
+		attnPerPairRank: m.AttnFLOPsPerPair() / tp,
+		kvBytesRank:     m.KVBytesPerTokenPerShard(cfg.TP),
+		fixedNs:         float64(cfg.StepOverheadNs),
+	}
+	if m.Experts > 0 && m.ExpertsPerTok > 0 {
+		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
+		r.expertBytesRank = m.ExpertParams() * m.WeightBytes / tp
+		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
+	} else {
+		r.denseBytesRank = m.WeightBytesTotal() / tp
+	}
+	if cfg.TP > 1 {
+		allReduces := 2 * float64(m.Layers)
+		perRankBytes := 2 * (tp - 1) / tp * float64(m.Hidden) * 2
+		r.arNsPerToken = allReduces * perRankBytes / cfg.ScaleUp.BandwidthBps * 1e9
+		r.fixedNs += allReduces * float64(cfg.ScaleUp.LatencyNs)
+	}
+	return r, nil
+}
+
+// fillDefaults replaces zero factors with the device's and validates.
+func (c *RooflineConfig) fillDefaults() error {
+	if c.Model == nil {
+		return fmt.Errorf("perf: roofline: model is nil")
+	}
+	if c.TP < 1 {
+		return fmt.Errorf("perf: roofline %s: tp %d < 1", c.Device.Name, c.TP)
+	}
+	if c.MFU == 0 {
+		c.MFU = c.Device.MFU
+	}
+	if c.MBU == 0 {
+		c.MBU = c.Device.MBU
+	}
+	if c.StepOverheadNs == -1 {
+		c.StepOverheadNs = c.Device.StepOverheadNs
+	}
+	return c.validate()
+}
+
+func (c *RooflineConfig) validate() error {
+	name := c.Device.Name
+	switch {
+	case !(c.MFU > 0 && c.MFU <= 1):
+		return fmt.Errorf("perf: roofline %s: mfu %g not in (0, 1]", name, c.MFU)
+	case !(c.MBU > 0 && c.MBU <= 1):
+		return fmt.Errorf("perf: roofline %s: mbu %g not in (0, 1]", name, c.MBU)
+	case c.StepOverheadNs < 0:
+		return fmt.Errorf("perf: roofline %s: step overhead %d ns < 0", name, c.StepOverheadNs)
+	case !(c.Device.MemoryBandwidthBps > 0):
+		return fmt.Errorf("perf: roofline %s: memory bandwidth %g B/s <= 0", name, c.Device.MemoryBandwidthBps)
+	case !c.UseFP8 && !(c.Device.BF16FLOPS > 0):
+		return fmt.Errorf("perf: roofline %s: bf16 peak %g FLOP/s <= 0", name, c.Device.BF16FLOPS)
+	case c.UseFP8 && !(c.Device.FP8FLOPS > 0):
+		return fmt.Errorf("perf: roofline %s: fp8 peak %g FLOP/s <= 0 (device has no FP8)", name, c.Device.FP8FLOPS)
+	case c.TP > 1 && !(c.ScaleUp.BandwidthBps > 0):
+		return fmt.Errorf("perf: roofline %s: tp %d needs a scale-up link, %q has bandwidth %g B/s",
+			name, c.TP, c.ScaleUp.Name, c.ScaleUp.BandwidthBps)
+	case c.TP > 1 && c.ScaleUp.LatencyNs < 0:
+		return fmt.Errorf("perf: roofline %s: link %q latency %d ns < 0", name, c.ScaleUp.Name, c.ScaleUp.LatencyNs)
+	}
+	return nil
+}
+
+// StepNs returns the duration of one step in nanoseconds (see Roofline).
+// Cost: O(1), one math.Pow for MoE models, no allocation.
+func (r *Roofline) StepNs(b *Batch) int64 {
+	if b.Empty() {
+		return 0
+	}
+	return int64(math.Round(r.stepNs(b)))
+}
+
+// stepNs is StepNs in float64 nanoseconds.
+func (r *Roofline) stepNs(b *Batch) float64 {
+	n := float64(b.Tokens())
+	pairs := b.PrefillAttn + float64(b.DecodeContext)
+	flops := n*r.flopsPerTokRank + pairs*r.attnPerPairRank
+	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
+	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank
+	return math.Max(flops*r.nsPerFLOP, bytes*r.nsPerByte) + n*r.arNsPerToken + r.fixedNs
+}
+
+// weightBytesRank is the weight bytes one rank reads in a step of n tokens.
+func (r *Roofline) weightBytesRank(n float64) float64 {
+	if r.expertBytesRank == 0 {
+		return r.denseBytesRank
+	}
+	touched := 1 - math.Pow(r.keepFrac, n)
+	return r.denseBytesRank + r.expertBytesRank*touched
+}

@@ -1,0 +1,190 @@
+package perf
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"handoff/hardware"
+	"handoff/models/llm"
+)
+
+// llama31_8B is Llama-3.1-8B as the hand computations below assume:
+// 8.03e9 params in BF16 → 16.06e9 weight bytes and 16.06e9 FLOPs per token;
+// KV per token 2·32 layers·8 kv heads·128·2 B = 131,072 B;
+// attention 4·32 layers·32 heads·128 = 524,288 FLOPs per query·key pair.
+func llama31_8B() *llm.Model {
+	return &llm.Model{
+		Name: "llama-3.1-8b", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+		Intermediate: 14336, Vocab: 128256, ParamsTotal: 8.03e9, ParamsActive: 8.03e9,
+		Attention: llm.AttentionGQA, WeightBytes: 2, KVBytes: 2, MaxContext: 131072,
+	}
+}
+
+// testH100 is an H100 SXM with round efficiency factors: peak 989.5 TFLOP/s
+// BF16, 3.35 TB/s; with MFU 0.5 and MBU 0.8 the effective rates are
+// 494.75 TFLOP/s and 2.68 TB/s. Overhead 2 ms.
+func testH100() hardware.Accelerator {
+	return hardware.Accelerator{
+		Name: "test-h100", Kind: hardware.KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
+		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6,
+	}
+}
+
+// testLink is NVLink4-like: 450 GB/s per direction, 1 µs latency.
+var testLink = hardware.Link{Name: "test-nvlink", BandwidthBps: 450e9, LatencyNs: 1000}
+
+func mustRoofline(t testing.TB, cfg RooflineConfig) *Roofline {
+	t.Helper()
+	r, err := NewRoofline(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRooflineHandComputed(t *testing.T) {
+	tests := []struct {
+		name   string
+		tp     int
+		b      Batch
+		wantNs float64
+	}{{
+		// Single-sequence decode at context 1000, memory-bound:
+		// bytes = 16.06e9 + 131,072·(1000 read + 1 written) = 16,191,203,072 B
+		// → / 2.68e12 B/s = 6.041494 ms; FLOPs (16.58e9 → 0.034 ms) are hidden.
+		// + 2 ms overhead = 8.041494 ms.
+		name: "decode 1 seq ctx 1000", tp: 1,
+		b:      Batch{DecodeSeqs: 1, DecodeContext: 1000},
+		wantNs: 16_191_203_072/2.68e12*1e9 + 2e6,
+	}, {
+		// Prefill of one 2048-token prompt from scratch, compute-bound:
+		// pairs = 2048·(0 + 2049/2) = 2,098,176;
+		// FLOPs = 2048·16.06e9 + 524,288·2,098,176 = 33,990,928,498,688
+		// → / 494.75e12 = 68.703241 ms (bytes 16.33e9 → 6.09 ms, hidden).
+		// + 2 ms = 70.703241 ms.
+		name: "prefill 2048 from scratch", tp: 1,
+		b:      Batch{PrefillSeqs: 1, PrefillTokens: 2048, PrefillTokensSq: 2048 * 2048, PrefillAttn: 2_098_176},
+		wantNs: 33_990_928_498_688/494.75e12*1e9 + 2e6,
+	}, {
+		// The same decode at TP 2: bytes per rank halve (8.095601536e9 B →
+		// 3.020747 ms); all-reduce: 2·32 layers·(2·1/2·4096·2 B)/450e9 B/s
+		// = 1165.08 ns for the one token, + 64·1 µs latency = 65,165.08 ns.
+		// + 2 ms = 5.085912 ms.
+		name: "decode 1 seq ctx 1000 tp2", tp: 2,
+		b:      Batch{DecodeSeqs: 1, DecodeContext: 1000},
+		wantNs: 16_191_203_072/2/2.68e12*1e9 + 64*8192/450e9*1e9 + 64_000 + 2e6,
+	}, {
+		name: "empty batch", tp: 1, b: Batch{}, wantNs: 0,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: tc.tp,
+				ScaleUp: testLink, StepOverheadNs: -1})
+			got := r.StepNs(&tc.b)
+			if math.Abs(float64(got)-tc.wantNs) > 1 {
+				t.Errorf("StepNs = %d, want %.0f", got, tc.wantNs)
+			}
+		})
+	}
+}
+
+// TestRooflineMoETouchedExperts checks the expected-distinct-experts term:
+// with top-2 of 8 experts, one token touches 1−(6/8)^1 = 1/4 of the expert
+// bytes, three tokens 1−(3/4)^3 = 37/64.
+func TestRooflineMoETouchedExperts(t *testing.T) {
+	m := &llm.Model{Name: "moe", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+		Intermediate: 14336, Vocab: 32000, ParamsTotal: 46.7e9, ParamsActive: 12.9e9,
+		Experts: 8, ExpertsPerTok: 2, Attention: llm.AttentionGQA, WeightBytes: 2, KVBytes: 2}
+	r := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: -1})
+	shared, expert := m.SharedParams()*2, m.ExpertParams()*2
+	for _, tc := range []struct {
+		n    float64
+		frac float64
+	}{{1, 0.25}, {3, 37.0 / 64}, {1000, 1}} {
+		got := r.weightBytesRank(tc.n)
+		want := shared + tc.frac*expert
+		if math.Abs(got-want) > 1e-6*want {
+			t.Errorf("n=%g: weight bytes %g, want %g", tc.n, got, want)
+		}
+	}
+}
+
+func TestRooflineDefaultsAndFP8(t *testing.T) {
+	m := llama31_8B()
+	b := Batch{PrefillSeqs: 1, PrefillTokens: 2048, PrefillAttn: 2_098_176}
+	def := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: -1})
+	explicit := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6})
+	if def.StepNs(&b) != explicit.StepNs(&b) {
+		t.Errorf("device defaults %d != explicit %d", def.StepNs(&b), explicit.StepNs(&b))
+	}
+	zero := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: 0})
+	if d := def.StepNs(&b) - zero.StepNs(&b); d != 2e6 {
+		t.Errorf("overhead 0 vs default differ by %d ns, want 2e6", d)
+	}
+	// FP8 doubles the peak: 33,990,928,498,688 / 989.5e12 = 34.351621 ms.
+	fp8 := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: 0, UseFP8: true})
+	if got, want := float64(fp8.StepNs(&b)), 33_990_928_498_688/989.5e12*1e9; math.Abs(got-want) > 1 {
+		t.Errorf("fp8 prefill %g ns, want %g", got, want)
+	}
+}
+
+func TestRooflineConfigErrors(t *testing.T) {
+	noFP8 := testH100()
+	noFP8.FP8FLOPS = 0
+	tests := []struct {
+		name string
+		cfg  RooflineConfig
+		want string
+	}{
+		{"nil model", RooflineConfig{Device: testH100(), TP: 1}, "model is nil"},
+		{"tp 0", RooflineConfig{Model: llama31_8B(), Device: testH100()}, "tp 0"},
+		{"mfu", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, MFU: 1.5}, "mfu 1.5"},
+		{"mbu", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, MBU: -1}, "mbu -1"},
+		{"overhead", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, StepOverheadNs: -5}, "overhead -5"},
+		{"fp8", RooflineConfig{Model: llama31_8B(), Device: noFP8, TP: 1, UseFP8: true}, "fp8 peak"},
+		{"link", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 4}, "scale-up link"},
+	}
+	for _, tc := range tests {
+		_, err := NewRoofline(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestRooflineMonotone checks that more work never takes less time.
+func TestRooflineMonotone(t *testing.T) {
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	prev := int64(0)
+	for seqs := 1; seqs <= 256; seqs *= 2 {
+		b := Batch{DecodeSeqs: seqs, DecodeContext: int64(seqs) * 4000}
+		if got := r.StepNs(&b); got < prev {
+			t.Fatalf("decode %d seqs: %d ns < %d ns for half the batch", seqs, got, prev)
+		} else {
+			prev = got
+		}
+	}
+}
+
+func BenchmarkRooflineStep(b *testing.B) {
+	r := mustRoofline(b, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	batch := Batch{PrefillSeqs: 1, PrefillTokens: 512, PrefillAttn: 512 * 1000, PrefillCtxRead: 744,
+		DecodeSeqs: 63, DecodeContext: 63 * 1500}
+	b.ReportAllocs()
+	var sink int64
+	for b.Loop() {
+		sink += r.StepNs(&batch)
+	}
+	if sink == 0 {
+		b.Fatal("zero step time")
+	}
+}
+
+func TestRooflineNoAllocs(t *testing.T) {
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	batch := Batch{PrefillSeqs: 1, PrefillTokens: 512, DecodeSeqs: 63, DecodeContext: 94500}
+	if n := testing.AllocsPerRun(100, func() { r.StepNs(&batch) }); n != 0 {
+		t.Errorf("StepNs allocates %g times per call", n)
+	}
+}
