@@ -1,0 +1,104 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// WriteTable writes s as a human-readable summary for a terminal: a header,
+// request counts with reasons, a latency table (TTFT, TPOT, ITL in ms; E2E
+// in s), throughput, SLO attainment and goodput, cache hit rate and run
+// statistics. The layout is for people and may change; parse summary.json
+// instead.
+func WriteTable(w io.Writer, s Summary) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%-11s %s   seed %d   %d GPUs\n", "scenario", orDash(s.Scenario), s.Seed, s.GPUs)
+	fmt.Fprintf(&b, "%-11s total %d   completed %d   rejected %d%s   dropped %d%s\n", "requests",
+		s.Requests.Total, s.Requests.Completed,
+		s.Requests.Rejected, reasonList(s.RejectReasons),
+		s.Requests.Dropped, reasonList(s.DropReasons))
+	b.WriteByte('\n')
+	writeLatency(&b, s)
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
+		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)
+	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO))
+	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%\n", "cache", 100*s.PrefixCacheHitRate)
+	fmt.Fprintf(&b, "%-11s sim %.3f s   wall %.2f s   %d events   %d preemptions\n", "run",
+		s.SimTimeS, s.WallTimeS, s.Events, s.Preemptions)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeLatency writes the latency table: one row per metric, columns mean,
+// p50, p90, p99, max, in the unit named in the row label.
+func writeLatency(b *bytes.Buffer, s Summary) {
+	fmt.Fprintf(b, "%-11s %10s %10s %10s %10s %10s\n", "latency", "mean", "p50", "p90", "p99", "max")
+	rows := []struct {
+		label string
+		st    Stats
+		scale float64 // seconds → unit
+	}{
+		{"  TTFT ms", s.TTFT, 1e3},
+		{"  TPOT ms", s.TPOT, 1e3},
+		{"  ITL ms", s.ITL, 1e3},
+		{"  E2E s", s.E2E, 1},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(b, "%-11s", r.label)
+		for _, v := range [...]float64{r.st.Mean, r.st.P50, r.st.P90, r.st.P99, r.st.Max} {
+			fmt.Fprintf(b, " %10.3f", v*r.scale)
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// sloLine renders limits, attainment against the target, and goodput.
+func sloLine(slo SLOSummary) string {
+	met := "missed"
+	if slo.Met {
+		met = "met"
+	}
+	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %.1f%% (target %.0f%%: %s), goodput %.2f req/s",
+		limitMs(slo.TTFTS), limitMs(slo.TPOTS), 100*slo.Attainment, 100*slo.Target, met, slo.GoodputRPS)
+	if slo.GoodputRPSPerGPU > 0 {
+		line += fmt.Sprintf(" (%.3f per GPU)", slo.GoodputRPSPerGPU)
+	}
+	return line
+}
+
+// limitMs renders an SLO limit given in seconds as milliseconds; 0 is "∞".
+func limitMs(s float64) string {
+	if s == 0 {
+		return "∞"
+	}
+	return fmt.Sprintf("%.4g ms", s*1e3)
+}
+
+// reasonList renders reasons as " (a: 1, b: 2)" in key order, or "" if none.
+func reasonList(reasons map[string]int64) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, reasons[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// orDash returns s, or "-" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes s as indented JSON (two spaces) with a trailing newline.
+// Key order is fixed: struct fields in declaration order, map keys sorted.
+// NaN and ±Inf cannot occur in a Summary built by Summarize.
+func WriteJSON(w io.Writer, s Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(s)
+}
+
+// RequestsCSVHeader is the first line WriteRequestsCSV writes.
+const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_tokens," +
+	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason"
+
+// WriteRequestsCSV writes one RFC 4180 line per record after
+// RequestsCSVHeader. Times are seconds with 6 decimals (µs resolution);
+// instance columns hold instances[index] and are empty for -1; ttft_s is
+// empty when no token was delivered, tpot_s unless the request completed
+// with ≥ 2 tokens; e2e_s is the time from arrival to the end, whatever the
+// status. An index with no name in instances is written as the number.
+// Buffered; no fmt; O(len(recs)).
+func WriteRequestsCSV(w io.Writer, recs []Record, instances []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(RequestsCSVHeader + "\n")
+	line := make([]byte, 0, 256)
+	for i := range recs {
+		line = appendCSVRecord(line[:0], &recs[i], instances)
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// appendCSVRecord appends r's CSV line, newline included, to b.
+func appendCSVRecord(b []byte, r *Record, instances []string) []byte {
+	b = strconv.AppendInt(b, r.ID, 10)
+	b = append(b, ',')
+	b = appendSeconds(b, r.ArrivalNs)
+	b = append(b, ',')
+	b = appendCSVField(b, instanceName(r.PrefillInstance, instances))
+	b = append(b, ',')
+	b = appendCSVField(b, instanceName(r.DecodeInstance, instances))
+	for _, n := range [...]int32{r.PromptTokens, r.OutputTokens, r.CachedTokens} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	b = append(b, ',')
+	if r.OutputTokens > 0 {
+		b = appendSeconds(b, r.FirstTokenNs-r.ArrivalNs)
+	}
+	b = append(b, ',')
+	if tpot, ok := tpotNs(r); ok && r.Status == Completed {
+		b = strconv.AppendFloat(b, tpot/1e9, 'f', 6, 64)
+	}
+	b = append(b, ',')
+	b = appendSeconds(b, r.FinishNs-r.ArrivalNs)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Preemptions), 10)
+	b = append(b, ',')
+	b = append(b, r.Status.String()...)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Reason)
+	return append(b, '\n')
+}
+
+// appendSeconds appends ns as seconds with 6 decimals.
+func appendSeconds(b []byte, ns int64) []byte {
+	return strconv.AppendFloat(b, float64(ns)/1e9, 'f', 6, 64)
+}
+
+// instanceName returns instances[i], "" for a negative index, or the index
+// in decimal when instances has no name for it.
+func instanceName(i int32, instances []string) string {
+	if i < 0 {
+		return ""
+	}
+	if int(i) >= len(instances) {
+		return strconv.Itoa(int(i))
+	}
+	return instances[i]
+}
+
+// appendCSVField appends f, quoted (RFC 4180) if it holds a comma, quote or
+// line break.
+func appendCSVField(b []byte, f string) []byte {
+	if !strings.ContainsAny(f, ",\"\r\n") {
+		return append(b, f...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(f); i++ {
+		if f[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, f[i])
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,149 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func TestWriteJSONGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, Summarize(handRecords(), handITL(), handInfo())); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "summary.golden.json")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./results -run Golden -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("summary.json differs from %s (rerun with -update if intended):\n%s", path, buf.String())
+	}
+}
+
+func TestWriteJSONEmpty(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, Summarize(nil, &Histogram{}, RunInfo{WallTimeS: 0})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, bad := range []string{"NaN", "Inf", "null"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("empty summary contains %s:\n%s", bad, out)
+		}
+	}
+	if !strings.HasSuffix(out, "}\n") {
+		t.Errorf("no trailing newline: %q", out[len(out)-3:])
+	}
+	var back map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"scenario", "seed", "requests", "drop_reasons", "ttft_s", "tpot_s",
+		"itl_s", "e2e_s", "throughput", "slo", "preemptions", "sim_time_s", "wall_time_s", "events",
+		"prefix_cache_hit_rate"} {
+		if _, ok := back[key]; !ok {
+			t.Errorf("key %q missing", key)
+		}
+	}
+}
+
+func TestWriteRequestsCSV(t *testing.T) {
+	recs := handRecords()
+	recs[3].Reason = `cache "hit", low`
+	var buf bytes.Buffer
+	if err := WriteRequestsCSV(&buf, recs, handInfo().Instances); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	want := []string{
+		RequestsCSVHeader,
+		// TTFT 0.1 s, TPOT 1 s / 20 = 0.05 s, E2E 1.1 s.
+		"0,0.000000,prefill-0,decode-0,100,21,50,0.100000,0.050000,1.100000,0,completed,",
+		// One token: no TPOT.
+		"1,1.000000,prefill-0,decode-0,200,1,0,0.300000,,0.300000,0,completed,",
+		"2,2.000000,prefill-0,decode-0,100,1,50,0.050000,,0.050000,0,completed,",
+		// Rejected before any token: no TTFT; reason quoted per RFC 4180.
+		`3,3.000000,prefill-0,decode-0,300,0,0,,,0.500000,1,rejected,"cache ""hit"", low"`,
+		// Dropped, never routed: empty instances.
+		"4,4.000000,,,5000,0,0,,,0.000000,0,dropped,too long",
+		"5,2.500000,prefill-0,decode-0,100,11,0,0.100000,0.200000,2.100000,2,completed,",
+		"",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want[i])
+		}
+	}
+}
+
+func TestWriteRequestsCSVMissingName(t *testing.T) {
+	var buf bytes.Buffer
+	recs := []Record{{PrefillInstance: 3, DecodeInstance: -1, Status: Dropped}}
+	if err := WriteRequestsCSV(&buf, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if line := strings.Split(buf.String(), "\n")[1]; !strings.HasPrefix(line, "0,0.000000,3,,") {
+		t.Errorf("row %q, want instance index 3 written as a number", line)
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Summarize(handRecords(), handITL(), handInfo())); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"scenario    hand   seed 7   4 GPUs",
+		"completed 4   rejected 1 (low cache hit: 1)   dropped 1 (too long: 1)",
+		"latency           mean        p50        p90        p99        max",
+		"  TTFT ms      137.500    100.000    240.000    294.000    300.000",
+		"  E2E s          0.887      0.700      1.800      2.070      2.100",
+		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), goodput 0.50 req/s (0.125 per GPU)",
+		"prefix hit rate 20.0%",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if testing.Verbose() {
+		t.Log("\n" + out)
+	}
+}
+
+func TestWriteTableEmpty(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Summarize(nil, nil, RunInfo{})); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "TTFT ≤ ∞, TPOT ≤ ∞") || strings.Contains(out, "NaN") {
+		t.Errorf("empty table:\n%s", out)
+	}
+}
+
+func BenchmarkWriteRequestsCSV(b *testing.B) {
+	recs := randomRecords(100_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := WriteRequestsCSV(io.Discard, recs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
