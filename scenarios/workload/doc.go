@@ -1,0 +1,19 @@
+// Package workload produces the requests a simulation replays: synthetic
+// generators (renewal arrival processes with length distributions, and the
+// inference-perf shared-prefix load) and streaming readers for production
+// traces (Azure LLM inference 2023/2024, Mooncake, BurstGPT).
+//
+// Every source implements sim.Source and guarantees: IDs are dense from 0 in
+// arrival order; ArrivalNs never decreases (a trace's first row arrives at 0);
+// PromptTokens ≥ 1 and OutputTokens ≥ 1. Sources hold O(1) state (plus one
+// row's worth of parsing buffers): a trace is never loaded whole.
+//
+// Randomness comes only from the *rand.Rand a constructor receives, so the
+// same seed yields the same sequence. Trace readers report malformed input as
+// a *ParseError naming the file, the 1-based line and the field.
+//
+// Reading guide: spec.go (the YAML-facing specs and their validation),
+// length.go and arrival.go (the distributions), synthetic.go and
+// sharedprefix.go (generators), trace.go (what the readers share), azure.go,
+// mooncake.go, burstgpt.go (formats), wrap.go (Scale, Limit).
+package workload

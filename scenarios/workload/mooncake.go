@@ -1,0 +1,170 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"handoff/models/kv"
+	"handoff/sim"
+)
+
+// MooncakeBlockTokens is the number of prompt tokens one Mooncake hash id
+// stands for in the published traces.
+const MooncakeBlockTokens = 512
+
+// maxLineBytes bounds one JSONL line; longer lines are reported as errors.
+const maxLineBytes = 16 << 20
+
+// NewMooncake streams a Mooncake trace (Qin et al., Mooncake, FAST'25): one
+// JSON object per line, {"timestamp": ms, "input_length": n, "output_length":
+// m, "hash_ids": [...]}; other keys are ignored. Each hash id names one block
+// of blockTokens prompt tokens (MooncakeBlockTokens in the published traces);
+// equal id prefixes mean reusable KV. The prompt becomes one kv.Segment per
+// id, ID used as given, Tokens = blockTokens except the last, which holds the
+// remaining input_length − blockTokens·(n−1) tokens (at most blockTokens; if
+// input_length exceeds blockTokens·n the excess is unique to the request).
+// input_length ≤ blockTokens·(n−1) is an error. Rows must be sorted by
+// timestamp; ArrivalNs counts from the first row. Zero lengths become 1
+// (counted by Clamped). Blank lines are skipped. Panics if blockTokens < 1.
+// Cost: one Prefix slice plus encoding/json's allocations per row.
+func NewMooncake(r io.Reader, file string, blockTokens int) sim.Source {
+	if blockTokens < 1 {
+		panic("workload: mooncake block tokens must be positive")
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	return &mooncake{sequencer: sequencer{file: file}, sc: sc, blockTokens: blockTokens}
+}
+
+type mooncake struct {
+	sequencer
+	sc          *bufio.Scanner
+	line        int
+	blockTokens int
+	row         mooncakeRow // reused: its HashIDs backing array survives rows
+}
+
+type mooncakeRow struct {
+	Timestamp    float64  `json:"timestamp"`
+	InputLength  int      `json:"input_length"`
+	OutputLength int      `json:"output_length"`
+	HashIDs      []uint64 `json:"hash_ids"`
+}
+
+// missingInt marks an integer key absent from a row (NaN does the same for
+// the timestamp): JSON decoding never produces these values.
+const missingInt = math.MinInt
+
+// Next implements sim.Source.
+func (m *mooncake) Next(r *sim.Request) (bool, error) {
+	if m.err != nil || m.done {
+		return false, m.err
+	}
+	for m.sc.Scan() {
+		m.line++
+		b := bytes.TrimSpace(m.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if err := m.parse(r, b); err != nil {
+			return m.fail(err)
+		}
+		return true, nil
+	}
+	if err := m.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return m.fail(m.errorf(m.line+1, "", "line longer than %d bytes", maxLineBytes))
+		}
+		return m.fail(fmt.Errorf("%s: %w", m.file, err))
+	}
+	m.done = true
+	return false, nil
+}
+
+// parse decodes one non-blank line into r.
+func (m *mooncake) parse(r *sim.Request, b []byte) error {
+	row := &m.row
+	row.Timestamp, row.InputLength, row.OutputLength = math.NaN(), missingInt, missingInt
+	row.HashIDs = row.HashIDs[:0]
+	if err := json.Unmarshal(b, row); err != nil {
+		return m.jsonError(err)
+	}
+	tsNs, err := m.timestampNs(row.Timestamp)
+	if err != nil {
+		return err
+	}
+	if err := m.checkLen("input_length", row.InputLength); err != nil {
+		return err
+	}
+	if err := m.checkLen("output_length", row.OutputLength); err != nil {
+		return err
+	}
+	prefix, err := m.segments(row.HashIDs, row.InputLength)
+	if err != nil {
+		return err
+	}
+	if err := m.emit(r, m.line, "timestamp", tsNs, row.InputLength, row.OutputLength); err != nil {
+		return err
+	}
+	r.Prefix = prefix
+	return nil
+}
+
+func (m *mooncake) timestampNs(ms float64) (int64, error) {
+	if math.IsNaN(ms) {
+		return 0, m.errorf(m.line, "timestamp", "missing")
+	}
+	if math.Abs(ms*1e6) > maxTraceSpanNs {
+		return 0, m.errorf(m.line, "timestamp", "%g ms is out of range", ms)
+	}
+	return int64(math.Round(ms * 1e6)), nil
+}
+
+func (m *mooncake) checkLen(key string, n int) error {
+	switch {
+	case n == missingInt:
+		return m.errorf(m.line, key, "missing")
+	case n < 0:
+		return m.errorf(m.line, key, "%d is negative", n)
+	case n > maxTokens:
+		return m.errorf(m.line, key, "%d exceeds the limit of %d tokens", n, maxTokens)
+	}
+	return nil
+}
+
+// segments turns hash ids into prompt segments covering inputLen tokens.
+func (m *mooncake) segments(ids []uint64, inputLen int) ([]kv.Segment, error) {
+	n := len(ids)
+	if n == 0 {
+		return nil, nil
+	}
+	if n > maxTokens/m.blockTokens || inputLen <= m.blockTokens*(n-1) {
+		return nil, m.errorf(m.line, "hash_ids", "%d blocks of %d tokens need input_length > %d, got %d",
+			n, m.blockTokens, m.blockTokens*(n-1), inputLen)
+	}
+	prefix := make([]kv.Segment, n)
+	for i, id := range ids {
+		prefix[i] = kv.Segment{ID: id, Tokens: m.blockTokens}
+	}
+	prefix[n-1].Tokens = min(inputLen-m.blockTokens*(n-1), m.blockTokens)
+	return prefix, nil
+}
+
+// jsonError converts an encoding/json error into a *ParseError for this line.
+func (m *mooncake) jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return m.errorf(m.line, te.Field, "cannot use a JSON %s as %s", te.Value, te.Type)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return m.errorf(m.line, "", "column %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	return m.errorf(m.line, "", "%s", strings.TrimPrefix(err.Error(), "json: "))
+}

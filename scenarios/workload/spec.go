@@ -1,0 +1,156 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"handoff/hardware/units"
+)
+
+// Synthetic describes a generated workload: a renewal arrival process and
+// independent prompt and output length distributions. It stops after
+// Requests requests or at Duration, whichever comes first (0 = unused; at
+// least one must be set).
+type Synthetic struct {
+	Requests     int            `yaml:"requests"`
+	Duration     units.Duration `yaml:"duration"` // no arrival at or after this time
+	Arrival      Arrival        `yaml:"arrival"`
+	InputTokens  Length         `yaml:"input_tokens"`
+	OutputTokens Length         `yaml:"output_tokens"`
+}
+
+// The arrival processes.
+const (
+	ProcessPoisson  = "poisson"  // exponential gaps (CV 1)
+	ProcessGamma    = "gamma"    // gamma gaps with coefficient of variation CV
+	ProcessConstant = "constant" // equal gaps 1/Rate
+)
+
+// Arrival is a renewal process: the first request arrives at 0, then gaps
+// are independent draws with mean 1/Rate.
+type Arrival struct {
+	Process string     `yaml:"process"`
+	Rate    units.Rate `yaml:"rate"` // requests per second
+	CV      float64    `yaml:"cv"`   // gamma only: stddev/mean of the gaps
+}
+
+// The length distributions.
+const (
+	DistFixed     = "fixed"     // Value
+	DistUniform   = "uniform"   // integers in [Min, Max]
+	DistNormal    = "normal"    // Mean, Stddev, rounded, clamped
+	DistLognormal = "lognormal" // Mean, Stddev of the length itself, rounded, clamped
+	DistEmpirical = "empirical" // Values with Weights (equal when omitted)
+)
+
+// Length is a distribution of token counts. For normal and lognormal, draws
+// are rounded and clamped to [max(1, Min), Max] (Max 0 = no upper bound).
+// For lognormal, Mean and Stddev describe the length, not its logarithm.
+type Length struct {
+	Dist    string    `yaml:"dist"`
+	Value   int       `yaml:"value"`
+	Min     int       `yaml:"min"`
+	Max     int       `yaml:"max"`
+	Mean    float64   `yaml:"mean"`
+	Stddev  float64   `yaml:"stddev"`
+	Values  []int     `yaml:"values"`
+	Weights []float64 `yaml:"weights"`
+}
+
+// SharedPrefix is the inference-perf shared_prefix load: NumGroups system
+// prompts, each shared by UsersPerGroup users; requests cycle over the users
+// in order, and each is the user's group system prompt followed by a unique
+// question; the output length is fixed. Stages run back to back.
+type SharedPrefix struct {
+	NumGroups       int     `yaml:"num_unique_system_prompts"`
+	UsersPerGroup   int     `yaml:"num_users_per_system_prompt"`
+	SystemPromptLen int     `yaml:"system_prompt_len"` // tokens
+	QuestionLen     int     `yaml:"question_len"`      // tokens
+	OutputLen       int     `yaml:"output_len"`        // tokens
+	Stages          []Stage `yaml:"stages"`
+}
+
+// Stage sends exactly round(Rate × Duration) requests, spread over Duration
+// as a Poisson process conditioned on that count.
+type Stage struct {
+	Duration units.Duration `yaml:"duration"`
+	Rate     units.Rate     `yaml:"rate"` // requests per second
+}
+
+// The trace formats.
+const (
+	FormatAzure    = "azure"
+	FormatMooncake = "mooncake"
+	FormatBurstGPT = "burstgpt"
+)
+
+// Trace names a trace file to replay. Path is resolved by the loader.
+type Trace struct {
+	Format string `yaml:"format"`
+	Path   string `yaml:"path"`
+	Limit  int    `yaml:"limit"` // stop after this many requests; 0 = all
+}
+
+// fieldErr builds a validation error naming a field relative to the spec.
+func fieldErr(field, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+}
+
+// Validate checks s; errors name fields relative to s ("arrival.rate: ...").
+func (s Synthetic) Validate() error {
+	var errs []error
+	if s.Requests < 0 {
+		errs = append(errs, fieldErr("requests", "must be ≥ 0, got %d", s.Requests))
+	}
+	if s.Duration < 0 {
+		errs = append(errs, fieldErr("duration", "must be ≥ 0"))
+	}
+	if s.Requests == 0 && s.Duration == 0 {
+		errs = append(errs, fieldErr("requests", "set requests or duration (or both) to bound the workload"))
+	}
+	errs = append(errs, prefixed("arrival", s.Arrival.Validate()))
+	errs = append(errs, prefixed("input_tokens", s.InputTokens.Validate()))
+	errs = append(errs, prefixed("output_tokens", s.OutputTokens.Validate()))
+	return errors.Join(errs...)
+}
+
+// Validate checks a; errors name fields relative to a ("rate: ...").
+func (a Arrival) Validate() error {
+	var errs []error
+	switch a.Process {
+	case ProcessPoisson, ProcessConstant, ProcessGamma:
+	default:
+		errs = append(errs, fieldErr("process", "%q is not one of poisson, gamma, constant", a.Process))
+	}
+	if !(a.Rate > 0) || math.IsInf(float64(a.Rate), 0) {
+		errs = append(errs, fieldErr("rate", "must be > 0 and finite"))
+	}
+	if a.Process == ProcessGamma && (!(a.CV > 0) || a.CV > 100) {
+		errs = append(errs, fieldErr("cv", "must be in (0, 100] for a gamma process, got %g", a.CV))
+	}
+	if a.Process != ProcessGamma && a.CV != 0 {
+		errs = append(errs, fieldErr("cv", "applies only to process gamma"))
+	}
+	return errors.Join(errs...)
+}
+
+// prefixed puts "prefix." before each line of err's message (nil stays nil).
+func prefixed(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var out []error
+	for _, e := range unjoin(err) {
+		out = append(out, fmt.Errorf("%s.%w", prefix, e))
+	}
+	return errors.Join(out...)
+}
+
+// unjoin returns the errors errors.Join combined, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
