@@ -1,0 +1,95 @@
+package engine
+
+import "handoff/models/kv"
+
+// Complete applies the step in flight at time nowNs: every scheduled
+// sequence advances by its tokens; those that reach the end of their context
+// sample one token; those that have generated all they will here finish
+// (freeing their blocks, or holding them for a prefill-role transfer).
+// Cost: O(step size + running).
+func (in *Instance) Complete(nowNs int64) *StepResult {
+	if !in.inStep {
+		panic("engine: completing with no step in flight")
+	}
+	in.res.reset()
+	for _, s := range in.step {
+		s.computed += s.scheduled
+		s.scheduled = 0
+		in.commitFull(s)
+		if s.computed == s.Tokens() {
+			s.reprefill = false
+			in.emitToken(s, nowNs)
+		}
+	}
+	clear(in.step)
+	in.step = in.step[:0]
+	in.removeFinished()
+	in.inStep = false
+	return &in.res
+}
+
+// emitToken records one sampled token and finishes the sequence when it is
+// done here.
+func (in *Instance) emitToken(s *Seq, nowNs int64) {
+	s.Generated++
+	if s.Generated == 1 {
+		in.res.FirstTokens = append(in.res.FirstTokens, s)
+	} else {
+		in.res.TokenGapsNs = append(in.res.TokenGapsNs, nowNs-s.LastTokenNs)
+		in.stats.DecodeTokens++
+	}
+	s.LastTokenNs = nowNs
+	if s.Generated >= s.MaxNew || s.Tokens() >= in.cfg.MaxModelLen {
+		in.finish(s)
+	}
+}
+
+// finish ends a sequence's work here.
+func (in *Instance) finish(s *Seq) {
+	in.res.Finished = append(in.res.Finished, s)
+	if s.Hold {
+		s.state = stateHolding
+		in.holding++
+		return
+	}
+	in.pool.Free(s.blocks)
+	s.blocks = s.blocks[:0]
+	s.state = stateDone
+}
+
+// removeFinished drops finished sequences from the running set, keeping the
+// order of the rest.
+func (in *Instance) removeFinished() {
+	kept := in.running[:0]
+	for _, s := range in.running {
+		if s.state == stateRunning {
+			kept = append(kept, s)
+		}
+	}
+	clear(in.running[len(kept):])
+	in.running = kept
+}
+
+// commitFull publishes the sequence's newly completed full blocks to the
+// prefix cache.
+func (in *Instance) commitFull(s *Seq) {
+	if !in.cfg.PrefixCaching {
+		return
+	}
+	full := s.computed / in.cfg.BlockSize
+	if full <= s.committed {
+		return
+	}
+	in.hashTo(s, full*in.cfg.BlockSize)
+	for j := s.committed; j < full; j++ {
+		in.pool.Commit(s.blocks[j], s.hashes[j])
+	}
+	s.committed = full
+}
+
+// hashTo extends the sequence's block hashes to cover its first tokens tokens.
+func (in *Instance) hashTo(s *Seq, tokens int) {
+	if len(s.hashes) < tokens/in.cfg.BlockSize {
+		s.hashes = kv.AppendBlockHashes(s.hashes, s.Prefix, s.UniqueID, tokens, in.cfg.BlockSize)
+	}
+}

@@ -1,0 +1,40 @@
+package engine
+
+import "fmt"
+
+// Config is the engine's fixed configuration (vLLM's scheduler and cache
+// settings). Validate fills defaults and rejects impossible values.
+type Config struct {
+	MaxBatchedTokens int  // token budget per step (max_num_batched_tokens)
+	MaxSeqs          int  // running sequences cap (max_num_seqs)
+	BlockSize        int  // tokens per KV block
+	NumBlocks        int  // KV blocks in the pool (per TP shard; all shards alike)
+	MaxModelLen      int  // longest context a sequence may reach, tokens
+	PrefixCaching    bool // share full blocks through chained hashes
+	NoChunkedPrefill bool // admit a prefill only if it fits the budget whole
+}
+
+// Validate fills defaults (block size 16) and checks the limits.
+func (c *Config) Validate() error {
+	if c.BlockSize == 0 {
+		c.BlockSize = 16
+	}
+	switch {
+	case c.MaxBatchedTokens <= 0:
+		return fmt.Errorf("max_num_batched_tokens must be positive, got %d", c.MaxBatchedTokens)
+	case c.MaxSeqs <= 0:
+		return fmt.Errorf("max_num_seqs must be positive, got %d", c.MaxSeqs)
+	case c.BlockSize < 0:
+		return fmt.Errorf("block_size must be positive, got %d", c.BlockSize)
+	case c.NumBlocks <= 0:
+		return fmt.Errorf("KV pool has %d blocks: no room for any KV cache", c.NumBlocks)
+	case c.MaxModelLen <= 0:
+		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
+	}
+	return nil
+}
+
+// CapacityTokens is the most tokens one sequence can hold in this instance.
+func (c *Config) CapacityTokens() int {
+	return min(c.NumBlocks*c.BlockSize, c.MaxModelLen)
+}

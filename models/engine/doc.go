@@ -1,0 +1,20 @@
+// Package engine simulates one serving-engine instance with vLLM V1
+// scheduling semantics: a running and a waiting queue, continuous batching
+// under a token budget (max_num_batched_tokens) and a sequence cap
+// (max_num_seqs), chunked prefill, running requests scheduled first, no
+// admission in a step that preempted, and head-of-line blocking when the
+// waiting head cannot get KV blocks.
+//
+// An Instance is a pure state machine. The simulator core drives it:
+//
+//	b := inst.Schedule()        // plan the next step; nil when idle
+//	... price b with a perf.StepTimer, wait that long ...
+//	res := inst.Complete(nowNs) // apply the step: tokens, first tokens, finishes
+//
+// The instance never schedules events and never reads a clock; it learns the
+// time only to compute inter-token gaps. Roles (colocated, prefill, decode)
+// differ only in how sequences enter and leave: a prefill-role sequence holds
+// its blocks after finishing until the KV transfer releases it, and a
+// decode-role sequence reserves blocks for a remote prompt, waits for the
+// transfer, then resumes from the prompt's last token.
+package engine

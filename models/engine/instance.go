@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"fmt"
+
+	"handoff/models/kv"
+	"handoff/models/perf"
+)
+
+// Instance is one engine replica: its queues, its KV pool and the plan of the
+// step in flight.
+type Instance struct {
+	cfg     Config
+	pool    *kv.Pool
+	waiting deque
+	running []*Seq
+	pulling int // decode role: sequences whose prompt KV is in flight
+	holding int // prefill role: finished sequences holding blocks
+
+	step     []*Seq // sequences computing in the step in flight
+	batch    perf.Batch
+	inStep   bool
+	res      StepResult
+	freeSeqs []*Seq
+	stats    Stats
+}
+
+// Stats are an instance's cumulative counters.
+type Stats struct {
+	Steps            int64
+	PrefillTokens    int64 // prompt tokens computed (including re-prefill)
+	ReprefillTokens  int64 // tokens recomputed after a preemption
+	DecodeTokens     int64 // tokens produced by decode sequences
+	Preemptions      int64
+	PrefixHitTokens  int64 // prompt tokens served from the prefix cache
+	PromptTokensSeen int64 // prompt tokens of admitted sequences
+}
+
+// StepResult is what one step (or one scheduling pass) produced. Its slices
+// are reused by the next call; copy what must outlive it.
+type StepResult struct {
+	FirstTokens []*Seq  // produced their first token on this instance
+	Finished    []*Seq  // generated their last token here
+	Preempted   []*Seq  // preempted while planning the step
+	Pulls       []*Seq  // decode role: blocks reserved, start the KV transfer now
+	TokenGapsNs []int64 // inter-token gaps of non-first tokens produced by the step
+}
+
+// New returns an instance with an empty pool. cfg must have passed Validate.
+func New(cfg Config) *Instance {
+	return &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
+}
+
+// Config returns the instance's configuration.
+func (in *Instance) Config() Config { return in.cfg }
+
+// Pool exposes the KV pool for inspection (tests, metrics, router views).
+func (in *Instance) Pool() *kv.Pool { return in.pool }
+
+// Stats returns the cumulative counters.
+func (in *Instance) Stats() Stats { return in.stats }
+
+// Waiting is the number of sequences queued for admission.
+func (in *Instance) Waiting() int { return in.waiting.len() }
+
+// Running is the number of sequences in the running set.
+func (in *Instance) Running() int { return len(in.running) }
+
+// Pulling is the number of sequences waiting for remote KV.
+func (in *Instance) Pulling() int { return in.pulling }
+
+// Holding is the number of finished sequences still holding blocks.
+func (in *Instance) Holding() int { return in.holding }
+
+// Busy reports whether a step is in flight.
+func (in *Instance) Busy() bool { return in.inStep }
+
+// Idle reports whether the instance has nothing queued, running or pending.
+func (in *Instance) Idle() bool {
+	return in.waiting.len() == 0 && len(in.running) == 0 && in.pulling == 0 && in.holding == 0
+}
+
+// NewSeq returns a cleared sequence, reusing a recycled one when possible.
+func (in *Instance) NewSeq() *Seq {
+	if n := len(in.freeSeqs); n > 0 {
+		s := in.freeSeqs[n-1]
+		in.freeSeqs = in.freeSeqs[:n-1]
+		return s
+	}
+	return &Seq{}
+}
+
+// Recycle returns a finished sequence for reuse. The caller must hold no
+// reference to it afterwards.
+func (in *Instance) Recycle(s *Seq) {
+	if s.state != stateDone && s.state != stateNew {
+		panic("engine: recycling a live sequence")
+	}
+	s.reset()
+	in.freeSeqs = append(in.freeSeqs, s)
+}
+
+// Enqueue adds a sequence to the back of the waiting queue.
+func (in *Instance) Enqueue(s *Seq) {
+	if s.MaxNew < 1 || s.PromptTokens < 1 {
+		panic("engine: sequence needs a prompt and at least one token to generate")
+	}
+	s.state = stateWaiting
+	in.waiting.pushBack(s)
+}
+
+// Release frees the blocks of a finished prefill-role sequence once its KV
+// has been transferred.
+func (in *Instance) Release(s *Seq) {
+	if s.state != stateHolding {
+		panic(fmt.Sprintf("engine: releasing a sequence in state %d that holds nothing", s.state))
+	}
+	in.pool.Free(s.blocks)
+	s.blocks = s.blocks[:0]
+	s.state = stateDone
+	in.holding--
+}
+
+// KVArrived marks a pulling sequence's prompt KV as present: it returns to
+// the front of the waiting queue with every prompt token but the last
+// computed, so its first step recomputes that token and samples the first
+// output token (as vLLM's decode side does after a remote prefill).
+func (in *Instance) KVArrived(s *Seq) {
+	if s.state != statePulling {
+		panic("engine: KV arrived for a sequence that is not pulling")
+	}
+	in.pulling--
+	s.computed = s.PromptTokens - 1
+	in.commitFull(s)
+	s.state = stateWaiting
+	in.waiting.pushFront(s)
+}

@@ -1,0 +1,203 @@
+package engine
+
+import "handoff/models/perf"
+
+// Schedule plans the next step with vLLM V1's policy: running sequences
+// first, in admission order, each taking the tokens it needs (a prefill chunk
+// or one decode token) from the token budget, preempting the last admitted
+// sequence when it cannot get a block; then, unless the pass preempted,
+// waiting sequences in queue order while the budget and max_num_seqs allow,
+// stopping at the first one that cannot get its blocks.
+//
+// It returns the batch to price, or nil if the instance has nothing to
+// compute now, and the sequences preempted or ready to pull KV, which the
+// caller handles at the current time. Cost: O(running + admitted).
+func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
+	if in.inStep {
+		panic("engine: scheduling while a step is in flight")
+	}
+	in.res.reset()
+	in.batch = perf.Batch{}
+	budget, preempted := in.scheduleRunning(in.cfg.MaxBatchedTokens)
+	if !preempted {
+		in.admitWaiting(budget)
+	}
+	if len(in.step) == 0 {
+		return nil, &in.res
+	}
+	in.inStep = true
+	in.stats.Steps++
+	return &in.batch, &in.res
+}
+
+// scheduleRunning gives each running sequence its tokens, preempting from
+// the tail when blocks run out. It returns the budget left and whether it
+// preempted.
+func (in *Instance) scheduleRunning(budget int) (int, bool) {
+	preempted := false
+	for i := 0; i < len(in.running) && budget > 0; i++ {
+		s := in.running[i]
+		n := min(s.Tokens()-s.computed, budget)
+		for !in.grow(s, s.computed+n) {
+			victim := in.running[len(in.running)-1]
+			in.running = in.running[:len(in.running)-1]
+			in.preempt(victim)
+			preempted = true
+			if victim == s {
+				return budget, preempted
+			}
+		}
+		in.plan(s, n)
+		budget -= n
+	}
+	return budget, preempted
+}
+
+// admitWaiting admits sequences from the head of the waiting queue.
+func (in *Instance) admitWaiting(budget int) {
+	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
+		s := in.waiting.front()
+		if s.Remote && !s.admitted {
+			if !in.reserveRemote(s) {
+				return
+			}
+			continue
+		}
+		n, ok := in.admit(s, budget)
+		if !ok {
+			return
+		}
+		budget -= n
+	}
+}
+
+// admit moves the waiting head into the running set with its prefix-cache
+// hit and first chunk. It reports the tokens scheduled, or false when the
+// budget (without chunking) or the free blocks do not allow it.
+func (in *Instance) admit(s *Seq, budget int) (int, bool) {
+	hit := 0
+	if s.computed == 0 {
+		hit = in.match(s)
+	}
+	start := max(s.computed, hit*in.cfg.BlockSize)
+	n := s.Tokens() - start
+	if in.cfg.NoChunkedPrefill && n > budget {
+		return 0, false
+	}
+	n = min(n, budget)
+	need := in.blocksFor(start+n) - len(s.blocks) - hit
+	if need > in.pool.FreeBlocks()-in.pool.FreeAmong(s.hashes[:hit]) {
+		return 0, false
+	}
+	s.blocks = in.pool.Acquire(s.blocks, s.hashes[:hit])
+	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	if s.computed == 0 {
+		s.computed, s.committed = start, hit
+	}
+	if !s.admitted {
+		s.admitted = true
+		s.CachedTokens = min(start, s.PromptTokens)
+		in.stats.PrefixHitTokens += int64(s.CachedTokens)
+		in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	}
+	in.waiting.popFront()
+	s.state = stateRunning
+	in.running = append(in.running, s)
+	in.plan(s, n)
+	return n, true
+}
+
+// reserveRemote allocates blocks for a remote sequence's whole prompt (its
+// local prefix-cache hit plus room for the rest) and hands it to the caller
+// to start the transfer. False when the blocks are not there.
+func (in *Instance) reserveRemote(s *Seq) bool {
+	hit := in.match(s)
+	need := in.blocksFor(s.PromptTokens) - hit
+	if need > in.pool.FreeBlocks()-in.pool.FreeAmong(s.hashes[:hit]) {
+		return false
+	}
+	s.blocks = in.pool.Acquire(s.blocks, s.hashes[:hit])
+	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	s.committed = hit
+	s.admitted = true
+	s.CachedTokens = hit * in.cfg.BlockSize
+	s.RemoteTokens = s.PromptTokens - s.CachedTokens
+	in.stats.PrefixHitTokens += int64(s.CachedTokens)
+	in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	in.waiting.popFront()
+	s.state = statePulling
+	in.pulling++
+	in.res.Pulls = append(in.res.Pulls, s)
+	return true
+}
+
+// match returns how many leading full blocks of the sequence's context are
+// in the prefix cache, leaving at least one token to compute.
+func (in *Instance) match(s *Seq) int {
+	if !in.cfg.PrefixCaching {
+		return 0
+	}
+	in.hashTo(s, s.Tokens())
+	limit := (s.Tokens() - 1) / in.cfg.BlockSize
+	return in.pool.Match(s.hashes[:limit])
+}
+
+// grow makes sure the sequence has blocks for its first tokens tokens.
+func (in *Instance) grow(s *Seq, tokens int) bool {
+	need := in.blocksFor(tokens) - len(s.blocks)
+	if need <= 0 {
+		return true
+	}
+	blocks, ok := in.pool.Allocate(s.blocks, need)
+	s.blocks = blocks
+	return ok
+}
+
+// preempt evicts a running sequence by recomputation: its blocks go back to
+// the pool (full ones stay findable in the prefix cache until evicted) and it
+// returns to the front of the waiting queue to re-prefill its whole context.
+func (in *Instance) preempt(s *Seq) {
+	in.pool.Free(s.blocks)
+	s.blocks = s.blocks[:0]
+	s.computed, s.committed = 0, 0
+	s.reprefill = true
+	s.Preemptions++
+	in.stats.Preemptions++
+	s.state = stateWaiting
+	in.waiting.pushFront(s)
+	in.res.Preempted = append(in.res.Preempted, s)
+}
+
+// plan adds n tokens of s to the step and to the batch summary.
+func (in *Instance) plan(s *Seq, n int) {
+	s.scheduled = n
+	in.step = append(in.step, s)
+	ctx := s.computed
+	b := &in.batch
+	if n == 1 {
+		b.DecodeSeqs++
+		b.DecodeContext += int64(ctx + 1)
+		return
+	}
+	b.PrefillSeqs++
+	b.PrefillTokens += n
+	b.PrefillTokensSq += float64(n) * float64(n)
+	b.PrefillAttn += float64(n) * (float64(ctx) + float64(n+1)/2)
+	b.PrefillCtxRead += int64(ctx)
+	in.stats.PrefillTokens += int64(n)
+	if s.reprefill {
+		in.stats.ReprefillTokens += int64(n)
+	}
+}
+
+func (in *Instance) blocksFor(tokens int) int {
+	return (tokens + in.cfg.BlockSize - 1) / in.cfg.BlockSize
+}
+
+func (r *StepResult) reset() {
+	r.FirstTokens = r.FirstTokens[:0]
+	r.Finished = r.Finished[:0]
+	r.Preempted = r.Preempted[:0]
+	r.Pulls = r.Pulls[:0]
+	r.TokenGapsNs = r.TokenGapsNs[:0]
+}

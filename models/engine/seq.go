@@ -1,0 +1,58 @@
+package engine
+
+import "handoff/models/kv"
+
+// seqState is where a sequence is in its life on one instance.
+type seqState uint8
+
+const (
+	stateNew     seqState = iota // enqueued, never admitted
+	stateWaiting                 // in the waiting queue (new, preempted or KV arrived)
+	stateRunning                 // in the running set
+	statePulling                 // decode role: blocks reserved, prompt KV in flight
+	stateHolding                 // prefill role: finished, blocks held until released
+	stateDone                    // finished; blocks freed
+)
+
+// Seq is one request's state on one instance. The caller fills the exported
+// fields before Enqueue and reads the counters afterwards; the engine owns the
+// rest. Seqs are recycled through Instance.NewSeq and Instance.Recycle.
+type Seq struct {
+	Ref          int32        // caller's handle, opaque to the engine
+	Prefix       []kv.Segment // prompt content identity (prefix caching)
+	UniqueID     uint64       // identity of tokens past Prefix and of generated tokens
+	PromptTokens int          // tokens in the prompt
+	MaxNew       int          // tokens to generate on this instance, ≥ 1
+	Remote       bool         // prompt KV arrives by transfer (decode role)
+	Hold         bool         // keep blocks after finishing until Release (prefill role)
+
+	Generated    int   // tokens generated on this instance so far
+	CachedTokens int   // prompt tokens found in the prefix cache at first admission
+	Preemptions  int   // times preempted on this instance
+	LastTokenNs  int64 // when the last token was produced
+	RemoteTokens int   // decode role: prompt tokens to pull (prompt minus local prefix hits)
+
+	state     seqState
+	computed  int // tokens whose KV is in the pool
+	admitted  bool
+	scheduled int // tokens computed in the current step
+	reprefill bool
+	blocks    []kv.BlockID
+	hashes    []uint64
+	committed int // leading blocks already committed to the prefix cache
+}
+
+// Tokens is the sequence's context: prompt plus every token generated here.
+func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
+
+// Finished reports whether the sequence has generated all it will here.
+func (s *Seq) Finished() bool { return s.state == stateHolding || s.state == stateDone }
+
+// Blocks is the number of KV blocks the sequence holds.
+func (s *Seq) Blocks() int { return len(s.blocks) }
+
+// reset clears the sequence for reuse, keeping slice capacity.
+func (s *Seq) reset() {
+	blocks, hashes := s.blocks[:0], s.hashes[:0]
+	*s = Seq{blocks: blocks, hashes: hashes}
+}
