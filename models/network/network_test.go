@@ -1,0 +1,89 @@
+package network
+
+import (
+	"slices"
+	"testing"
+)
+
+// run starts the given transfers at t=0 and returns each one's completion
+// time by stepping the network from event to event.
+func run(t *testing.T, n *Network, starts []struct {
+	path  []int32
+	bytes float64
+}) []int64 {
+	t.Helper()
+	for i, s := range starts {
+		n.Start(int32(i), s.path, 1000, s.bytes, 0)
+	}
+	doneAt := make([]int64, len(starts))
+	for n.Active() > 0 {
+		now := n.NextNs()
+		for _, ref := range n.Advance(now, nil) {
+			doneAt[ref] = now
+		}
+	}
+	return doneAt
+}
+
+type start = struct {
+	path  []int32
+	bytes float64
+}
+
+func TestSingleTransferIsLatencyPlusBytesOverBandwidth(t *testing.T) {
+	n := New([]float64{50e9}) // 50 GB/s = 50 bytes/ns
+	got := run(t, n, []start{{[]int32{0}, 5e6}})
+	// 5e6 B / 50 B/ns = 100,000 ns, plus 1,000 ns latency.
+	if want := int64(101_000); got[0] != want {
+		t.Fatalf("done at %d ns, want %d", got[0], want)
+	}
+}
+
+func TestTwoEqualTransfersOnOneLinkTakeTwiceAsLong(t *testing.T) {
+	n := New([]float64{50e9})
+	got := run(t, n, []start{{[]int32{0}, 5e6}, {[]int32{0}, 5e6}})
+	if want := []int64{201_000, 201_000}; !slices.Equal(got, want) {
+		t.Fatalf("done at %v, want %v", got, want)
+	}
+}
+
+func TestPathIsLimitedByItsSlowestLink(t *testing.T) {
+	n := New([]float64{450e9, 50e9}) // NVLink then InfiniBand
+	got := run(t, n, []start{{[]int32{0, 1}, 5e6}})
+	if want := int64(101_000); got[0] != want {
+		t.Fatalf("done at %d ns, want %d (IB-bound)", got[0], want)
+	}
+}
+
+func TestMaxMinGivesLeftoverToUnconstrainedFlow(t *testing.T) {
+	// Flows A (links 0,1) and B (link 1) share link 1 (100 B/ns); A is capped
+	// at 20 B/ns by link 0, so B gets 80. A: 2e6/20 = 100,000 ns. B: 8e6 at
+	// 80 = 100,000 ns too.
+	n := New([]float64{20e9, 100e9})
+	got := run(t, n, []start{{[]int32{0, 1}, 2e6}, {[]int32{1}, 8e6}})
+	if want := []int64{101_000, 101_000}; !slices.Equal(got, want) {
+		t.Fatalf("done at %v, want %v", got, want)
+	}
+}
+
+func TestShortFlowFinishingSpeedsUpTheOther(t *testing.T) {
+	// Two flows on a 50 B/ns link: 1e6 and 3e6 bytes. Shared at 25 B/ns, the
+	// short one drains at 40,000 ns; the long one has 2e6 left at full rate:
+	// 40,000 more ns → 80,000 ns. Both plus 1,000 ns latency.
+	n := New([]float64{50e9})
+	got := run(t, n, []start{{[]int32{0}, 1e6}, {[]int32{0}, 3e6}})
+	if want := []int64{41_000, 81_000}; !slices.Equal(got, want) {
+		t.Fatalf("done at %v, want %v", got, want)
+	}
+	if busy := n.Stats(0).BusyNs; busy != 80_000 {
+		t.Fatalf("busy %d ns, want 80000", busy)
+	}
+}
+
+func TestZeroByteTransferTakesOnlyLatency(t *testing.T) {
+	n := New([]float64{50e9})
+	got := run(t, n, []start{{[]int32{0}, 0}})
+	if got[0] != 1000 {
+		t.Fatalf("done at %d, want 1000", got[0])
+	}
+}
