@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"fmt"
+
+	"handoff/models/engine"
+	"handoff/models/network"
+	"handoff/models/perf"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+// Role is what an instance does in the cluster.
+type Role uint8
+
+// The instance roles.
+const (
+	RoleColocated Role = iota // prefill and decode on the same instance
+	RolePrefill               // runs prompts (max_tokens = 1), ships their KV
+	RoleDecode                // receives KV, generates the output
+)
+
+func (r Role) String() string {
+	return [...]string{"colocated", "prefill", "decode"}[r]
+}
+
+// Instance configures one engine replica.
+type Instance struct {
+	Name   string // unique, e.g. "decode-3"
+	Pool   string // the pool it belongs to
+	Owner  string // who answers for its time (e.g. a vendor); "" = its pool's name
+	Role   Role
+	GPUs   int // devices it occupies (tensor-parallel degree)
+	Engine engine.Config
+	Timer  perf.StepTimer
+}
+
+// Config is everything one run needs. It is built by the scenarios package
+// and consumed once by Run.
+type Config struct {
+	Name            string
+	Seed            uint64
+	Instances       []Instance
+	Router          router.Router
+	Topology        *network.Topology // required when any instance has RoleDecode
+	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer
+	Source          Source
+	SLO             results.SLO
+}
+
+// validate checks the cluster shape: colocated instances alone, or prefill
+// and decode instances together with a topology joining them.
+func (c *Config) validate() error {
+	var roles [3]int
+	for _, in := range c.Instances {
+		roles[in.Role]++
+		if in.Timer == nil {
+			return fmt.Errorf("sim: instance %s has no step timer", in.Name)
+		}
+	}
+	switch {
+	case len(c.Instances) == 0:
+		return fmt.Errorf("sim: no instances")
+	case roles[RoleColocated] > 0 && roles[RolePrefill]+roles[RoleDecode] > 0:
+		return fmt.Errorf("sim: colocated pools cannot be mixed with prefill/decode pools")
+	case (roles[RolePrefill] > 0) != (roles[RoleDecode] > 0):
+		return fmt.Errorf("sim: a disaggregated cluster needs both prefill and decode pools")
+	case roles[RoleDecode] > 0 && c.Topology == nil:
+		return fmt.Errorf("sim: a disaggregated cluster needs a network topology")
+	case c.Router == nil || c.Source == nil:
+		return fmt.Errorf("sim: router and source are required")
+	}
+	return nil
+}

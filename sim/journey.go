@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"fmt"
+
+	"handoff/models/engine"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+// pullArrival reads the next request from the source and schedules its
+// arrival.
+func (c *cluster) pullArrival() {
+	last := c.next.ArrivalNs
+	ok, err := c.cfg.Source.Next(&c.next)
+	switch {
+	case err != nil:
+		c.err = err
+	case !ok:
+	case c.next.ArrivalNs < last:
+		c.err = fmt.Errorf("sim: source went back in time (%d ns after %d ns)", c.next.ArrivalNs, last)
+	default:
+		c.q.push(c.next.ArrivalNs, classArrival, 0)
+	}
+}
+
+// onArrival routes the pending request, or drops it if no instance can hold
+// it, then reads the next one.
+func (c *cluster) onArrival() {
+	r := c.next
+	r.ID = int64(len(c.records))
+	c.records = append(c.records, results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
+		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
+		PrefillInstance: -1, DecodeInstance: -1})
+	if reason := c.tooLong(&r); reason != "" {
+		c.drop(r.ID, reason)
+	} else {
+		c.place(&r)
+	}
+	c.pullArrival()
+}
+
+// place routes a request and enqueues it on its prefill instance.
+func (c *cluster) place(r *Request) {
+	c.refreshViews()
+	d := c.cfg.Router.Route(&router.Request{ID: r.ID, PromptTokens: r.PromptTokens,
+		OutputTokens: r.OutputTokens, Prefix: r.Prefix}, &c.view)
+	if reason := c.doesNotFit(r, d); reason != "" {
+		c.drop(r.ID, reason)
+		return
+	}
+	rec := &c.records[r.ID]
+	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
+	ref := c.newFlight(r, d)
+	inst := c.insts[d.Prefill]
+	s := inst.NewSeq()
+	c.fillSeq(s, ref, r)
+	s.Hold = d.Decode >= 0
+	if s.Hold {
+		s.MaxNew = 1 // a prefill instance samples one token, which the client never sees
+	}
+	c.flights[ref].pseq = s
+	c.outstanding[d.Prefill]++
+	inst.Enqueue(s)
+	c.kick(d.Prefill)
+}
+
+func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
+	s.Ref = ref
+	s.Prefix = r.Prefix
+	s.UniqueID = uint64(r.ID) + 1
+	s.PromptTokens = r.PromptTokens
+	s.MaxNew = r.OutputTokens
+}
+
+// onStep applies a finished step and starts the next one.
+func (c *cluster) onStep(i int) {
+	res := c.insts[i].Complete(c.nowNs)
+	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
+	for _, g := range res.TokenGapsNs {
+		c.itl.Add(g)
+	}
+	prefillRole := c.cfg.Instances[i].Role == RolePrefill
+	if !prefillRole {
+		for _, s := range res.FirstTokens {
+			c.firstToken(s)
+		}
+	}
+	for _, s := range res.Finished {
+		if prefillRole {
+			c.handoff(s)
+		} else {
+			c.complete(i, s)
+		}
+	}
+	c.kick(i)
+}
+
+// handoff sends a request whose prefill finished to its decode instance,
+// which reserves blocks for the prompt before pulling the KV.
+func (c *cluster) handoff(ps *engine.Seq) {
+	f := &c.flights[ps.Ref]
+	d := f.route.Decode
+	s := c.insts[d].NewSeq()
+	c.fillSeq(s, ps.Ref, &f.req)
+	s.Remote = true
+	f.dseq = s
+	c.outstanding[d]++
+	c.insts[d].Enqueue(s)
+	c.kick(d)
+}
+
+// startPull begins the KV transfer of a decode sequence that got its blocks.
+func (c *cluster) startPull(d int, s *engine.Seq) {
+	f := &c.flights[s.Ref]
+	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
+	bytes := float64(s.RemoteTokens) * c.cfg.KVBytesPerToken
+	c.net.Start(s.Ref, path, latencyNs, bytes, c.nowNs)
+	c.scheduleNetwork()
+}
+
+// onNetwork completes the transfers due now: the prefill instance frees the
+// request's blocks and the decode instance resumes it.
+func (c *cluster) onNetwork() {
+	c.netAtNs = -1
+	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
+	for _, ref := range c.doneScratch {
+		f := &c.flights[ref]
+		p, d := f.route.Prefill, f.route.Decode
+		rec := &c.records[f.req.ID]
+		rec.Preemptions += int32(f.pseq.Preemptions)
+		rec.CachedTokens = int32(f.pseq.CachedTokens)
+		c.insts[p].Release(f.pseq)
+		c.insts[p].Recycle(f.pseq)
+		f.pseq = nil
+		c.outstanding[p]--
+		c.insts[d].KVArrived(f.dseq)
+		c.kick(d)
+		c.kick(p)
+	}
+	c.scheduleNetwork()
+}
+
+func (c *cluster) firstToken(s *engine.Seq) {
+	rec := &c.records[c.flights[s.Ref].req.ID]
+	if rec.FirstTokenNs == 0 {
+		rec.FirstTokenNs = c.nowNs
+	}
+}
+
+// complete ends a request whose last token was generated on instance i.
+func (c *cluster) complete(i int, s *engine.Seq) {
+	f := &c.flights[s.Ref]
+	rec := &c.records[f.req.ID]
+	rec.Status = results.Completed
+	rec.FinishNs = c.nowNs
+	rec.OutputTokens = int32(s.Generated)
+	rec.Preemptions += int32(s.Preemptions)
+	if f.pseq == s { // colocated
+		rec.CachedTokens = int32(s.CachedTokens)
+	}
+	c.outstanding[i]--
+	c.freeFlight(s.Ref)
+	c.insts[i].Recycle(s)
+	c.ended++
+}
+
+// drop ends a request that cannot be served.
+func (c *cluster) drop(id int64, reason string) {
+	rec := &c.records[id]
+	rec.Status = results.Dropped
+	rec.Reason = reason
+	rec.FinishNs = c.nowNs
+	rec.OutputTokens = 0
+	c.ended++
+}
+
+func (c *cluster) newFlight(r *Request, d router.Decision) int32 {
+	var ref int32
+	if n := len(c.freeFlights); n > 0 {
+		ref = c.freeFlights[n-1]
+		c.freeFlights = c.freeFlights[:n-1]
+	} else {
+		ref = int32(len(c.flights))
+		c.flights = append(c.flights, flight{})
+	}
+	c.flights[ref] = flight{req: *r, route: d}
+	return ref
+}
+
+func (c *cluster) freeFlight(ref int32) {
+	c.flights[ref] = flight{free: true}
+	c.freeFlights = append(c.freeFlights, ref)
+}

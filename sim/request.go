@@ -1,0 +1,19 @@
+package sim
+
+import "handoff/models/kv"
+
+// Request is one client request as a workload source produces it.
+type Request struct {
+	ID           int64        // dense, from 0 in arrival order; set by the source
+	ArrivalNs    int64        // arrival time, ns since the start of the run
+	PromptTokens int          // input length (ISL)
+	OutputTokens int          // tokens the server will generate (OSL), ≥ 1
+	Prefix       []kv.Segment // prompt content; tokens past the segments are unique to the request
+}
+
+// Source yields requests in non-decreasing arrival order. Next fills r and
+// reports false when the source is exhausted; an error ends the run and names
+// the offending input (file, line, field).
+type Source interface {
+	Next(r *Request) (bool, error)
+}

@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"handoff/models/engine"
+	"handoff/models/network"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+// Result is the outcome of a run: one record per request in arrival order,
+// the inter-token latency distribution, and per-instance and per-link
+// counters.
+type Result struct {
+	Records   []results.Record
+	ITL       *results.Histogram
+	SimTimeNs int64 // time of the last event
+	Events    int64 // events processed
+	Instances []InstanceResult
+	Links     []LinkResult
+}
+
+// InstanceResult is one instance's counters at the end of a run.
+type InstanceResult struct {
+	Name, Pool, Owner string
+	Role              Role
+	GPUs              int
+	Blocks            int   // KV blocks in its pool
+	BusyNs            int64 // time spent inside steps
+	Stats             engine.Stats
+}
+
+// LinkResult is one link's counters at the end of a run.
+type LinkResult struct {
+	Name  string
+	Stats network.LinkStats
+}
+
+// flight is a request in the cluster, from arrival to its end.
+type flight struct {
+	req   Request
+	route router.Decision
+	pseq  *engine.Seq // on the prefill (or colocated) instance
+	dseq  *engine.Seq // on the decode instance
+	free  bool
+}
+
+// cluster is the state of one run.
+type cluster struct {
+	cfg         *Config
+	q           eventQueue
+	nowNs       int64
+	insts       []*engine.Instance
+	stepStartNs []int64
+	busyNs      []int64
+	outstanding []int
+	net         *network.Network
+	netVersion  int32
+	netAtNs     int64
+	flights     []flight
+	freeFlights []int32
+	records     []results.Record
+	itl         results.Histogram
+	view        router.Cluster
+	prefillIdx  []int
+	decodeIdx   []int
+	next        Request
+	events      int64
+	ended       int64
+	doneScratch []int32
+	err         error
+}
+
+// Run simulates the configured cluster until every request has ended. The
+// run is a pure function of cfg: the same configuration and seed give the
+// same result, bit for bit.
+func Run(cfg *Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := newCluster(cfg)
+	c.pullArrival()
+	for c.q.len() > 0 && c.err == nil {
+		c.dispatch(c.q.pop())
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.ended != int64(len(c.records)) {
+		return nil, fmt.Errorf("sim: %d of %d requests never ended (simulator bug)",
+			int64(len(c.records))-c.ended, len(c.records))
+	}
+	return c.result(), nil
+}
+
+func newCluster(cfg *Config) *cluster {
+	n := len(cfg.Instances)
+	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), busyNs: make([]int64, n),
+		outstanding: make([]int, n), netAtNs: -1}
+	for i, ic := range cfg.Instances {
+		c.insts = append(c.insts, engine.New(ic.Engine))
+		if ic.Role == RoleDecode {
+			c.decodeIdx = append(c.decodeIdx, i)
+		} else {
+			c.prefillIdx = append(c.prefillIdx, i)
+		}
+	}
+	c.view.Prefill = make([]router.View, len(c.prefillIdx))
+	c.view.Decode = make([]router.View, len(c.decodeIdx))
+	if cfg.Topology != nil {
+		c.net = network.New(cfg.Topology.Caps)
+	}
+	return c
+}
+
+// dispatch handles one event.
+func (c *cluster) dispatch(e event) {
+	if e.class() == classNetwork && e.arg != c.netVersion {
+		return // superseded by a later prediction
+	}
+	c.nowNs = e.at
+	c.events++
+	switch e.class() {
+	case classNetwork:
+		c.onNetwork()
+	case classStep:
+		c.onStep(int(e.arg))
+	case classArrival:
+		c.onArrival()
+	}
+}
+
+func (c *cluster) result() *Result {
+	r := &Result{Records: c.records, ITL: &c.itl, SimTimeNs: c.nowNs, Events: c.events}
+	for i, ic := range c.cfg.Instances {
+		owner := ic.Owner
+		if owner == "" {
+			owner = ic.Pool
+		}
+		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: owner,
+			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: c.busyNs[i],
+			Stats: c.insts[i].Stats()})
+	}
+	if c.net != nil {
+		for l := range c.net.Links() {
+			r.Links = append(r.Links, LinkResult{Name: c.cfg.Topology.Names[l], Stats: c.net.Stats(l)})
+		}
+	}
+	return r
+}
+
+// kick starts the next step on an idle instance, if it has work.
+func (c *cluster) kick(i int) {
+	inst := c.insts[i]
+	if inst.Busy() {
+		return
+	}
+	b, res := inst.Schedule()
+	for _, s := range res.Pulls {
+		c.startPull(i, s)
+	}
+	if b == nil {
+		return
+	}
+	c.stepStartNs[i] = c.nowNs
+	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
+	c.q.push(c.nowNs+d, classStep, int32(i))
+}
+
+// scheduleNetwork (re)predicts the network's next completion.
+func (c *cluster) scheduleNetwork() {
+	next := c.net.NextNs()
+	if next == math.MaxInt64 || next == c.netAtNs {
+		return
+	}
+	c.netVersion++
+	c.netAtNs = next
+	c.q.push(next, classNetwork, c.netVersion)
+}
