@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"handoff/hardware"
+	"handoff/hardware/units"
+	"handoff/models/llm"
+)
+
+func newCatalogCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:       "catalog hardware|models",
+		Short:     "List the built-in hardware (accelerators and links) or served models",
+		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		ValidArgs: []string{"hardware", "models"},
+		RunE: func(_ *cobra.Command, args []string) error {
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			if args[0] == "hardware" {
+				listHardware(tw, hardware.Default())
+			} else {
+				listModels(tw, llm.Default())
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func listHardware(w io.Writer, c *hardware.Catalog) {
+	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\t$/HOUR")
+	for _, a := range c.Accelerators() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%.2f\n", a.Name, a.Kind,
+			units.FormatBytes(a.MemoryBytes), units.FormatBandwidth(a.MemoryBandwidthBps),
+			units.FormatFLOPS(a.BF16FLOPS), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
+			a.ScaleUpLink, a.CostPerHour)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "LINK\tBANDWIDTH (PER DIRECTION)\tLATENCY")
+	for _, l := range c.Links() {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, units.FormatBandwidth(l.BandwidthBps), units.FormatDuration(l.LatencyNs))
+	}
+}
+
+func listModels(w io.Writer, c *llm.Catalog) {
+	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tPARAMS\tACTIVE\tWEIGHTS\tKV/TOKEN\tMAX CONTEXT")
+	for _, m := range c.Models() {
+		fmt.Fprintf(w, "%s\t%d\t%s\t%.1fB\t%.1fB\t%s\t%s\t%d\n", m.Name, m.Layers, m.Attention,
+			m.ParamsTotal/1e9, m.ParamsActive/1e9, units.FormatBytes(m.WeightBytesTotal()),
+			units.FormatBytes(m.KVBytesPerToken()), m.MaxContext)
+	}
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// newRootCmd builds the command tree.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "handoff",
+		Short: "Simulate disaggregated LLM serving clusters",
+		Long: "handoff is a discrete-event simulator of prefill/decode-disaggregated LLM serving.\n" +
+			"It runs scenario files and reports TTFT, TPOT, goodput and where the time went.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout))
+	return root
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"handoff/results"
+	"handoff/scenarios"
+	"handoff/sim"
+)
+
+// runOptions are the flags of `handoff run`.
+type runOptions struct {
+	scenario string
+	outDir   string
+	sets     []string
+	seed     uint64
+}
+
+func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Run a scenario and print its summary",
+		Example: "  handoff run scenarios/quickstart.yaml\n" +
+			"  handoff run scenarios/quickstart.yaml -o out --set pools.decode.count=4 --seed 7",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.scenario = args[0]
+			return runScenario(opts, stdout)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
+	cmd.Flags().StringArrayVar(&opts.sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
+	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's seed")
+	return cmd
+}
+
+// loadScenario loads a scenario with --set and --seed applied.
+func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
+	sets := make([]scenarios.Set, 0, len(rawSets))
+	for _, raw := range rawSets {
+		s, err := scenarios.ParseSet(raw)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	l, err := scenarios.Load(path, sets...)
+	if err != nil {
+		return nil, err
+	}
+	if seed != 0 {
+		l.Seed = seed
+	}
+	return l, nil
+}
+
+// runScenario simulates the scenario, prints its summary and writes the
+// output files.
+func runScenario(opts *runOptions, stdout io.Writer) error {
+	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
+	if err != nil {
+		return err
+	}
+	sum, res, err := simulate(l)
+	if err != nil {
+		return err
+	}
+	if err := results.WriteTable(stdout, sum); err != nil {
+		return err
+	}
+	if opts.outDir == "" {
+		return nil
+	}
+	return writeOutputs(opts.outDir, l, sum, res)
+}
+
+// simulate builds and runs a loaded scenario and summarises it.
+func simulate(l *scenarios.Loaded) (results.Summary, *sim.Result, error) {
+	b, err := l.Build()
+	if err != nil {
+		return results.Summary{}, nil, err
+	}
+	defer b.Close()
+	start := time.Now()
+	res, err := sim.Run(b.Config)
+	if err != nil {
+		return results.Summary{}, nil, err
+	}
+	wall := time.Since(start).Seconds()
+	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
+		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceNames(res)}
+	return results.Summarize(res.Records, res.ITL, info), res, nil
+}
+
+func instanceNames(res *sim.Result) []string {
+	names := make([]string, len(res.Instances))
+	for i, in := range res.Instances {
+		names[i] = in.Name
+	}
+	return names
+}
+
+// writeOutputs writes summary.json, requests.csv and the effective
+// scenario into dir.
+func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	eff, err := l.Effective()
+	if err != nil {
+		return err
+	}
+	writers := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"summary.json", func(w io.Writer) error { return results.WriteJSON(w, sum) }},
+		{"requests.csv", func(w io.Writer) error { return results.WriteRequestsCSV(w, res.Records, instanceNames(res)) }},
+		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
+	}
+	for _, wr := range writers {
+		if err := writeFile(filepath.Join(dir, wr.name), wr.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes through a buffer and reports the first error, close
+// included.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

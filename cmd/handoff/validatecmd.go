@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func newValidateCmd(stdout io.Writer) *cobra.Command {
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "validate SCENARIO",
+		Short: "Check a scenario (schema, catalogs, files) without running it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			l, err := loadScenario(args[0], sets, 0)
+			if err != nil {
+				return err
+			}
+			b, err := l.Build()
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			fmt.Fprintf(stdout, "%s: ok (%d instances, %d GPUs, model %s)\n", args[0],
+				len(b.Config.Instances), b.GPUs, b.Model.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
+	return cmd
+}

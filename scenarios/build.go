@@ -1,0 +1,258 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"handoff/hardware"
+	"handoff/models/engine"
+	"handoff/models/llm"
+	"handoff/models/network"
+	"handoff/models/perf"
+	"handoff/models/router"
+	"handoff/results"
+	"handoff/sim"
+	"handoff/scenarios/workload"
+)
+
+// Built is a scenario turned into a simulator configuration, with the
+// resolved catalog entries a report may want and the files to close.
+type Built struct {
+	Config  *sim.Config
+	Model   *llm.Model
+	GPUs    int
+	closers []io.Closer
+}
+
+// Close releases the workload's open files.
+func (b *Built) Close() error {
+	var first error
+	for _, c := range b.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Build resolves the scenario against the catalogs and returns a runnable
+// configuration. seed overrides the scenario's seed when non-zero.
+func (l *Loaded) Build() (*Built, error) {
+	hw, models, err := l.catalogs()
+	if err != nil {
+		return nil, err
+	}
+	m, err := models.Model(l.Model)
+	if err != nil {
+		return nil, l.errorf("model", "%v", err)
+	}
+	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
+		SLO: results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
+	for i := range l.Pools {
+		if err := l.buildPool(b, i, hw, m); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.buildNetwork(b, hw); err != nil {
+		return nil, err
+	}
+	streams := sim.NewStreams(l.Seed)
+	b.Config.Router = l.buildRouter()
+	src, err := l.buildSource(b, streams)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.Config.Source = src
+	return b, nil
+}
+
+// buildPool adds a pool's instances.
+func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) error {
+	p := &l.Pools[i]
+	at := fmt.Sprintf("pools[%d]", i)
+	dev, err := hw.Accelerator(p.Hardware)
+	if err != nil {
+		return l.errorf(at+".hardware", "%v", err)
+	}
+	ecfg, err := l.engineConfig(at, p, dev, m)
+	if err != nil {
+		return err
+	}
+	timer, err := l.stepTimer(at, p, hw, dev, m)
+	if err != nil {
+		return err
+	}
+	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
+	for k := range p.Count {
+		b.Config.Instances = append(b.Config.Instances, sim.Instance{Name: fmt.Sprintf("%s-%d", p.Name, k),
+			Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.TP, Engine: ecfg, Timer: timer})
+	}
+	b.GPUs += p.Count * p.TP
+	return nil
+}
+
+// engineConfig sizes the KV pool: per TP rank, device memory × utilization
+// minus that rank's share of the weights, divided into blocks. Activation
+// memory and CUDA graphs, which vLLM also reserves, are not subtracted.
+func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) (engine.Config, error) {
+	e := p.Engine
+	weightsRank := m.WeightBytesTotal() / float64(p.TP)
+	budget := dev.MemoryBytes*e.MemoryUtilization - weightsRank
+	blockBytes := m.KVBytesPerTokenPerShard(p.TP) * float64(e.BlockSize)
+	if budget < blockBytes {
+		return engine.Config{}, l.errorf(at+".tp", "%s (%.1f GB of weights, %.1f GB per rank at TP %d) does not fit in %s "+
+			"at memory_utilization %g (%.1f GB usable per device): raise tp or choose larger hardware",
+			m.Name, m.WeightBytesTotal()/1e9, weightsRank/1e9, p.TP, dev.Name, e.MemoryUtilization,
+			dev.MemoryBytes*e.MemoryUtilization/1e9)
+	}
+	maxLen := m.MaxContext
+	if e.MaxModelLen > 0 {
+		maxLen = e.MaxModelLen
+	}
+	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
+		NumBlocks: int(budget / blockBytes), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
+		NoChunkedPrefill: !*e.ChunkedPrefill}
+	if err := cfg.Validate(); err != nil {
+		return cfg, l.errorf(at+".engine", "%v", err)
+	}
+	return cfg, nil
+}
+
+// stepTimer builds the pool's step-time model.
+func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model) (perf.StepTimer, error) {
+	st := p.StepTime
+	switch st.Model {
+	case "polynomial":
+		return l.polynomial(at, p)
+	case "table":
+		return l.profileTable(at, p)
+	}
+	link, err := hw.Link(dev.ScaleUpLink)
+	if err != nil && p.TP > 1 {
+		return nil, l.errorf(at+".hardware", "scale-up link of %s: %v", dev.Name, err)
+	}
+	overhead := int64(-1)
+	if st.Overhead != nil {
+		overhead = int64(*st.Overhead)
+	}
+	r, err := perf.NewRoofline(perf.RooflineConfig{Model: m, Device: dev, TP: p.TP, ScaleUp: link,
+		MFU: st.MFU, MBU: st.MBU, StepOverheadNs: overhead})
+	if err != nil {
+		return nil, l.errorf(at+".step_time", "%v", err)
+	}
+	return r, nil
+}
+
+func (l *Loaded) polynomial(at string, p *Pool) (perf.StepTimer, error) {
+	f, err := l.open(at+".step_time.file", p.StepTime.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := perf.ParseDistServe(f, p.StepTime.File, p.StepTime.ProfileModel, p.TP)
+	if err != nil {
+		return nil, l.errorf(at+".step_time", "%v", err)
+	}
+	return perf.NewPolynomial(c), nil
+}
+
+func (l *Loaded) profileTable(at string, p *Pool) (perf.StepTimer, error) {
+	f, err := l.open(at+".step_time.file", p.StepTime.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := perf.ParseSplitwise(f, p.StepTime.File)
+	if err != nil {
+		return nil, err
+	}
+	t, err := perf.NewProfileTable(rows, p.StepTime.ProfileModel, p.StepTime.ProfileHW, p.TP)
+	if err != nil {
+		return nil, l.errorf(at+".step_time", "%v", err)
+	}
+	return t, nil
+}
+
+// open opens a file named at a scenario field.
+func (l *Loaded) open(field, name string) (*os.File, error) {
+	if name == "" {
+		return nil, l.errorf(field, "required")
+	}
+	f, err := os.Open(l.Resolve(name))
+	if err != nil {
+		return nil, l.errorf(field, "%v", err)
+	}
+	return f, nil
+}
+
+// buildNetwork joins the instances with the scenario's link kind.
+func (l *Loaded) buildNetwork(b *Built, hw *hardware.Catalog) error {
+	link, err := hw.Link(l.Link.Kind)
+	if err != nil {
+		return l.errorf("link.kind", "%v", err)
+	}
+	if l.Link.Bandwidth > 0 {
+		link.BandwidthBps = float64(l.Link.Bandwidth)
+	}
+	if l.Link.Latency != nil {
+		link.LatencyNs = int64(*l.Link.Latency)
+	}
+	names := make([]string, len(b.Config.Instances))
+	for i, in := range b.Config.Instances {
+		names[i] = in.Name
+	}
+	b.Config.Topology = network.NewNICTopology(len(names), link, names)
+	return nil
+}
+
+func (l *Loaded) buildRouter() router.Router {
+	if l.Router.Policy == "least_loaded" {
+		return router.LeastLoaded{}
+	}
+	return &router.RoundRobin{}
+}
+
+// buildSource opens the workload and applies the rate scale.
+func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) {
+	w := l.Workload
+	var src sim.Source
+	var err error
+	switch {
+	case w.Synthetic != nil:
+		src, err = workload.NewSynthetic(*w.Synthetic, streams.Stream("workload"))
+	case w.SharedPrefix != nil:
+		src, err = workload.NewSharedPrefix(*w.SharedPrefix, streams.Stream("workload"))
+	default:
+		src, err = l.traceSource(b, w.Trace)
+	}
+	if err != nil {
+		return nil, l.errorf("workload", "%v", err)
+	}
+	if w.RateScale != 1 {
+		src = workload.Scale(src, w.RateScale)
+	}
+	return src, nil
+}
+
+func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
+	f, err := l.open("workload.trace.path", t.Path)
+	if err != nil {
+		return nil, err
+	}
+	b.closers = append(b.closers, f)
+	var src sim.Source
+	switch t.Format {
+	case workload.FormatAzure:
+		src = workload.NewAzure(f, t.Path)
+	case workload.FormatMooncake:
+		src = workload.NewMooncake(f, t.Path, 512)
+	default:
+		src = workload.NewBurstGPT(f, t.Path)
+	}
+	if t.Limit > 0 {
+		src = workload.Limit(src, t.Limit)
+	}
+	return src, nil
+}

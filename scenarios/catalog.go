@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+
+	"handoff/hardware"
+	"handoff/hardware/spec"
+	"handoff/models/llm"
+)
+
+// catalogFile is the shape of a catalog file a scenario points to: new or
+// overriding accelerators, links and models, in the built-in catalogs' form.
+type catalogFile struct {
+	Accelerators []hardware.AcceleratorSpec `yaml:"accelerators"`
+	Links        []hardware.LinkSpec        `yaml:"links"`
+	Models       []llm.Spec                 `yaml:"models"`
+}
+
+// catalogs returns the built-in catalogs extended by the scenario's catalog
+// files, then by its inline entries.
+func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
+	hw, models := hardware.Default(), llm.Default()
+	for i, name := range l.Catalog.Files {
+		path := l.Resolve(name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, l.errorf(fmt.Sprintf("catalog.files[%d]", i), "%v", err)
+		}
+		var cf catalogFile
+		root, err := spec.Decode(data, path, &cf)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := addEntries(hw, models, cf, func(field string, err error) error {
+			return spec.Locate(root, path, field, err)
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	inline := catalogFile{l.Catalog.Accelerators, l.Catalog.Links, l.Catalog.Models}
+	err := addEntries(hw, models, inline, func(field string, err error) error {
+		return l.locate("catalog."+field, err)
+	})
+	return hw, models, err
+}
+
+// addEntries resolves and adds entries; locate places an error at a field.
+func addEntries(hw *hardware.Catalog, models *llm.Catalog, cf catalogFile, locate func(string, error) error) error {
+	for i, s := range cf.Links {
+		l, err := s.Resolve()
+		if err != nil {
+			return locate(fmt.Sprintf("links[%d]", i), err)
+		}
+		hw.AddLink(l)
+	}
+	for i, s := range cf.Accelerators {
+		a, err := s.Resolve()
+		if err != nil {
+			return locate(fmt.Sprintf("accelerators[%d]", i), err)
+		}
+		hw.AddAccelerator(a)
+	}
+	for i, s := range cf.Models {
+		m, err := s.Resolve()
+		if err != nil {
+			return locate(fmt.Sprintf("models[%d]", i), err)
+		}
+		models.AddModel(m)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+// Package scenarios is the scenario file: its schema, strict loading with
+// line-numbered errors, --set overrides, defaults, validation, and the
+// translation of a scenario into a simulator configuration. The shipped
+// example scenarios live beside this file; workload sources live in
+// scenarios/workload.
+package scenarios
+
+import (
+	"handoff/hardware"
+	"handoff/hardware/units"
+	"handoff/models/llm"
+	"handoff/scenarios/workload"
+)
+
+// Scenario is one scenario file, decoded. Defaults fills every optional
+// field, so a scenario written back out is complete and loads to itself.
+type Scenario struct {
+	Name     string   `yaml:"name"`
+	Seed     uint64   `yaml:"seed"`
+	Model    string   `yaml:"model"` // served-model catalog name
+	SLO      SLO      `yaml:"slo"`
+	Workload Workload `yaml:"workload"`
+	Pools    []Pool   `yaml:"pools"`
+	Link     Link     `yaml:"link"`
+	Router   Router   `yaml:"router"`
+	Catalog  Catalog  `yaml:"catalog,omitempty"`
+}
+
+// SLO is the latency objective a request must meet to count toward goodput.
+type SLO struct {
+	TTFT       units.Duration `yaml:"ttft"`
+	TPOT       units.Duration `yaml:"tpot"`
+	Attainment float64        `yaml:"attainment"` // target share of requests meeting both
+}
+
+// Workload is exactly one request source plus a rate scale.
+type Workload struct {
+	Synthetic    *workload.Synthetic    `yaml:"synthetic,omitempty"`
+	SharedPrefix *workload.SharedPrefix `yaml:"shared_prefix,omitempty"`
+	Trace        *workload.Trace        `yaml:"trace,omitempty"`
+	RateScale    float64                `yaml:"rate_scale"` // 2 = arrivals twice as fast
+}
+
+// Pool is a group of identical instances.
+type Pool struct {
+	Name       string   `yaml:"name"`
+	Role       string   `yaml:"role"` // colocated | prefill | decode
+	Count      int      `yaml:"count"`
+	Hardware   string   `yaml:"hardware"`
+	TP         int      `yaml:"tp"`
+	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
+	Engine     Engine   `yaml:"engine"`
+	Preemption string   `yaml:"preemption"` // recompute
+	StepTime   StepTime `yaml:"step_time"`
+}
+
+// Engine holds the vLLM engine limits of a pool's instances.
+type Engine struct {
+	MaxNumBatchedTokens int     `yaml:"max_num_batched_tokens"`
+	MaxNumSeqs          int     `yaml:"max_num_seqs"`
+	BlockSize           int     `yaml:"block_size"`
+	MemoryUtilization   float64 `yaml:"memory_utilization"` // share of device memory for weights + KV
+	MaxModelLen         int     `yaml:"max_model_len"`      // 0 = the model's context length
+	PrefixCaching       *bool   `yaml:"prefix_caching"`
+	ChunkedPrefill      *bool   `yaml:"chunked_prefill"`
+}
+
+// StepTime chooses and tunes the step-time model of a pool.
+type StepTime struct {
+	Model        string          `yaml:"model"`                   // roofline | polynomial | table
+	File         string          `yaml:"file,omitempty"`          // polynomial: DistServe JSON; table: Splitwise CSV
+	ProfileModel string          `yaml:"profile_model,omitempty"` // model key inside File
+	ProfileHW    string          `yaml:"profile_hardware,omitempty"`
+	MFU          float64         `yaml:"mfu,omitempty"` // roofline overrides; 0 = catalog value
+	MBU          float64         `yaml:"mbu,omitempty"`
+	Overhead     *units.Duration `yaml:"step_overhead,omitempty"`
+}
+
+// Link names the link kind that joins prefill and decode instances, with
+// optional overrides of its catalog figures.
+type Link struct {
+	Kind      string          `yaml:"kind"`
+	Bandwidth units.Bandwidth `yaml:"bandwidth,omitempty"` // per direction; 0 = catalog
+	Latency   *units.Duration `yaml:"latency,omitempty"`
+}
+
+// Router chooses the routing policy.
+type Router struct {
+	Policy string `yaml:"policy"` // round_robin | least_loaded
+}
+
+// Catalog extends the built-in catalogs: files to merge (resolved against
+// the scenario's folder) and inline entries, which win over both.
+type Catalog struct {
+	Files        []string                   `yaml:"files,omitempty"`
+	Accelerators []hardware.AcceleratorSpec `yaml:"accelerators,omitempty"`
+	Links        []hardware.LinkSpec        `yaml:"links,omitempty"`
+	Models       []llm.Spec                 `yaml:"models,omitempty"`
+}

@@ -1,0 +1,145 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Set is one --set override: a dotted path into the scenario and a YAML
+// value. Pools (and other named list items) are addressed by name:
+// "pools.decode.count"; list items may also be addressed by index.
+type Set struct {
+	Path  string
+	Value string
+}
+
+// ParseSet splits "path=value".
+func ParseSet(s string) (Set, error) {
+	path, value, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(path) == "" {
+		return Set{}, fmt.Errorf("--set %q: want path=value, e.g. pools.decode.count=8", s)
+	}
+	return Set{Path: strings.TrimSpace(path), Value: value}, nil
+}
+
+// apply writes the override into the document tree, creating missing
+// mapping keys, after checking that the path names a scenario field.
+func (s Set) apply(root *yaml.Node) error {
+	if err := checkPath(reflect.TypeFor[Scenario](), s.Path); err != nil {
+		return fmt.Errorf("--set %s: %w", s.Path, err)
+	}
+	var val yaml.Node
+	if err := yaml.Unmarshal([]byte(s.Value), &val); err != nil || len(val.Content) == 0 {
+		val = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: s.Value}}}
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode {
+		n = n.Content[0]
+	}
+	parts := strings.Split(s.Path, ".")
+	for i, part := range parts {
+		next, err := child(n, part, i == len(parts)-1)
+		if err != nil {
+			return fmt.Errorf("--set %s: %w", s.Path, err)
+		}
+		n = next
+	}
+	*n = *val.Content[0]
+	return nil
+}
+
+// child returns the node under n for one path part, creating a mapping
+// entry if it is missing.
+func child(n *yaml.Node, part string, last bool) (*yaml.Node, error) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				return n.Content[i+1], nil
+			}
+		}
+		v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, v)
+		return v, nil
+	case yaml.SequenceNode:
+		return item(n, part)
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" || n.Value == "" {
+			*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			return child(n, part, last)
+		}
+	}
+	return nil, fmt.Errorf("%q is not a mapping or list in the scenario", part)
+}
+
+// item finds a list element by its name field or by index.
+func item(n *yaml.Node, part string) (*yaml.Node, error) {
+	var names []string
+	for _, el := range n.Content {
+		for i := 0; i+1 < len(el.Content); i += 2 {
+			if el.Content[i].Value == "name" {
+				names = append(names, el.Content[i+1].Value)
+				if el.Content[i+1].Value == part {
+					return el, nil
+				}
+			}
+		}
+	}
+	if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
+		return n.Content[i], nil
+	}
+	return nil, fmt.Errorf("no list item named %q (have %s)", part, strings.Join(names, ", "))
+}
+
+// checkPath reports whether a dotted path names a field of t, following
+// yaml tags; list parts may be any name or index.
+func checkPath(t reflect.Type, path string) error {
+	for _, part := range strings.Split(path, ".") {
+		t = deref(t)
+		switch t.Kind() {
+		case reflect.Slice:
+			t = t.Elem()
+			continue
+		case reflect.Struct:
+			f, ok := fieldByTag(t, part)
+			if !ok {
+				return fmt.Errorf("no field %q here (known: %s)", part, strings.Join(tags(t), ", "))
+			}
+			t = f
+		default:
+			return fmt.Errorf("%q: %s has no fields", part, t)
+		}
+	}
+	return nil
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+func tags(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
