@@ -1,7 +1,8 @@
 // Package workload produces the requests a simulation replays: synthetic
 // generators (renewal arrival processes with length distributions, and the
 // inference-perf shared-prefix load) and streaming readers for production
-// traces (Azure LLM inference 2023/2024, Mooncake, BurstGPT).
+// traces (Azure LLM inference 2023/2024, Mooncake, BurstGPT), plus a
+// generator driven by ServeGen's per-window distributions.
 //
 // Every source implements sim.Source and guarantees: IDs are dense from 0 in
 // arrival order; ArrivalNs never decreases (a trace's first row arrives at 0);
@@ -15,5 +16,6 @@
 // Reading guide: spec.go (the YAML-facing specs and their validation),
 // length.go and arrival.go (the distributions), synthetic.go and
 // sharedprefix.go (generators), trace.go (what the readers share), azure.go,
-// mooncake.go, burstgpt.go (formats), wrap.go (Scale, Limit).
+// mooncake.go, burstgpt.go (formats), servegen.go, wrap.go (Scale, Limit,
+// Trace.Validate).
 package workload

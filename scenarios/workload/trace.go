@@ -12,10 +12,10 @@ import (
 // ParseError reports malformed trace input: the file, the 1-based line and
 // the field (column name or JSON key) that is wrong.
 type ParseError struct {
-	File  string
+	File  string // as the caller named it
 	Line  int    // 1-based; 0 when the error concerns the file as a whole
 	Field string // column or key name; empty when the whole line is wrong
-	Msg   string
+	Msg   string // what is wrong, e.g. `"12a" is not an integer`
 }
 
 // Error formats the error as "file:line: field: msg".
