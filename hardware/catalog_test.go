@@ -48,7 +48,7 @@ func TestDefaultFigures(t *testing.T) {
 	h100, _ := c.Accelerator("H100-SXM") // case-insensitive
 	want := Accelerator{
 		Name: "h100-sxm", Kind: KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
-		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6,
+		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: 0.65, MBU: 0.8, StepOverheadNs: 1e6,
 		ScaleUpLink: "nvlink4", PowerW: 700, CostPerHour: 3.0,
 		Source: h100.Source, EfficiencySource: h100.EfficiencySource,
 	}

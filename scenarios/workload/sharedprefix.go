@@ -80,8 +80,12 @@ func indexed(name string, i int) string {
 // NewSharedPrefix returns a source that generates s. User u (0 ≤ u <
 // NumGroups·UsersPerGroup) belongs to group u / UsersPerGroup; request i goes
 // to user i mod (NumGroups·UsersPerGroup). Its prompt is the group's system
-// prompt (one segment shared by the group) followed by a question (a segment
-// unique to the request); a zero-length part is omitted. Within a stage of
+// prompt (one segment shared by the group) followed by the user's question
+// (a segment of that user's own): as in inference-perf, whose generator
+// draws one prompt per user up front and cycles requests over them, a
+// returning user sends the same prompt again, so after the first round every
+// prompt is a prefix-cache hit on an instance that kept it. A zero-length
+// part is omitted. Within a stage of
 // duration D and n = round(rate·D) requests, arrival times are the sorted
 // positions of n uniform points in the stage, which is a Poisson process
 // conditioned on n arrivals (equivalently, n+1 exponential gaps rescaled to
@@ -154,7 +158,7 @@ func (g *sharedPrefix) prefix() []kv.Segment {
 		p = append(p, kv.Segment{ID: segSystemPrompt | group, Tokens: s.SystemPromptLen})
 	}
 	if s.QuestionLen > 0 {
-		p = append(p, kv.Segment{ID: segQuestion | uint64(g.nextID), Tokens: s.QuestionLen})
+		p = append(p, kv.Segment{ID: segQuestion | uint64(user), Tokens: s.QuestionLen})
 	}
 	return p
 }

@@ -60,8 +60,9 @@ type Length struct {
 
 // SharedPrefix is the inference-perf shared_prefix load: NumGroups system
 // prompts, each shared by UsersPerGroup users; requests cycle over the users
-// in order, and each is the user's group system prompt followed by a unique
-// question; the output length is fixed. Stages run back to back.
+// in order, and each is the user's group system prompt followed by that
+// user's question (the same every time the user returns); the output length
+// is fixed. Stages run back to back.
 type SharedPrefix struct {
 	NumGroups       int     `yaml:"num_unique_system_prompts"`
 	UsersPerGroup   int     `yaml:"num_users_per_system_prompt"`
