@@ -12,8 +12,8 @@ import (
 	"handoff/models/perf"
 	"handoff/models/router"
 	"handoff/results"
-	"handoff/sim"
 	"handoff/scenarios/workload"
+	"handoff/sim"
 )
 
 // Built is a scenario turned into a simulator configuration, with the

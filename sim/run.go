@@ -88,11 +88,31 @@ func Run(cfg *Config) (*Result, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	if c.ended != int64(len(c.records)) {
-		return nil, fmt.Errorf("sim: %d of %d requests never ended (simulator bug)",
-			int64(len(c.records))-c.ended, len(c.records))
+	if err := c.checkEnd(); err != nil {
+		return nil, err
 	}
 	return c.result(), nil
+}
+
+// checkEnd asserts the conservation invariants at the end of a run: every
+// request ended exactly once, and every instance is idle with all its KV
+// blocks back in its pool. A failure is a simulator bug.
+func (c *cluster) checkEnd() error {
+	if c.ended != int64(len(c.records)) {
+		return fmt.Errorf("sim: %d of %d requests never ended (simulator bug)",
+			int64(len(c.records))-c.ended, len(c.records))
+	}
+	for i, in := range c.insts {
+		pool := in.Pool()
+		if !in.Idle() || pool.UsedBlocks() != 0 {
+			return fmt.Errorf("sim: instance %s ended with work or %d blocks in use (simulator bug)",
+				c.cfg.Instances[i].Name, pool.UsedBlocks())
+		}
+		if err := pool.Check(); err != nil {
+			return fmt.Errorf("sim: instance %s: %w (simulator bug)", c.cfg.Instances[i].Name, err)
+		}
+	}
+	return nil
 }
 
 func newCluster(cfg *Config) *cluster {

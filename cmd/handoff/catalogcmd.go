@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -34,14 +35,14 @@ func listHardware(w io.Writer, c *hardware.Catalog) {
 	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\t$/HOUR")
 	for _, a := range c.Accelerators() {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%.2f\n", a.Name, a.Kind,
-			units.FormatBytes(a.MemoryBytes), units.FormatBandwidth(a.MemoryBandwidthBps),
-			units.FormatFLOPS(a.BF16FLOPS), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
+			human(a.MemoryBytes, "B"), human(a.MemoryBandwidthBps, "B/s"),
+			human(a.BF16FLOPS, "FLOPS"), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
 			a.ScaleUpLink, a.CostPerHour)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "LINK\tBANDWIDTH (PER DIRECTION)\tLATENCY")
 	for _, l := range c.Links() {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, units.FormatBandwidth(l.BandwidthBps), units.FormatDuration(l.LatencyNs))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, human(l.BandwidthBps, "B/s"), units.FormatDuration(l.LatencyNs))
 	}
 }
 
@@ -49,7 +50,19 @@ func listModels(w io.Writer, c *llm.Catalog) {
 	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tPARAMS\tACTIVE\tWEIGHTS\tKV/TOKEN\tMAX CONTEXT")
 	for _, m := range c.Models() {
 		fmt.Fprintf(w, "%s\t%d\t%s\t%.1fB\t%.1fB\t%s\t%s\t%d\n", m.Name, m.Layers, m.Attention,
-			m.ParamsTotal/1e9, m.ParamsActive/1e9, units.FormatBytes(m.WeightBytesTotal()),
-			units.FormatBytes(m.KVBytesPerToken()), m.MaxContext)
+			m.ParamsTotal/1e9, m.ParamsActive/1e9, human(m.WeightBytesTotal(), "B"),
+			human(m.KVBytesPerToken(), "B"), m.MaxContext)
 	}
+}
+
+// human renders v with a decimal SI prefix and three significant digits,
+// for reading (catalog files keep exact values).
+func human(v float64, unit string) string {
+	prefixes := []string{"", "k", "M", "G", "T", "P", "E"}
+	i := 0
+	for v >= 1000 && i < len(prefixes)-1 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + " " + prefixes[i] + unit
 }

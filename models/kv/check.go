@@ -50,8 +50,11 @@ func (p *Pool) checkQueue() error {
 	return nil
 }
 
-// checkHashes audits the agreement of per-block hashes and the cache map.
+// checkHashes audits the agreement of per-block hashes and the cache index.
 func (p *Pool) checkHashes() error {
+	if err := p.cached.check(); err != nil {
+		return err
+	}
 	hashed := 0
 	for b, h := range p.hashes {
 		if h == noneHash {
@@ -61,12 +64,17 @@ func (p *Pool) checkHashes() error {
 		if !p.prefixCaching {
 			return fmt.Errorf("kv: block %d has a hash without prefix caching", b)
 		}
-		if got, ok := p.cached[h]; !ok || got != BlockID(b) {
+		if got, ok := p.cached.get(h); !ok || got != BlockID(b) {
 			return fmt.Errorf("kv: block %d holds hash %#x but the cache maps it to %d (present %v)", b, h, got, ok)
 		}
 	}
-	if hashed != len(p.cached) {
-		return fmt.Errorf("kv: %d blocks carry hashes but the cache has %d entries", hashed, len(p.cached))
+	for h, b := range p.cached.all {
+		if b < 0 || int(b) >= len(p.hashes) || p.hashes[b] != h {
+			return fmt.Errorf("kv: cache maps hash %#x to block %d, which does not hold it", h, b)
+		}
+	}
+	if hashed != p.cached.len() {
+		return fmt.Errorf("kv: %d blocks carry hashes but the cache has %d entries", hashed, p.cached.len())
 	}
 	return nil
 }

@@ -9,6 +9,8 @@
 //   - hash.go: AppendBlockHashes, the chained identity of each full block.
 //   - pool.go: Pool, reference-counted blocks, and the order of operations an
 //     engine follows (Match, Acquire, Allocate, Commit, Free).
+//   - index.go: the prefix cache's hash → block table (open addressing,
+//     linear probing, backward-shift deletion; fixed size, no allocation).
 //   - freelist.go: the intrusive free queue that doubles as the LRU eviction
 //     order of cached blocks.
 //   - check.go: Check, the O(blocks) invariant audit used by tests and debug runs.

@@ -40,7 +40,7 @@ type Pool struct {
 	hashes        []uint64 // per block: committed hash, 0 = none
 	prev, next    []int32  // free queue links, len NumBlocks+1 (sentinel last)
 	numFree       int
-	cached        map[uint64]BlockID // hash → the block holding it
+	cached        index // hash → the block holding it (see index.go)
 	stats         Stats
 }
 
@@ -63,8 +63,12 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 		prev:          make([]int32, numBlocks+1),
 		next:          make([]int32, numBlocks+1),
 	}
+	// Each block holds at most one hash, so numBlocks entries always fit.
+	// Without prefix caching the table stays empty and every look-up misses.
 	if prefixCaching {
-		p.cached = make(map[uint64]BlockID, numBlocks)
+		p.cached = newIndex(numBlocks)
+	} else {
+		p.cached = newIndex(0)
 	}
 	s := p.sentinel()
 	p.prev[s], p.next[s] = s, s
@@ -91,7 +95,7 @@ func (p *Pool) FreeBlocks() int { return p.numFree }
 func (p *Pool) UsedBlocks() int { return len(p.refs) - p.numFree }
 
 // CachedBlocks returns how many blocks carry a hash, in use or free.
-func (p *Pool) CachedBlocks() int { return len(p.cached) }
+func (p *Pool) CachedBlocks() int { return p.cached.len() }
 
 // RefCount returns how many tables hold block b.
 func (p *Pool) RefCount(b BlockID) int { return int(p.refs[b]) }
@@ -106,7 +110,7 @@ func (p *Pool) Stats() Stats { return p.stats }
 // held by running sequences or sit in the free queue. It changes no block
 // state; it adds len(hashes) to QueriedBlocks and the result to HitBlocks
 // (use Peek for look-ups that should not count, such as a router's).
-// Always 0 without prefix caching. Cost O(result+1) map look-ups.
+// Always 0 without prefix caching. Cost O(result+1) hash look-ups.
 func (p *Pool) Match(hashes []uint64) int {
 	hit := p.Peek(hashes)
 	p.stats.QueriedBlocks += int64(len(hashes))
@@ -117,7 +121,7 @@ func (p *Pool) Match(hashes []uint64) int {
 // Peek is Match without touching the counters.
 func (p *Pool) Peek(hashes []uint64) int {
 	for i, h := range hashes {
-		if _, ok := p.cached[h]; !ok {
+		if _, ok := p.cached.get(h); !ok {
 			return i
 		}
 	}
@@ -156,7 +160,7 @@ func (p *Pool) Acquire(table []BlockID, hashes []uint64) []BlockID {
 
 // mustFind returns the block holding hash h, panicking if there is none.
 func (p *Pool) mustFind(h uint64) BlockID {
-	b, ok := p.cached[h]
+	b, ok := p.cached.get(h)
 	if !ok {
 		panic("kv: hash not cached (Acquire without Match, or Allocate evicted it)")
 	}
@@ -178,7 +182,7 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 		b := p.head()
 		p.unlink(b)
 		if h := p.hashes[b]; h != noneHash {
-			delete(p.cached, h)
+			p.cached.del(h)
 			p.hashes[b] = noneHash
 			p.stats.Evicted++
 		}
@@ -208,11 +212,9 @@ func (p *Pool) Commit(b BlockID, h uint64) {
 	case p.hashes[b] != noneHash:
 		panic("kv: block already holds a different hash")
 	}
-	if _, taken := p.cached[h]; taken {
-		return
+	if p.cached.put(h, b) {
+		p.hashes[b] = h
 	}
-	p.cached[h] = b
-	p.hashes[b] = h
 }
 
 // Free drops one reference on each block of table, walking from the last

@@ -156,7 +156,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 		"cycle":        func(p *Pool) { p.next[2] = 1 },
 		"free count":   func(p *Pool) { p.numFree-- },
 		"stray hash":   func(p *Pool) { p.hashes[1] = 42 },
-		"stray entry":  func(p *Pool) { p.cached[42] = 1 },
+		"stray entry":  func(p *Pool) { p.cached.put(42, 1) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := NewPool(6, 4, true)
@@ -232,5 +232,44 @@ func BenchmarkAppendBlockHashes(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = AppendBlockHashes(dst[:0], segs, 4, 4096, 16)
+	}
+}
+
+// BenchmarkPoolSimLike mimics the simulator's use of one instance's pool:
+// 30,000 blocks of 16 tokens; each iteration admits one sequence of 60–100
+// blocks whose first 16 come from one of 8 shared system prompts (Match,
+// Acquire, Allocate the rest, Commit block by block) and frees the oldest of
+// 200 live sequences, so later allocations evict what earlier ones cached.
+func BenchmarkPoolSimLike(b *testing.B) {
+	const live, prefixBlocks = 200, 16
+	p := NewPool(30000, 16, true)
+	var prompts [8][]uint64
+	for i := range prompts {
+		prompts[i] = AppendBlockHashes(nil, []Segment{{ID: uint64(i), Tokens: prefixBlocks * 16}}, 0, prefixBlocks*16, 16)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	tables := make([][]BlockID, live)
+	for i := range tables {
+		tables[i] = make([]BlockID, 0, 100)
+	}
+	hs := make([]uint64, 0, 100)
+	ctr := uint64(0)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Free(tables[i])
+		hs = append(hs[:0], prompts[r.IntN(len(prompts))]...)
+		for range 44 + r.IntN(41) {
+			ctr++
+			hs = append(hs, mix64(ctr)|1)
+		}
+		hit := p.Match(hs)
+		tab := p.Acquire(tables[i][:0], hs[:hit])
+		tab, _ = p.Allocate(tab, len(hs)-hit)
+		for j := hit; j < len(hs); j++ {
+			p.Commit(tab[j], hs[j])
+		}
+		tables[i] = tab
+		i = (i + 1) % live
 	}
 }

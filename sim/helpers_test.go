@@ -1,0 +1,233 @@
+package sim
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"handoff/hardware"
+	"handoff/models/engine"
+	"handoff/models/kv"
+	"handoff/models/network"
+	"handoff/models/perf"
+	"handoff/results"
+)
+
+// sliceSource yields a fixed list of requests in order.
+type sliceSource struct {
+	reqs []Request
+	next int
+}
+
+func (s *sliceSource) Next(r *Request) (bool, error) {
+	if s.next == len(s.reqs) {
+		return false, nil
+	}
+	*r = s.reqs[s.next]
+	s.next++
+	return true, nil
+}
+
+// linearTimer prices a step at aNs + bNs·(new tokens): the closed form every
+// hand-derived expectation in these tests uses.
+func linearTimer(aNs, bNs int64) perf.StepTimer {
+	return perf.StepTimerFunc(func(b *perf.Batch) int64 { return aNs + bNs*int64(b.Tokens()) })
+}
+
+// engineCfg is a validated engine configuration with block size 16.
+func engineCfg(t testing.TB, blocks, budget, seqs int, caching bool) engine.Config {
+	t.Helper()
+	c := engine.Config{MaxBatchedTokens: budget, MaxSeqs: seqs, BlockSize: 16, NumBlocks: blocks,
+		MaxModelLen: 1 << 20, PrefixCaching: caching}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// instances returns n instances of one role sharing an engine configuration
+// and a step timer, named role-k.
+func instances(role Role, n int, ec engine.Config, timer perf.StepTimer) []Instance {
+	var out []Instance
+	for k := range n {
+		out = append(out, Instance{Name: fmt.Sprintf("%s-%d", role, k), Pool: role.String(),
+			Role: role, GPUs: 1, Engine: ec, Timer: timer})
+	}
+	return out
+}
+
+// withNICs joins cfg's instances with a NIC topology over link l.
+func withNICs(cfg *Config, l hardware.Link) *Config {
+	var names []string
+	for _, in := range cfg.Instances {
+		names = append(names, in.Name)
+	}
+	cfg.Topology = network.NewNICTopology(len(cfg.Instances), l, names)
+	return cfg
+}
+
+// drive runs cfg like Run does, but keeps the cluster so a test can inspect
+// the instances afterwards, and audits invariants as it goes: time never
+// goes back, and (when auditEvery > 0, every auditEvery events) every KV pool
+// passes Check and its references equal the blocks its live sequences hold.
+func drive(t testing.TB, cfg *Config, auditEvery int64) (*cluster, error) {
+	t.Helper()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := newCluster(cfg)
+	c.pullArrival()
+	for c.q.len() > 0 && c.err == nil {
+		before := c.nowNs
+		c.dispatch(c.q.pop())
+		if c.nowNs < before {
+			t.Fatalf("time went back from %d to %d ns", before, c.nowNs)
+		}
+		if auditEvery > 0 && c.events%auditEvery == 0 {
+			auditBlocks(t, c)
+		}
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.ended != int64(len(c.records)) {
+		return c, fmt.Errorf("sim: %d of %d requests never ended", int64(len(c.records))-c.ended, len(c.records))
+	}
+	return c, nil
+}
+
+// auditBlocks checks block conservation on every instance: the pool is
+// consistent, and the references it counts are exactly the blocks held by the
+// sequences of requests in flight there.
+func auditBlocks(t testing.TB, c *cluster) {
+	t.Helper()
+	held := make([]int, len(c.insts))
+	for _, f := range c.flights {
+		if f.free {
+			continue
+		}
+		if f.pseq != nil {
+			held[f.route.Prefill] += f.pseq.Blocks()
+		}
+		if f.dseq != nil {
+			held[f.route.Decode] += f.dseq.Blocks()
+		}
+	}
+	for i, in := range c.insts {
+		pool := in.Pool()
+		if err := pool.Check(); err != nil {
+			t.Fatalf("t=%d ns, %s: %v", c.nowNs, c.cfg.Instances[i].Name, err)
+		}
+		refs := 0
+		for b := range pool.NumBlocks() {
+			refs += pool.RefCount(kv.BlockID(b))
+		}
+		if refs != held[i] {
+			t.Fatalf("t=%d ns, %s: pool counts %d references, sequences hold %d blocks",
+				c.nowNs, c.cfg.Instances[i].Name, refs, held[i])
+		}
+	}
+}
+
+// checkDrained asserts the end state of a finished run: nothing in flight,
+// every instance idle with an empty, consistent KV pool.
+func checkDrained(t testing.TB, c *cluster) {
+	t.Helper()
+	for i, in := range c.insts {
+		name := c.cfg.Instances[i].Name
+		if in.Busy() || !in.Idle() {
+			t.Errorf("%s not idle: busy=%v waiting=%d running=%d pulling=%d holding=%d", name,
+				in.Busy(), in.Waiting(), in.Running(), in.Pulling(), in.Holding())
+		}
+		if u := in.Pool().UsedBlocks(); u != 0 {
+			t.Errorf("%s: %d KV blocks still used", name, u)
+		}
+		if err := in.Pool().Check(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if c.outstanding[i] != 0 {
+			t.Errorf("%s: %d requests still outstanding", name, c.outstanding[i])
+		}
+	}
+	for ref, f := range c.flights {
+		if !f.free {
+			t.Errorf("flight %d still live: request %d", ref, f.req.ID)
+		}
+	}
+	if c.net != nil && c.net.Active() != 0 {
+		t.Errorf("%d transfers still in the network", c.net.Active())
+	}
+}
+
+// checkConservation asserts that every arrived request ended exactly once,
+// with dense IDs, consistent times, and the fields its status implies.
+func checkConservation(t testing.TB, recs []results.Record, arrived int) {
+	t.Helper()
+	if len(recs) != arrived {
+		t.Fatalf("%d records for %d arrivals", len(recs), arrived)
+	}
+	var counts [3]int
+	for i := range recs {
+		r := &recs[i]
+		counts[r.Status]++
+		if r.ID != int64(i) {
+			t.Fatalf("record %d has ID %d", i, r.ID)
+		}
+		if r.FinishNs < r.ArrivalNs {
+			t.Errorf("request %d finished at %d ns before arriving at %d ns", r.ID, r.FinishNs, r.ArrivalNs)
+		}
+		checkStatus(t, r)
+	}
+	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped] != arrived {
+		t.Errorf("statuses %v do not sum to %d arrivals", counts, arrived)
+	}
+}
+
+func checkStatus(t testing.TB, r *results.Record) {
+	t.Helper()
+	switch r.Status {
+	case results.Completed:
+		if r.Reason != "" || r.FirstTokenNs <= r.ArrivalNs || r.FinishNs < r.FirstTokenNs || r.OutputTokens < 1 {
+			t.Errorf("completed request %+v is inconsistent", *r)
+		}
+	case results.Dropped, results.Rejected:
+		if r.Reason == "" {
+			t.Errorf("request %d ended %v without a reason", r.ID, r.Status)
+		}
+	default:
+		t.Errorf("request %d has status %v", r.ID, r.Status)
+	}
+}
+
+// sameResult reports the first difference between two results of the same
+// configuration, or "".
+func sameResult(a, b *Result) string {
+	switch {
+	case len(a.Records) != len(b.Records):
+		return fmt.Sprintf("%d vs %d records", len(a.Records), len(b.Records))
+	case a.Events != b.Events || a.SimTimeNs != b.SimTimeNs:
+		return fmt.Sprintf("events %d vs %d, end %d vs %d ns", a.Events, b.Events, a.SimTimeNs, b.SimTimeNs)
+	case !reflect.DeepEqual(a.ITL, b.ITL):
+		return "ITL histograms differ"
+	case !reflect.DeepEqual(a.Instances, b.Instances):
+		return fmt.Sprintf("instance results differ:\n%+v\n%+v", a.Instances, b.Instances)
+	case !reflect.DeepEqual(a.Links, b.Links):
+		return "link results differ"
+	}
+	for i := range a.Records {
+		if a.Records[i] != b.Records[i] {
+			return fmt.Sprintf("record %d: %+v vs %+v", i, a.Records[i], b.Records[i])
+		}
+	}
+	return ""
+}
+
+// mustRun runs cfg and fails the test on error.
+func mustRun(t testing.TB, cfg *Config) *Result {
+	t.Helper()
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
