@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"handoff/models/engine"
+	"handoff/models/kv"
 	"handoff/models/router"
 	"handoff/results"
 )
@@ -19,6 +20,9 @@ func (c *cluster) pullArrival() {
 	case !ok:
 	case c.next.ArrivalNs < last:
 		c.err = fmt.Errorf("sim: source went back in time (%d ns after %d ns)", c.next.ArrivalNs, last)
+	case prefixTokens(c.next.Prefix) > c.next.PromptTokens || c.next.PromptTokens < 1 || c.next.OutputTokens < 1:
+		c.err = fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
+			len(c.records), c.next.PromptTokens, prefixTokens(c.next.Prefix), c.next.OutputTokens)
 	default:
 		c.q.push(c.next.ArrivalNs, classArrival, 0)
 	}
@@ -77,9 +81,7 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 func (c *cluster) onStep(i int) {
 	res := c.insts[i].Complete(c.nowNs)
 	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
-	for _, g := range res.TokenGapsNs {
-		c.itl.Add(g)
-	}
+	c.recordGaps(res.TokenGapsNs)
 	prefillRole := c.cfg.Instances[i].Role == RolePrefill
 	if !prefillRole {
 		for _, s := range res.FirstTokens {
@@ -191,4 +193,26 @@ func (c *cluster) newFlight(r *Request, d router.Decision) int32 {
 func (c *cluster) freeFlight(ref int32) {
 	c.flights[ref] = flight{free: true}
 	c.freeFlights = append(c.freeFlights, ref)
+}
+
+// recordGaps adds inter-token gaps to the ITL histogram. Most sequences in a
+// step waited exactly the step's duration, so equal neighbours are added as
+// one run.
+func (c *cluster) recordGaps(gaps []int64) {
+	for i := 0; i < len(gaps); {
+		j := i + 1
+		for j < len(gaps) && gaps[j] == gaps[i] {
+			j++
+		}
+		c.itl.AddN(gaps[i], int64(j-i))
+		i = j
+	}
+}
+
+func prefixTokens(segs []kv.Segment) int {
+	n := 0
+	for _, s := range segs {
+		n += s.Tokens
+	}
+	return n
 }

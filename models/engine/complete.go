@@ -23,7 +23,9 @@ func (in *Instance) Complete(nowNs int64) *StepResult {
 	}
 	clear(in.step)
 	in.step = in.step[:0]
-	in.removeFinished()
+	if len(in.res.Finished) > 0 {
+		in.removeFinished()
+	}
 	in.inStep = false
 	return &in.res
 }
@@ -73,8 +75,8 @@ func (in *Instance) removeFinished() {
 // commitFull publishes the sequence's newly completed full blocks to the
 // prefix cache.
 func (in *Instance) commitFull(s *Seq) {
-	if !in.cfg.PrefixCaching {
-		return
+	if !in.cfg.PrefixCaching || s.computed < (s.committed+1)*in.cfg.BlockSize {
+		return // no new full block (the common decode step)
 	}
 	full := s.computed / in.cfg.BlockSize
 	if full <= s.committed {
@@ -82,7 +84,11 @@ func (in *Instance) commitFull(s *Seq) {
 	}
 	in.hashTo(s, full*in.cfg.BlockSize)
 	for j := s.committed; j < full; j++ {
-		in.pool.Commit(s.blocks[j], s.hashes[j])
+		if j < s.shared {
+			in.pool.Commit(s.blocks[j], s.hashes[j])
+		} else {
+			in.pool.CommitPrivate(s.blocks[j], s.hashes[j])
+		}
 	}
 	s.committed = full
 }

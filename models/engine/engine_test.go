@@ -229,7 +229,7 @@ func TestConservationUnderRandomLoad(t *testing.T) {
 		for now := int64(1); now < 400; now++ {
 			if rng.IntN(3) == 0 {
 				s := seq(in, uint64(now), 1+rng.IntN(200), 1+rng.IntN(100))
-				if rng.IntN(2) == 0 {
+				if rng.IntN(2) == 0 && s.PromptTokens >= 48 {
 					s.Prefix = []kv.Segment{{ID: uint64(rng.IntN(3)), Tokens: 48}}
 				}
 				live[s] = true

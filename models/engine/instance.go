@@ -100,11 +100,20 @@ func (in *Instance) Recycle(s *Seq) {
 	in.freeSeqs = append(in.freeSeqs, s)
 }
 
-// Enqueue adds a sequence to the back of the waiting queue.
+// Enqueue adds a sequence to the back of the waiting queue. Its Prefix
+// segments must not be longer than its prompt.
 func (in *Instance) Enqueue(s *Seq) {
 	if s.MaxNew < 1 || s.PromptTokens < 1 {
 		panic("engine: sequence needs a prompt and at least one token to generate")
 	}
+	prefix := 0
+	for _, seg := range s.Prefix {
+		prefix += seg.Tokens
+	}
+	if prefix > s.PromptTokens {
+		panic("engine: prefix segments longer than the prompt")
+	}
+	s.shared = prefix / in.cfg.BlockSize
 	s.state = stateWaiting
 	in.waiting.pushBack(s)
 }

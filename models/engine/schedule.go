@@ -86,10 +86,10 @@ func (in *Instance) admit(s *Seq, budget int) (int, bool) {
 	}
 	n = min(n, budget)
 	need := in.blocksFor(start+n) - len(s.blocks) - hit
-	if need > in.pool.FreeBlocks()-in.pool.FreeAmong(s.hashes[:hit]) {
+	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
 		return 0, false
 	}
-	s.blocks = in.pool.Acquire(s.blocks, s.hashes[:hit])
+	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
 	if s.computed == 0 {
 		s.computed, s.committed = start, hit
@@ -113,10 +113,10 @@ func (in *Instance) admit(s *Seq, budget int) (int, bool) {
 func (in *Instance) reserveRemote(s *Seq) bool {
 	hit := in.match(s)
 	need := in.blocksFor(s.PromptTokens) - hit
-	if need > in.pool.FreeBlocks()-in.pool.FreeAmong(s.hashes[:hit]) {
+	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
 		return false
 	}
-	s.blocks = in.pool.Acquire(s.blocks, s.hashes[:hit])
+	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
 	s.committed = hit
 	s.admitted = true
@@ -132,18 +132,50 @@ func (in *Instance) reserveRemote(s *Seq) bool {
 }
 
 // match returns how many leading full blocks of the sequence's context are
-// in the prefix cache, leaving at least one token to compute.
+// in the prefix cache, leaving at least one token to compute: the shareable
+// blocks are looked up in the pool's index, the private ones (see
+// kv.CommitPrivate) among the blocks the sequence held before a preemption.
 func (in *Instance) match(s *Seq) int {
 	if !in.cfg.PrefixCaching {
 		return 0
 	}
 	in.hashTo(s, s.Tokens())
 	limit := (s.Tokens() - 1) / in.cfg.BlockSize
-	return in.pool.Match(s.hashes[:limit])
+	shared := min(s.shared, limit)
+	hit := in.pool.Match(s.hashes[:shared])
+	if hit < shared || hit >= min(limit, len(s.stale)) {
+		return hit
+	}
+	end := min(limit, len(s.stale))
+	return hit + in.pool.Held(s.stale[hit:end], s.hashes[hit:end])
+}
+
+// freeAmong is how many of the hit blocks sit in the free queue.
+func (in *Instance) freeAmong(s *Seq, hit int) int {
+	shared := min(hit, s.shared)
+	n := in.pool.FreeAmong(s.hashes[:shared])
+	if hit > shared {
+		n += in.pool.FreeAmongBlocks(s.stale[shared:hit])
+	}
+	return n
+}
+
+// acquire takes the hit blocks: shared ones through the index, private ones
+// from the sequence's pre-preemption table.
+func (in *Instance) acquire(s *Seq, hit int) {
+	shared := min(hit, s.shared)
+	s.blocks = in.pool.Acquire(s.blocks, s.hashes[:shared])
+	if hit > shared {
+		s.blocks = in.pool.AcquireBlocks(s.blocks, s.stale[shared:hit])
+	}
+	s.stale = s.stale[:0]
 }
 
 // grow makes sure the sequence has blocks for its first tokens tokens.
 func (in *Instance) grow(s *Seq, tokens int) bool {
+	if tokens <= len(s.blocks)*in.cfg.BlockSize {
+		return true // the common case: room in the last block
+	}
 	need := in.blocksFor(tokens) - len(s.blocks)
 	if need <= 0 {
 		return true
@@ -157,6 +189,7 @@ func (in *Instance) grow(s *Seq, tokens int) bool {
 // the pool (full ones stay findable in the prefix cache until evicted) and it
 // returns to the front of the waiting queue to re-prefill its whole context.
 func (in *Instance) preempt(s *Seq) {
+	s.stale = append(s.stale[:0], s.blocks...)
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
 	s.computed, s.committed = 0, 0

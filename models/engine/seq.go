@@ -39,7 +39,9 @@ type Seq struct {
 	reprefill bool
 	blocks    []kv.BlockID
 	hashes    []uint64
-	committed int // leading blocks already committed to the prefix cache
+	committed int          // leading blocks already committed to the prefix cache
+	shared    int          // leading blocks made only of Prefix tokens: shareable with other sequences
+	stale     []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 }
 
 // Tokens is the sequence's context: prompt plus every token generated here.
@@ -53,6 +55,6 @@ func (s *Seq) Blocks() int { return len(s.blocks) }
 
 // reset clears the sequence for reuse, keeping slice capacity.
 func (s *Seq) reset() {
-	blocks, hashes := s.blocks[:0], s.hashes[:0]
-	*s = Seq{blocks: blocks, hashes: hashes}
+	blocks, hashes, stale := s.blocks[:0], s.hashes[:0], s.stale[:0]
+	*s = Seq{blocks: blocks, hashes: hashes, stale: stale}
 }

@@ -58,12 +58,21 @@ func (p *Pool) checkHashes() error {
 	hashed := 0
 	for b, h := range p.hashes {
 		if h == noneHash {
+			if p.private[b] {
+				return fmt.Errorf("kv: block %d is private but holds no hash", b)
+			}
 			continue
 		}
-		hashed++
 		if !p.prefixCaching {
 			return fmt.Errorf("kv: block %d has a hash without prefix caching", b)
 		}
+		if p.private[b] {
+			if _, ok := p.cached.get(h); ok {
+				return fmt.Errorf("kv: private block %d's hash %#x is in the shared index", b, h)
+			}
+			continue
+		}
+		hashed++
 		if got, ok := p.cached.get(h); !ok || got != BlockID(b) {
 			return fmt.Errorf("kv: block %d holds hash %#x but the cache maps it to %d (present %v)", b, h, got, ok)
 		}
@@ -74,7 +83,7 @@ func (p *Pool) checkHashes() error {
 		}
 	}
 	if hashed != p.cached.len() {
-		return fmt.Errorf("kv: %d blocks carry hashes but the cache has %d entries", hashed, p.cached.len())
+		return fmt.Errorf("kv: %d blocks carry shared hashes but the cache has %d entries", hashed, p.cached.len())
 	}
 	return nil
 }

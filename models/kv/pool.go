@@ -38,6 +38,7 @@ type Pool struct {
 	prefixCaching bool
 	refs          []int32  // per block: references held by tables
 	hashes        []uint64 // per block: committed hash, 0 = none
+	private       []bool   // per block: its hash is known to its sequence only (CommitPrivate)
 	prev, next    []int32  // free queue links, len NumBlocks+1 (sentinel last)
 	numFree       int
 	cached        index // hash → the block holding it (see index.go)
@@ -60,6 +61,7 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 		prefixCaching: prefixCaching,
 		refs:          make([]int32, numBlocks),
 		hashes:        make([]uint64, numBlocks),
+		private:       make([]bool, numBlocks),
 		prev:          make([]int32, numBlocks+1),
 		next:          make([]int32, numBlocks+1),
 	}
@@ -182,8 +184,10 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 		b := p.head()
 		p.unlink(b)
 		if h := p.hashes[b]; h != noneHash {
-			p.cached.del(h)
-			p.hashes[b] = noneHash
+			if !p.private[b] {
+				p.cached.del(h)
+			}
+			p.hashes[b], p.private[b] = noneHash, false
 			p.stats.Evicted++
 		}
 		p.refs[b] = 1

@@ -1,0 +1,74 @@
+package kv
+
+// Private blocks.
+//
+// Most full blocks a sequence computes hold tokens unique to it: the part of
+// its prompt past the shared segments, and everything it generates. Their
+// chained hashes can never be produced by another sequence, so publishing
+// them in the shared index (one random memory access per commit and one per
+// eviction, millions per run) buys nothing. A private block carries its hash
+// like any cached block — it goes to the tail of the free queue when freed
+// and is evicted in the same LRU order — but only its own sequence can find
+// it again, by remembering which blocks it held (as a recompute-preempted
+// sequence does). Observable behaviour is identical to committing it.
+
+// CommitPrivate records that block b holds the full block with chained hash
+// h, without entering h in the shared index. No-op without prefix caching.
+// Cost O(1). Panics as Commit does.
+func (p *Pool) CommitPrivate(b BlockID, h uint64) {
+	if !p.prefixCaching {
+		return
+	}
+	switch {
+	case h == noneHash:
+		panic("kv: commit of hash 0")
+	case p.refs[b] == 0:
+		panic("kv: commit to a free block")
+	case p.hashes[b] == h:
+		return
+	case p.hashes[b] != noneHash:
+		panic("kv: block already holds a different hash")
+	}
+	p.hashes[b], p.private[b] = h, true
+}
+
+// Held returns how many leading blocks[i] still hold hashes[i]: blocks a
+// sequence once held whose content has not been evicted since. Pure.
+// Cost O(result+1).
+func (p *Pool) Held(blocks []BlockID, hashes []uint64) int {
+	n := min(len(blocks), len(hashes))
+	for i := range n {
+		if h := hashes[i]; h == noneHash || p.hashes[blocks[i]] != h {
+			return i
+		}
+	}
+	return n
+}
+
+// FreeAmongBlocks returns how many of blocks have refcount 0 (and would
+// leave the free queue if acquired). Cost O(len(blocks)).
+func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
+	n := 0
+	for _, b := range blocks {
+		if p.refs[b] == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// AcquireBlocks appends blocks to table, taking a reference on each (blocks
+// that Held reported). Cost O(len(blocks)).
+func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
+	for _, b := range blocks {
+		if p.hashes[b] == noneHash {
+			panic("kv: acquiring a block that holds nothing")
+		}
+		if p.refs[b] == 0 {
+			p.unlink(int32(b))
+		}
+		p.refs[b]++
+		table = append(table, b)
+	}
+	return table
+}
