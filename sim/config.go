@@ -52,10 +52,14 @@ type Config struct {
 // and decode instances together with a topology joining them.
 func (c *Config) validate() error {
 	var roles [3]int
-	for _, in := range c.Instances {
+	for i := range c.Instances {
+		in := &c.Instances[i]
 		roles[in.Role]++
 		if in.Timer == nil {
 			return fmt.Errorf("sim: instance %s has no step timer", in.Name)
+		}
+		if err := in.Engine.Validate(); err != nil {
+			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
 		}
 	}
 	switch {

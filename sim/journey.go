@@ -66,7 +66,7 @@ func (c *cluster) place(r *Request) {
 	c.flights[ref].pseq = s
 	c.outstanding[d.Prefill]++
 	inst.Enqueue(s)
-	c.kick(d.Prefill)
+	c.kickSoon(d.Prefill)
 }
 
 func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
@@ -95,7 +95,7 @@ func (c *cluster) onStep(i int) {
 			c.complete(i, s)
 		}
 	}
-	c.kick(i)
+	c.kickSoon(i)
 }
 
 // handoff sends a request whose prefill finished to its decode instance,
@@ -109,7 +109,7 @@ func (c *cluster) handoff(ps *engine.Seq) {
 	f.dseq = s
 	c.outstanding[d]++
 	c.insts[d].Enqueue(s)
-	c.kick(d)
+	c.kickSoon(d)
 }
 
 // startPull begins the KV transfer of a decode sequence that got its blocks.
@@ -137,8 +137,13 @@ func (c *cluster) onNetwork() {
 		f.pseq = nil
 		c.outstanding[p]--
 		c.insts[d].KVArrived(f.dseq)
-		c.kick(d)
-		c.kick(p)
+	}
+	// Kick only after applying every transfer due now, so that a decoder
+	// batches all the sequences that became ready at this instant.
+	for _, ref := range c.doneScratch {
+		f := &c.flights[ref]
+		c.kickSoon(f.route.Decode)
+		c.kickSoon(f.route.Prefill)
 	}
 	c.scheduleNetwork()
 }

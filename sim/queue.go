@@ -2,11 +2,14 @@ package sim
 
 // Event classes order events that fall at the same nanosecond: a finished
 // transfer is applied before a finished step, and both before an arrival, so
-// that an arriving request sees the cluster as of the end of that instant.
+// that an arriving request sees the cluster as of the end of that instant;
+// an instance whose state changed while other events were due at the same
+// instant plans its next step last (classKick), seeing all of them.
 const (
 	classNetwork uint8 = iota
 	classStep
 	classArrival
+	classKick
 )
 
 // event is one scheduled happening. key packs the class (top byte) and a

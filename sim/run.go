@@ -54,6 +54,7 @@ type cluster struct {
 	nowNs       int64
 	insts       []*engine.Instance
 	stepStartNs []int64
+	kickPending []bool
 	busyNs      []int64
 	outstanding []int
 	net         *network.Network
@@ -117,7 +118,7 @@ func (c *cluster) checkEnd() error {
 
 func newCluster(cfg *Config) *cluster {
 	n := len(cfg.Instances)
-	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), busyNs: make([]int64, n),
+	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), kickPending: make([]bool, n), busyNs: make([]int64, n),
 		outstanding: make([]int, n), netAtNs: -1}
 	for i, ic := range cfg.Instances {
 		c.insts = append(c.insts, engine.New(ic.Engine))
@@ -149,6 +150,9 @@ func (c *cluster) dispatch(e event) {
 		c.onStep(int(e.arg))
 	case classArrival:
 		c.onArrival()
+	case classKick:
+		c.kickPending[e.arg] = false
+		c.kick(int(e.arg))
 	}
 }
 
@@ -169,6 +173,20 @@ func (c *cluster) result() *Result {
 		}
 	}
 	return r
+}
+
+// kickSoon plans instance i's next step now, or — when other events are
+// due at this same instant — after them, so that the step sees them all.
+func (c *cluster) kickSoon(i int) {
+	if c.kickPending[i] {
+		return
+	}
+	if c.q.len() > 0 && c.q.h[0].at == c.nowNs {
+		c.kickPending[i] = true
+		c.q.push(c.nowNs, classKick, int32(i))
+		return
+	}
+	c.kick(i)
 }
 
 // kick starts the next step on an idle instance, if it has work.

@@ -30,6 +30,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("KV pool has %d blocks: no room for any KV cache", c.NumBlocks)
 	case c.MaxModelLen <= 0:
 		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
+	case c.NoChunkedPrefill && c.MaxBatchedTokens < c.MaxModelLen:
+		// As vLLM: without chunking a prompt must fit one step's budget.
+		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_model_len (%d) with chunked prefill off: "+
+			"enable chunked_prefill, raise the budget or lower max_model_len", c.MaxBatchedTokens, c.MaxModelLen)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ type Instance struct {
 	cfg     Config
 	pool    *kv.Pool
 	waiting deque
+	ready   deque // decode role: prompt KV arrived; they hold their blocks
 	running []*Seq
 	pulling int // decode role: sequences whose prompt KV is in flight
 	holding int // prefill role: finished sequences holding blocks
@@ -61,7 +62,7 @@ func (in *Instance) Pool() *kv.Pool { return in.pool }
 func (in *Instance) Stats() Stats { return in.stats }
 
 // Waiting is the number of sequences queued for admission.
-func (in *Instance) Waiting() int { return in.waiting.len() }
+func (in *Instance) Waiting() int { return in.waiting.len() + in.ready.len() }
 
 // Running is the number of sequences in the running set.
 func (in *Instance) Running() int { return len(in.running) }
@@ -77,7 +78,7 @@ func (in *Instance) Busy() bool { return in.inStep }
 
 // Idle reports whether the instance has nothing queued, running or pending.
 func (in *Instance) Idle() bool {
-	return in.waiting.len() == 0 && len(in.running) == 0 && in.pulling == 0 && in.holding == 0
+	return in.Waiting() == 0 && len(in.running) == 0 && in.pulling == 0 && in.holding == 0
 }
 
 // NewSeq returns a cleared sequence, reusing a recycled one when possible.
@@ -130,10 +131,13 @@ func (in *Instance) Release(s *Seq) {
 	in.holding--
 }
 
-// KVArrived marks a pulling sequence's prompt KV as present: it returns to
-// the front of the waiting queue with every prompt token but the last
-// computed, so its first step recomputes that token and samples the first
-// output token (as vLLM's decode side does after a remote prefill).
+// KVArrived marks a pulling sequence's prompt KV as present: it joins the
+// ready queue with every prompt token but the last computed, so its first
+// step recomputes that token and samples the first output token (as vLLM's
+// decode side does after a remote prefill). Ready sequences are admitted
+// before the waiting queue: they already hold their blocks, and making them
+// wait behind a head that cannot get blocks — as strict head-of-line order
+// would — can deadlock a decoder whose blocks they are.
 func (in *Instance) KVArrived(s *Seq) {
 	if s.state != statePulling {
 		panic("engine: KV arrived for a sequence that is not pulling")
@@ -142,5 +146,5 @@ func (in *Instance) KVArrived(s *Seq) {
 	s.computed = s.PromptTokens - 1
 	in.commitFull(s)
 	s.state = stateWaiting
-	in.waiting.pushFront(s)
+	in.ready.pushBack(s)
 }

@@ -21,6 +21,10 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 	budget, preempted := in.scheduleRunning(in.cfg.MaxBatchedTokens)
 	if !preempted {
 		in.admitWaiting(budget)
+	} else if len(in.step) == 0 {
+		// The pass preempted every running sequence and so may not admit:
+		// vLLM's engine loop schedules again at once.
+		in.admitWaiting(in.cfg.MaxBatchedTokens)
 	}
 	if len(in.step) == 0 {
 		return nil, &in.res
@@ -53,8 +57,16 @@ func (in *Instance) scheduleRunning(budget int) (int, bool) {
 	return budget, preempted
 }
 
-// admitWaiting admits sequences from the head of the waiting queue.
+// admitWaiting admits ready sequences, then sequences from the head of the
+// waiting queue.
 func (in *Instance) admitWaiting(budget int) {
+	for in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
+		n, ok := in.admit(&in.ready, in.ready.front(), budget)
+		if !ok {
+			return
+		}
+		budget -= n
+	}
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
 		if s.Remote && !s.admitted {
@@ -63,7 +75,7 @@ func (in *Instance) admitWaiting(budget int) {
 			}
 			continue
 		}
-		n, ok := in.admit(s, budget)
+		n, ok := in.admit(&in.waiting, s, budget)
 		if !ok {
 			return
 		}
@@ -71,10 +83,10 @@ func (in *Instance) admitWaiting(budget int) {
 	}
 }
 
-// admit moves the waiting head into the running set with its prefix-cache
+// admit moves the head s of queue q into the running set with its prefix-cache
 // hit and first chunk. It reports the tokens scheduled, or false when the
 // budget (without chunking) or the free blocks do not allow it.
-func (in *Instance) admit(s *Seq, budget int) (int, bool) {
+func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 	hit := 0
 	if s.computed == 0 {
 		hit = in.match(s)
@@ -100,7 +112,7 @@ func (in *Instance) admit(s *Seq, budget int) (int, bool) {
 		in.stats.PrefixHitTokens += int64(s.CachedTokens)
 		in.stats.PromptTokensSeen += int64(s.PromptTokens)
 	}
-	in.waiting.popFront()
+	q.popFront()
 	s.state = stateRunning
 	in.running = append(in.running, s)
 	in.plan(s, n)

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"handoff/hardware"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+// TestDecoderResumesAfterPreemptingItsOnlyRunningSequence builds the
+// smallest P/D run in which a decoder's scheduling pass preempts every
+// running sequence while a sequence whose KV has arrived waits holding
+// blocks. Decoder: 4 blocks of 16 tokens, decode steps of 1 ms; link fast
+// (1 µs latency, 1 TB/s).
+//
+//	A (prompt 31, output 10) arrives at 0: its KV lands on the decoder
+//	  (2 blocks) and its first decode step runs from ≈2.3 µs to ≈1.0023 ms.
+//	B (prompt 32, output 2) arrives at 10 µs and is handed off during that
+//	  step; at its end A still fits 2 blocks and B reserves the other 2.
+//	B's KV arrives during A's second step, so B waits with its 2 blocks.
+//	At the end of that step A (33 tokens) needs a third block; none is
+//	free, so A is preempted — and it was the only running sequence.
+//
+// Both requests can be served (each fits the decoder alone), and must end.
+func TestDecoderResumesAfterPreemptingItsOnlyRunningSequence(t *testing.T) {
+	reqs := []Request{
+		{ArrivalNs: 0, PromptTokens: 31, OutputTokens: 10},
+		{ArrivalNs: 10_000, PromptTokens: 32, OutputTokens: 2},
+	}
+	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 256, 8, false), linearTimer(cfA, cfB)),
+		instances(RoleDecode, 1, engineCfg(t, 4, 64, 8, false), linearTimer(1_000_000, 0))...)
+	cfg := withNICs(&Config{Name: "stranded", Instances: insts, Router: router.LeastLoaded{},
+		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}},
+		hardware.Link{Name: "fast", BandwidthBps: 1e12, LatencyNs: 1000})
+	c, err := drive(t, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, c.records, 2)
+	checkDrained(t, c)
+	for _, r := range c.records {
+		if r.Status != results.Completed {
+			t.Errorf("request %d: %+v", r.ID, r)
+		}
+	}
+}
+
+// TestUnchunkedPromptOverBudgetEnds: with chunked prefill off, a prompt
+// longer than the token budget can never be scheduled. vLLM refuses such a
+// configuration (max_num_batched_tokens < max_model_len without chunking);
+// the simulator must either reject it or drop the request — not leave it
+// waiting forever. The same holds for a re-prefill (prompt + generated)
+// that outgrows the budget after a preemption.
+func TestUnchunkedPromptOverBudgetEnds(t *testing.T) {
+	cfg := colocatedConfig(t, 64, []Request{{ArrivalNs: 10, PromptTokens: 100, OutputTokens: 4}})
+	cfg.Instances[0].Engine.NoChunkedPrefill = true
+	res, err := Run(cfg)
+	if err != nil {
+		if !strings.Contains(err.Error(), "max_num_batched_tokens") {
+			t.Fatal(err) // an error must name the setting at fault
+		}
+		return
+	}
+	r := res.Records[0]
+	if r.Status != results.Dropped || !strings.Contains(r.Reason, "64") {
+		t.Errorf("record %+v: want dropped naming the 64-token budget", r)
+	}
+}
+
+// TestSameInstantTransfersBatchOnDecoder: two identical requests prefilled
+// on two instances hand off to one decoder at the same instant; their pulls
+// share its ingress (1.5 bytes/ns each, 66 667 ns) and complete in the same
+// network event at 1000 + 2000 + 5000 + 66 667 = 74 667 ns. The decoder
+// should see both arrivals when it plans its next step, as the event classes
+// promise ("the cluster as of the end of that instant"), and decode them as
+// a batch of two: 1000 + 10·2 = 1020 ns per step.
+func TestSameInstantTransfersBatchOnDecoder(t *testing.T) {
+	reqs := []Request{
+		{ArrivalNs: 1000, PromptTokens: 100, OutputTokens: 5},
+		{ArrivalNs: 1000, PromptTokens: 100, OutputTokens: 5},
+	}
+	timer := linearTimer(cfA, cfB)
+	insts := append(instances(RolePrefill, 2, engineCfg(t, 100, 4096, 8, false), timer),
+		instances(RoleDecode, 1, engineCfg(t, 100, 4096, 8, false), timer)...)
+	cfg := withNICs(&Config{Name: "shared", Instances: insts, Router: &router.RoundRobin{},
+		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}, cfLink)
+	res := mustRun(t, cfg)
+	const ttftNs = 2000 + 5000 + 66667 + 1020
+	for _, r := range res.Records {
+		if r.FirstTokenNs-r.ArrivalNs != ttftNs || r.FinishNs-r.ArrivalNs != ttftNs+4*1020 {
+			t.Errorf("request %d: TTFT %d, E2E %d ns; want %d and %d", r.ID,
+				r.FirstTokenNs-r.ArrivalNs, r.FinishNs-r.ArrivalNs, ttftNs, ttftNs+4*1020)
+		}
+	}
+	in := res.Links[5]
+	if in.Name != "decode-0/ingress" || in.Stats.Transfers != 2 || in.Stats.Bytes != 200_000 || in.Stats.BusyNs != 66667 {
+		t.Errorf("%s: %+v, want 2 transfers, 200000 bytes, busy 66667 ns", in.Name, in.Stats)
+	}
+}

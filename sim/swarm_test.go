@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"handoff/hardware"
+	"handoff/models/engine"
+	"handoff/models/kv"
+	"handoff/models/perf"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+var (
+	swarmSeed  = flag.Uint64("swarm.seed", 1, "first seed of the swarm test")
+	swarmCases = flag.Int("swarm.cases", 100, "scenarios the swarm test draws")
+)
+
+// swarmCase draws a small random cluster and workload from seed: roles,
+// instance counts, pool sizes (often tight enough to preempt), budgets,
+// sequence caps, chunking, prefix caching, link speed, router, and a burst
+// of requests with shared prefixes. The same seed always gives the same
+// configuration, built fresh (routers and sources carry state).
+func swarmCase(t testing.TB, seed uint64) *Config {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	cfg := &Config{Name: fmt.Sprintf("swarm-%d", seed), Seed: seed, Router: router.LeastLoaded{}}
+	if rng.IntN(2) == 0 {
+		cfg.Router = &router.RoundRobin{}
+	}
+	pd := rng.IntN(2) == 0
+	if pd {
+		cfg.Instances = append(swarmPool(t, rng, RolePrefill), swarmPool(t, rng, RoleDecode)...)
+		link := hardware.Link{Name: "swarm", BandwidthBps: 1e8 * float64(1+rng.IntN(1000)),
+			LatencyNs: rng.Int64N(50_000)}
+		cfg.KVBytesPerToken = float64(100 + rng.IntN(200_000))
+		withNICs(cfg, link)
+	} else {
+		cfg.Instances = swarmPool(t, rng, RoleColocated)
+	}
+	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
+	return cfg
+}
+
+// swarmPool draws one to three instances of a role with a shared engine
+// configuration and step timer.
+func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
+	ec := engine.Config{MaxBatchedTokens: 16 << rng.IntN(6), MaxSeqs: 1 + rng.IntN(16),
+		BlockSize: 4 << rng.IntN(3), NumBlocks: 8 + rng.IntN(120), MaxModelLen: 1 << 20,
+		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0}
+	if rng.IntN(4) == 0 {
+		ec.MaxModelLen = 64 + rng.IntN(512)
+	}
+	if ec.NoChunkedPrefill {
+		// As vLLM requires without chunking: the budget covers the longest
+		// context (see TestUnchunkedPromptOverBudgetEnds).
+		ec.MaxBatchedTokens = max(ec.MaxBatchedTokens, 256)
+		ec.MaxModelLen = min(ec.MaxModelLen, ec.MaxBatchedTokens)
+	}
+	if err := ec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	aNs, bNs, cNs := 100+rng.Int64N(5000), 1+rng.Int64N(20), rng.Int64N(3)
+	timer := perf.StepTimerFunc(func(b *perf.Batch) int64 {
+		return aNs + bNs*int64(b.Tokens()) + cNs*b.DecodeContext/16
+	})
+	return instances(role, 1+rng.IntN(3), ec, timer)
+}
+
+// swarmRequests draws 20 to 120 requests: exponential gaps (sometimes all at
+// once), prompts up to 400 tokens of which some start with one of three
+// shared prefixes, outputs up to 300 tokens.
+func swarmRequests(rng *rand.Rand) []Request {
+	n := 20 + rng.IntN(100)
+	meanGapNs := float64(rng.IntN(4) * 20_000)
+	maxPrompt, maxOut := 1+rng.IntN(400), 1+rng.IntN(300)
+	reqs := make([]Request, n)
+	atNs := int64(0)
+	for i := range reqs {
+		atNs += int64(rng.ExpFloat64() * meanGapNs)
+		r := Request{ArrivalNs: atNs, PromptTokens: 1 + rng.IntN(maxPrompt), OutputTokens: 1 + rng.IntN(maxOut)}
+		if g := rng.IntN(4); g > 0 {
+			r.Prefix = []kv.Segment{{ID: uint64(g), Tokens: min(r.PromptTokens, 16*g)}}
+		}
+		reqs[i] = r
+	}
+	return reqs
+}
+
+// swarmTally counts what the swarm exercised, so the test can fail when it
+// stops covering preemption, drops, prefix hits or either cluster shape.
+type swarmTally struct {
+	pd, colocated, preemptions, dropped, completed, cachedTokens int
+}
+
+// TestSwarm draws random clusters and workloads, runs each three times (once
+// with block audits after every event, twice through Run) and checks that
+// the runs agree exactly, that every request ended once and that every
+// instance drained. Reproduce a failure with -swarm.seed=S -swarm.cases=1.
+func TestSwarm(t *testing.T) {
+	var tally swarmTally
+	for k := range uint64(*swarmCases) {
+		seed := *swarmSeed + k
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { swarmOne(t, seed, &tally) })
+	}
+	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
+		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0) {
+		t.Errorf("swarm covered too little: %+v", tally)
+	}
+	t.Logf("swarm: %+v", tally)
+}
+
+func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
+	cfg := swarmCase(t, seed)
+	c, err := drive(t, cfg, 1)
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	n := len(cfg.Source.(*sliceSource).reqs)
+	checkConservation(t, c.records, n)
+	checkDrained(t, c)
+	a, b := mustRun(t, swarmCase(t, seed)), mustRun(t, swarmCase(t, seed))
+	if d := sameResult(a, b); d != "" {
+		t.Fatalf("seed %d: two runs differ: %s", seed, d)
+	}
+	if d := sameResult(a, c.result()); d != "" {
+		t.Fatalf("seed %d: Run and the audited run differ: %s", seed, d)
+	}
+	if cfg.Topology != nil {
+		tally.pd++
+	} else {
+		tally.colocated++
+	}
+	for _, r := range a.Records {
+		tally.preemptions += int(r.Preemptions)
+		tally.cachedTokens += int(r.CachedTokens)
+		switch r.Status {
+		case results.Dropped:
+			tally.dropped++
+		case results.Completed:
+			tally.completed++
+		}
+	}
+}
