@@ -93,6 +93,10 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	return nil
 }
 
+// maxBlocks bounds one instance's KV pool, whose bookkeeping takes about 30
+// bytes a block: 2^24 blocks are 256M tokens at the default block size.
+const maxBlocks = 1 << 24
+
 // engineConfig sizes the KV pool: per TP rank, device memory × utilization
 // minus that rank's share of the weights, divided into blocks. Activation
 // memory and CUDA graphs, which vLLM also reserves, are not subtracted.
@@ -101,18 +105,27 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	weightsRank := m.WeightBytesTotal() / float64(p.TP)
 	budget := dev.MemoryBytes*e.MemoryUtilization - weightsRank
 	blockBytes := m.KVBytesPerTokenPerShard(p.TP) * float64(e.BlockSize)
+	if budget >= 0 && budget < blockBytes {
+		return engine.Config{}, l.errorf(at+".engine.block_size", "one KV block of %d tokens (%.3g GB per rank) does not fit "+
+			"in the %.3g GB per device left after the weights", e.BlockSize, blockBytes/1e9, budget/1e9)
+	}
 	if budget < blockBytes {
 		return engine.Config{}, l.errorf(at+".tp", "%s (%.1f GB of weights, %.1f GB per rank at TP %d) does not fit in %s "+
 			"at memory_utilization %g (%.1f GB usable per device): raise tp or choose larger hardware",
 			m.Name, m.WeightBytesTotal()/1e9, weightsRank/1e9, p.TP, dev.Name, e.MemoryUtilization,
 			dev.MemoryBytes*e.MemoryUtilization/1e9)
 	}
+	blocks := budget / blockBytes
+	if !(blocks <= maxBlocks) {
+		return engine.Config{}, l.errorf(at+".engine.block_size", "%.3g KV blocks per instance exceed the limit of %d: "+
+			"raise block_size or lower memory_utilization", blocks, maxBlocks)
+	}
 	maxLen := m.MaxContext
 	if e.MaxModelLen > 0 {
 		maxLen = e.MaxModelLen
 	}
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
-		NumBlocks: int(budget / blockBytes), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
+		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
 		NoChunkedPrefill: !*e.ChunkedPrefill}
 	if err := cfg.Validate(); err != nil {
 		return cfg, l.errorf(at+".engine", "%v", err)
@@ -151,7 +164,7 @@ func (l *Loaded) polynomial(at string, p *Pool) (perf.StepTimer, error) {
 		return nil, err
 	}
 	defer f.Close()
-	c, err := perf.ParseDistServe(f, p.StepTime.File, p.StepTime.ProfileModel, p.TP)
+	c, err := perf.ParseDistServe(f, l.Resolve(p.StepTime.File), p.StepTime.ProfileModel, p.TP)
 	if err != nil {
 		return nil, l.errorf(at+".step_time", "%v", err)
 	}
@@ -164,7 +177,7 @@ func (l *Loaded) profileTable(at string, p *Pool) (perf.StepTimer, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := perf.ParseSplitwise(f, p.StepTime.File)
+	rows, err := perf.ParseSplitwise(f, l.Resolve(p.StepTime.File))
 	if err != nil {
 		return nil, err
 	}
@@ -219,16 +232,19 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 	w := l.Workload
 	var src sim.Source
 	var err error
+	at := "workload.trace"
 	switch {
 	case w.Synthetic != nil:
+		at = "workload.synthetic"
 		src, err = workload.NewSynthetic(*w.Synthetic, streams.Stream("workload"))
 	case w.SharedPrefix != nil:
+		at = "workload.shared_prefix"
 		src, err = workload.NewSharedPrefix(*w.SharedPrefix, streams.Stream("workload"))
 	default:
 		src, err = l.traceSource(b, w.Trace)
 	}
 	if err != nil {
-		return nil, l.errorf("workload", "%v", err)
+		return nil, l.locate(at, err)
 	}
 	if w.RateScale != 1 {
 		src = workload.Scale(src, w.RateScale)
@@ -242,14 +258,15 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 		return nil, err
 	}
 	b.closers = append(b.closers, f)
+	name := l.Resolve(t.Path) // trace errors name the file as the user can open it
 	var src sim.Source
 	switch t.Format {
 	case workload.FormatAzure:
-		src = workload.NewAzure(f, t.Path)
+		src = workload.NewAzure(f, name)
 	case workload.FormatMooncake:
-		src = workload.NewMooncake(f, t.Path, 512)
+		src = workload.NewMooncake(f, name, 512)
 	default:
-		src = workload.NewBurstGPT(f, t.Path)
+		src = workload.NewBurstGPT(f, name)
 	}
 	if t.Limit > 0 {
 		src = workload.Limit(src, t.Limit)

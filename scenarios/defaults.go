@@ -1,5 +1,11 @@
 package scenarios
 
+import (
+	"fmt"
+
+	"handoff/hardware/spec"
+)
+
 // Defaults, in one place. Engine limits follow vLLM V1's defaults for an
 // online server.
 const (
@@ -16,63 +22,50 @@ const (
 	defaultRateScale         = 1
 )
 
-// applyDefaults fills every field left out of the file.
+// applyDefaults fills every field left out of the file (absent or null).
+// A field written out, even as 0 or "", is kept and validated: an explicit
+// `count: 0` is an error, not one instance.
 func (l *Loaded) applyDefaults() {
 	s := &l.Scenario
-	if s.Seed == 0 {
-		s.Seed = defaultSeed
-	}
-	if s.SLO.Attainment == 0 {
-		s.SLO.Attainment = defaultAttainment
-	}
-	if s.Workload.RateScale == 0 {
-		s.Workload.RateScale = defaultRateScale
-	}
-	if s.Link.Kind == "" {
-		s.Link.Kind = defaultLink
-	}
-	if s.Router.Policy == "" {
-		s.Router.Policy = defaultRouter
-	}
+	fill(l, "seed", &s.Seed, defaultSeed)
+	fill(l, "slo.attainment", &s.SLO.Attainment, defaultAttainment)
+	fill(l, "workload.rate_scale", &s.Workload.RateScale, defaultRateScale)
+	fill(l, "link.kind", &s.Link.Kind, defaultLink)
+	fill(l, "router.policy", &s.Router.Policy, defaultRouter)
 	for i := range s.Pools {
-		poolDefaults(&s.Pools[i])
+		l.poolDefaults(fmt.Sprintf("pools[%d].", i), &s.Pools[i])
 	}
 }
 
-func poolDefaults(p *Pool) {
-	if p.Role == "" {
-		p.Role = "colocated"
-	}
-	if p.Count == 0 {
-		p.Count = 1
-	}
-	if p.TP == 0 {
-		p.TP = 1
-	}
-	if p.Preemption == "" {
-		p.Preemption = defaultPreemption
-	}
-	if p.StepTime.Model == "" {
-		p.StepTime.Model = defaultStepTime
-	}
+func (l *Loaded) poolDefaults(at string, p *Pool) {
+	fill(l, at+"role", &p.Role, "colocated")
+	fill(l, at+"count", &p.Count, 1)
+	fill(l, at+"tp", &p.TP, 1)
+	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
+	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)
 	e := &p.Engine
-	if e.MaxNumBatchedTokens == 0 {
-		e.MaxNumBatchedTokens = defaultBatchedTokens
-	}
-	if e.MaxNumSeqs == 0 {
-		e.MaxNumSeqs = defaultMaxSeqs
-	}
-	if e.BlockSize == 0 {
-		e.BlockSize = defaultBlockSize
-	}
-	if e.MemoryUtilization == 0 {
-		e.MemoryUtilization = defaultMemoryUtilization
-	}
+	at += "engine."
+	fill(l, at+"max_num_batched_tokens", &e.MaxNumBatchedTokens, defaultBatchedTokens)
+	fill(l, at+"max_num_seqs", &e.MaxNumSeqs, defaultMaxSeqs)
+	fill(l, at+"block_size", &e.BlockSize, defaultBlockSize)
+	fill(l, at+"memory_utilization", &e.MemoryUtilization, defaultMemoryUtilization)
 	if e.PrefixCaching == nil {
 		e.PrefixCaching = ptr(true)
 	}
 	if e.ChunkedPrefill == nil {
 		e.ChunkedPrefill = ptr(true)
+	}
+}
+
+// fill sets *field to def when the field is zero and the document does not
+// write it (or writes null).
+func fill[T comparable](l *Loaded, path string, field *T, def T) {
+	var zero T
+	if *field != zero {
+		return
+	}
+	if n := spec.Find(l.root, path); n == nil || n.Tag == "!!null" {
+		*field = def
 	}
 }
 

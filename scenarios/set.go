@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -17,20 +18,30 @@ type Set struct {
 	Value string
 }
 
-// ParseSet splits "path=value".
+// ParseSet splits "path=value". The path may not contain spaces or control
+// characters.
 func ParseSet(s string) (Set, error) {
 	path, value, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(path) == "" {
+	path = strings.TrimSpace(path)
+	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	if !ok || path == "" || strings.IndexFunc(path, blank) >= 0 {
 		return Set{}, fmt.Errorf("--set %q: want path=value, e.g. pools.decode.count=8", s)
 	}
-	return Set{Path: strings.TrimSpace(path), Value: value}, nil
+	return Set{Path: path, Value: value}, nil
+}
+
+// String returns "path=value", as written on the command line, with line
+// breaks escaped so that it fits in a one-line error.
+func (s Set) String() string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s.Path + "=" + s.Value)
 }
 
 // apply writes the override into the document tree, creating missing
-// mapping keys, after checking that the path names a scenario field.
-func (s Set) apply(root *yaml.Node) error {
+// mapping keys, after checking that the path names a scenario field. It
+// returns the node that now holds the value.
+func (s Set) apply(root *yaml.Node) (*yaml.Node, error) {
 	if err := checkPath(reflect.TypeFor[Scenario](), s.Path); err != nil {
-		return fmt.Errorf("--set %s: %w", s.Path, err)
+		return nil, fmt.Errorf("--set %s: %w", s.Path, err)
 	}
 	var val yaml.Node
 	if err := yaml.Unmarshal([]byte(s.Value), &val); err != nil || len(val.Content) == 0 {
@@ -44,12 +55,12 @@ func (s Set) apply(root *yaml.Node) error {
 	for i, part := range parts {
 		next, err := child(n, part, i == len(parts)-1)
 		if err != nil {
-			return fmt.Errorf("--set %s: %w", s.Path, err)
+			return nil, fmt.Errorf("--set %s: %w", s.Path, err)
 		}
 		n = next
 	}
 	*n = *val.Content[0]
-	return nil
+	return n, nil
 }
 
 // child returns the node under n for one path part, creating a mapping

@@ -16,10 +16,10 @@ func (l *Loaded) validate() error {
 		return l.errorf("model", "required: a served-model name (handoff catalog models)")
 	case s.SLO.TTFT <= 0 || s.SLO.TPOT <= 0:
 		return l.errorf("slo", "ttft and tpot are required and must be positive (e.g. {ttft: 500ms, tpot: 50ms})")
-	case s.SLO.Attainment <= 0 || s.SLO.Attainment > 1:
+	case !inUnit(s.SLO.Attainment):
 		return l.errorf("slo.attainment", "must be in (0, 1], got %g", s.SLO.Attainment)
-	case s.Workload.RateScale <= 0:
-		return l.errorf("workload.rate_scale", "must be positive, got %g", s.Workload.RateScale)
+	case !(s.Workload.RateScale >= minRateScale && s.Workload.RateScale <= maxRateScale):
+		return l.errorf("workload.rate_scale", "must be in [%g, %g], got %g", minRateScale, maxRateScale, s.Workload.RateScale)
 	case len(s.Pools) == 0:
 		return l.errorf("pools", "at least one pool is required")
 	}
@@ -36,6 +36,19 @@ func (l *Loaded) validate() error {
 }
 
 var routerPolicies = []string{"round_robin", "least_loaded"}
+
+// inUnit reports whether x is in (0, 1]; NaN is not.
+func inUnit(x float64) bool { return x > 0 && x <= 1 }
+
+// Limits that keep a typo from exhausting memory: the NIC topology holds a
+// path for every ordered pair of instances, so its size grows as the square
+// of the instance count.
+const (
+	maxInstances = 1024 // instances over all pools
+	maxTP        = 1024 // tensor-parallel degree of one instance
+	minRateScale = 1e-6 // beyond these, scaled arrival times overflow or collapse
+	maxRateScale = 1e6
+)
 
 func (l *Loaded) validateWorkload() error {
 	w := &l.Workload
@@ -65,6 +78,7 @@ var (
 
 func (l *Loaded) validatePools() error {
 	names := map[string]bool{}
+	instances := 0
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		at := fmt.Sprintf("pools[%d]", i)
@@ -75,39 +89,71 @@ func (l *Loaded) validatePools() error {
 			return l.errorf(at+".name", "duplicate pool name %q", p.Name)
 		}
 		names[p.Name] = true
+		if instances += p.Count; instances > maxInstances {
+			return l.errorf(at+".count", "%d instances over all pools exceed the limit of %d", instances, maxInstances)
+		}
+	}
+	return l.validateRoles()
+}
+
+// validateRoles requires colocated pools only, or both prefill and decode
+// pools. A pool that breaks the pattern set by the first pool is named.
+func (l *Loaded) validateRoles() error {
+	colocated := l.Pools[0].Role == "colocated"
+	has := map[string]int{}
+	for i, p := range l.Pools {
+		if (p.Role == "colocated") != colocated {
+			return l.errorf(fmt.Sprintf("pools[%d].role", i), "%s pools cannot be mixed with %s pools (pools[0])",
+				p.Role, l.Pools[0].Role)
+		}
+		if _, ok := has[p.Role]; !ok {
+			has[p.Role] = i
+		}
+	}
+	if i, ok := has["prefill"]; ok && len(has) == 1 {
+		return l.errorf(fmt.Sprintf("pools[%d].role", i), "a prefill pool needs a decode pool to hand requests to")
+	}
+	if i, ok := has["decode"]; ok && len(has) == 1 {
+		return l.errorf(fmt.Sprintf("pools[%d].role", i), "a decode pool needs a prefill pool to send it requests")
 	}
 	return nil
 }
 
 func (l *Loaded) validatePool(at string, p *Pool) error {
-	e := &p.Engine
+	st := p.StepTime
 	switch {
 	case p.Name == "":
 		return l.errorf(at+".name", "required")
 	case !slices.Contains(roles, p.Role):
 		return l.errorf(at+".role", "unknown role %q (known: %v)", p.Role, roles)
-	case p.Count < 1:
-		return l.errorf(at+".count", "must be at least 1, got %d", p.Count)
+	case p.Count < 1 || p.Count > maxInstances:
+		return l.errorf(at+".count", "must be in [1, %d], got %d", maxInstances, p.Count)
 	case p.Hardware == "":
 		return l.errorf(at+".hardware", "required: an accelerator name (handoff catalog hardware)")
-	case p.TP < 1:
-		return l.errorf(at+".tp", "must be at least 1, got %d", p.TP)
+	case p.TP < 1 || p.TP > maxTP:
+		return l.errorf(at+".tp", "must be in [1, %d], got %d", maxTP, p.TP)
 	case !slices.Contains(preemptions, p.Preemption):
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
-	case !slices.Contains(stepTimes, p.StepTime.Model):
-		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", p.StepTime.Model, stepTimes)
+	case !slices.Contains(stepTimes, st.Model):
+		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
+	case !(st.MFU >= 0 && st.MFU <= 1) || !(st.MBU >= 0 && st.MBU <= 1):
+		return l.errorf(at+".step_time", "mfu and mbu must be in (0, 1] (or omitted for the catalog value)")
+	}
+	return l.validateEngine(at+".engine", &p.Engine)
+}
+
+func (l *Loaded) validateEngine(at string, e *Engine) error {
+	switch {
 	case e.MaxNumBatchedTokens < 1:
-		return l.errorf(at+".engine.max_num_batched_tokens", "must be positive, got %d", e.MaxNumBatchedTokens)
+		return l.errorf(at+".max_num_batched_tokens", "must be positive, got %d", e.MaxNumBatchedTokens)
 	case e.MaxNumSeqs < 1:
-		return l.errorf(at+".engine.max_num_seqs", "must be positive, got %d", e.MaxNumSeqs)
+		return l.errorf(at+".max_num_seqs", "must be positive, got %d", e.MaxNumSeqs)
 	case e.BlockSize < 1:
-		return l.errorf(at+".engine.block_size", "must be positive, got %d", e.BlockSize)
-	case e.MemoryUtilization <= 0 || e.MemoryUtilization > 1:
-		return l.errorf(at+".engine.memory_utilization", "must be in (0, 1], got %g", e.MemoryUtilization)
+		return l.errorf(at+".block_size", "must be positive, got %d", e.BlockSize)
+	case !inUnit(e.MemoryUtilization):
+		return l.errorf(at+".memory_utilization", "must be in (0, 1], got %g", e.MemoryUtilization)
 	case e.MaxModelLen < 0:
-		return l.errorf(at+".engine.max_model_len", "must not be negative, got %d", e.MaxModelLen)
-	case p.StepTime.MFU < 0 || p.StepTime.MFU > 1 || p.StepTime.MBU < 0 || p.StepTime.MBU > 1:
-		return l.errorf(at+".step_time", "mfu and mbu must be in (0, 1]")
+		return l.errorf(at+".max_model_len", "must not be negative, got %d", e.MaxModelLen)
 	}
 	return nil
 }

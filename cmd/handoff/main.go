@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strings"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -15,8 +17,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(stderr, "handoff:", err)
+		fmt.Fprintln(stderr, "handoff:", oneLine(err.Error()))
 		return 1
 	}
 	return 0
+}
+
+// lineBreaks matches a line break and the blanks around it.
+var lineBreaks = regexp.MustCompile(`\s*\n\s*`)
+
+// oneLine joins a multi-line message (cobra's "Did you mean this?") into
+// one line, so that every error is one line on stderr.
+func oneLine(msg string) string {
+	return lineBreaks.ReplaceAllString(strings.TrimSpace(msg), " ")
 }

@@ -18,6 +18,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr, nil), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout))
 	return root
 }

@@ -23,7 +23,12 @@ type runOptions struct {
 	seed     uint64
 }
 
-func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+// newRunCmd builds `handoff run`. runF does the work once the flags are
+// parsed; nil means runScenario (tests pass their own to check parsing).
+func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error) *cobra.Command {
+	if runF == nil {
+		runF = runScenario
+	}
 	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
@@ -33,7 +38,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.scenario = args[0]
-			return runScenario(opts, stdout)
+			return runF(opts, stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
@@ -76,10 +81,41 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 	if err := results.WriteTable(stdout, sum); err != nil {
 		return err
 	}
-	if opts.outDir == "" {
+	if opts.outDir != "" {
+		if err := writeOutputs(opts.outDir, l, sum, res); err != nil {
+			return err
+		}
+	}
+	return unserved(res.Records, workloadName(l))
+}
+
+// workloadName names the request source in errors: the trace file, or the
+// scenario file for a generated workload.
+func workloadName(l *scenarios.Loaded) string {
+	if t := l.Workload.Trace; t != nil {
+		return l.Resolve(t.Path)
+	}
+	return l.File
+}
+
+// unserved reports requests the cluster could never serve (longer than any
+// instance holds) as an error naming the first, after the summary and the
+// output files are written: the run finished, but its input was bad.
+func unserved(recs []results.Record, source string) error {
+	n, first := 0, -1
+	for i := range recs {
+		if recs[i].Status == results.Dropped {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	return writeOutputs(opts.outDir, l, sum, res)
+	r := &recs[first]
+	return fmt.Errorf("%s: %d of %d requests could not be served; the first, request %d (arrival %.6f s): %s",
+		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
 }
 
 // simulate builds and runs a loaded scenario and summarises it.
@@ -114,7 +150,7 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	eff, err := l.Effective()
+	eff, err := l.Effective(dir)
 	if err != nil {
 		return err
 	}

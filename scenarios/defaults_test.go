@@ -1,0 +1,189 @@
+package scenarios
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// minimal leaves out every optional field.
+const minimal = `name: m
+model: llama-3.1-8b
+slo: {ttft: 1s, tpot: 100ms}
+workload:
+  synthetic:
+    requests: 5
+    arrival: {process: constant, rate: 1/s}
+    input_tokens: {dist: fixed, value: 10}
+    output_tokens: {dist: fixed, value: 2}
+pools:
+  - name: p
+    hardware: h100-sxm
+`
+
+func TestDefaults(t *testing.T) {
+	l, err := Parse([]byte(minimal), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	want := Scenario{
+		Name: "m", Seed: 1, Model: "llama-3.1-8b",
+		SLO:      SLO{TTFT: 1e9, TPOT: 100e6, Attainment: 0.9},
+		Workload: Workload{Synthetic: l.Workload.Synthetic, RateScale: 1},
+		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1,
+			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, BlockSize: 16, MemoryUtilization: 0.9,
+				PrefixCaching: &yes, ChunkedPrefill: &yes},
+			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}}},
+		Link:   Link{Kind: "nvlink4"},
+		Router: Router{Policy: "round_robin"},
+	}
+	if !reflect.DeepEqual(l.Scenario, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", l.Scenario, want)
+	}
+}
+
+// TestExplicitValuesKept checks that written values, zero ones included,
+// are not replaced by defaults, and that null means "use the default".
+func TestExplicitValuesKept(t *testing.T) {
+	doc := minimal + "    count: 3\n    tp: 2\n    engine: {block_size: 32, prefix_caching: false, max_num_seqs: null}\n" +
+		"seed: 0\nrouter: {policy: least_loaded}\n"
+	l, err := Parse([]byte(doc), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := l.Pools[0]
+	switch {
+	case l.Seed != 0:
+		t.Errorf("seed = %d, want the explicit 0", l.Seed)
+	case p.Count != 3 || p.TP != 2 || p.Engine.BlockSize != 32 || *p.Engine.PrefixCaching:
+		t.Errorf("pool = %+v, want count 3, tp 2, block_size 32, no prefix caching", p)
+	case p.Engine.MaxNumSeqs != defaultMaxSeqs:
+		t.Errorf("max_num_seqs: null gave %d, want the default %d", p.Engine.MaxNumSeqs, defaultMaxSeqs)
+	case l.Router.Policy != "least_loaded":
+		t.Errorf("router = %q", l.Router.Policy)
+	}
+}
+
+func TestExplicitZeroRejected(t *testing.T) {
+	for _, field := range []string{"count: 0", "tp: 0", "engine: {max_num_batched_tokens: 0}",
+		"engine: {max_num_seqs: 0}", "engine: {memory_utilization: 0}", `role: ""`} {
+		if _, err := Parse([]byte(minimal+"    "+field+"\n"), "m.yaml"); err == nil {
+			t.Errorf("%s: no error", field)
+		} else if !strings.Contains(err.Error(), "m.yaml:13: field pools[0].") {
+			t.Errorf("%s: error %q does not name m.yaml:13 and the pool", field, err)
+		}
+	}
+	for _, doc := range []string{minimal + "slo: {attainment: 0}\n", strings.Replace(minimal, "workload:\n", "workload:\n  rate_scale: 0\n", 1)} {
+		if _, err := Parse([]byte(doc), "m.yaml"); err == nil {
+			t.Errorf("no error for an explicit zero in\n%s", doc)
+		}
+	}
+}
+
+// TestEffectiveRoundTrip writes the effective scenario into another folder
+// and loads it back: same scenario, same rendering, same build; the trace
+// path still reaches the same file.
+func TestEffectiveRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		sets []string
+	}{
+		{"quickstart.yaml", nil},
+		{"quickstart.yaml", []string{"pools.decode.count=3", "router.policy=least_loaded", "seed=9"}},
+		{filepath.Join("testdata", "trace.yaml"), []string{"workload.trace.limit=2"}},
+		{filepath.Join("testdata", "with-catalog.yaml"), nil},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			roundTrip(t, tt.file, mustSets(t, tt.sets...))
+		})
+	}
+}
+
+func roundTrip(t *testing.T, file string, sets []Set) {
+	l, err := Load(file, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := l.Scenario
+	dir := t.TempDir()
+	eff, err := l.Effective(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Scenario, before) {
+		t.Error("Effective changed the loaded scenario")
+	}
+	saved := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(saved, eff, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(saved)
+	if err != nil {
+		t.Fatalf("effective scenario does not load: %v\n%s", err, eff)
+	}
+	again, err := back.Effective(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(eff, again) {
+		t.Errorf("rendering changed on reload:\n%s\nthen\n%s", eff, again)
+	}
+	compareBuilds(t, l, back)
+}
+
+// compareBuilds checks that two loaded scenarios build the same cluster
+// and workload.
+func compareBuilds(t *testing.T, a, b *Loaded) {
+	t.Helper()
+	ba, err := a.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ba.Close()
+	bb, err := b.Build()
+	if err != nil {
+		t.Fatalf("reloaded scenario does not build: %v", err)
+	}
+	defer bb.Close()
+	ca, cb := ba.Config, bb.Config
+	if ca.Seed != cb.Seed || ca.SLO != cb.SLO || len(ca.Instances) != len(cb.Instances) {
+		t.Fatalf("configs differ: seed %d/%d, SLO %+v/%+v, %d/%d instances",
+			ca.Seed, cb.Seed, ca.SLO, cb.SLO, len(ca.Instances), len(cb.Instances))
+	}
+	for i := range ca.Instances {
+		ia, ib := ca.Instances[i], cb.Instances[i]
+		if ia.Name != ib.Name || ia.Role != ib.Role || ia.GPUs != ib.GPUs || ia.Engine != ib.Engine {
+			t.Errorf("instance %d differs: %+v vs %+v", i, ia, ib)
+		}
+	}
+	if na, nb := countRequests(t, ca.Source), countRequests(t, cb.Source); na != nb {
+		t.Errorf("workloads differ: %d vs %d requests", na, nb)
+	}
+}
+
+// TestEffectiveKeepsPathsWithoutDir checks that dir "" leaves relative
+// paths as written.
+func TestEffectiveKeepsPathsWithoutDir(t *testing.T) {
+	l, err := Load(filepath.Join("testdata", "trace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := l.Effective("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(eff), "path: traces/ok.csv") {
+		t.Errorf("path rewritten without a dir:\n%s", eff)
+	}
+	eff, err = l.Effective(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(eff), "path: traces/ok.csv") {
+		t.Errorf("path not rewritten for another folder:\n%s", eff)
+	}
+}
