@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"handoff/hardware"
 	"handoff/models/engine"
@@ -45,7 +46,7 @@ func (l *Loaded) Build() (*Built, error) {
 	}
 	m, err := models.Model(l.Model)
 	if err != nil {
-		return nil, l.errorf("model", "%v", err)
+		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
 	}
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
 		SLO: results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
@@ -74,7 +75,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	at := fmt.Sprintf("pools[%d]", i)
 	dev, err := hw.Accelerator(p.Hardware)
 	if err != nil {
-		return l.errorf(at+".hardware", "%v", err)
+		return l.errorf(at+".hardware", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
 	ecfg, err := l.engineConfig(at, p, dev, m)
 	if err != nil {
@@ -204,7 +205,7 @@ func (l *Loaded) open(field, name string) (*os.File, error) {
 func (l *Loaded) buildNetwork(b *Built, hw *hardware.Catalog) error {
 	link, err := hw.Link(l.Link.Kind)
 	if err != nil {
-		return l.errorf("link.kind", "%v", err)
+		return l.errorf("link.kind", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
 	if l.Link.Bandwidth > 0 {
 		link.BandwidthBps = float64(l.Link.Bandwidth)

@@ -35,6 +35,10 @@ func (l *Loaded) validate() error {
 	return nil
 }
 
+// minFactor is the smallest efficiency factor accepted: below it a step
+// would take longer than any run could simulate.
+const minFactor = 0.01
+
 var routerPolicies = []string{"round_robin", "least_loaded"}
 
 // inUnit reports whether x is in (0, 1]; NaN is not.
@@ -136,8 +140,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
 	case !slices.Contains(stepTimes, st.Model):
 		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
-	case !(st.MFU >= 0 && st.MFU <= 1) || !(st.MBU >= 0 && st.MBU <= 1):
-		return l.errorf(at+".step_time", "mfu and mbu must be in (0, 1] (or omitted for the catalog value)")
+	case !(st.MFU == 0 || st.MFU >= minFactor && st.MFU <= 1) || !(st.MBU == 0 || st.MBU >= minFactor && st.MBU <= 1):
+		return l.errorf(at+".step_time", "mfu and mbu must be in [%g, 1] (or omitted for the catalog value)", minFactor)
 	}
 	return l.validateEngine(at+".engine", &p.Engine)
 }

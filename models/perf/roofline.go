@@ -157,8 +157,12 @@ func (r *Roofline) StepNs(b *Batch) int64 {
 	if b.Empty() {
 		return 0
 	}
-	return int64(math.Round(r.stepNs(b)))
+	return int64(math.Round(min(r.stepNs(b), maxStepNs)))
 }
+
+// maxStepNs caps one step at about 11.6 days: a limit no realistic step
+// reaches, which keeps absurd factors from overflowing the clock.
+const maxStepNs = 1e15
 
 // stepNs is StepNs in float64 nanoseconds.
 func (r *Roofline) stepNs(b *Batch) float64 {
