@@ -4,10 +4,11 @@ import "fmt"
 
 // Check verifies the pool's invariants and returns the first violation, or
 // nil: refcounts ≥ 0; the free queue is a well-linked cycle holding exactly
-// the refcount-0 blocks; FreeBlocks + UsedBlocks == NumBlocks; every block's
-// hash maps back to it and every cache entry names a block holding its hash;
-// no hashes without prefix caching. Cost O(NumBlocks): for tests and debug
-// runs only.
+// the refcount-0 blocks, and used blocks carry no links; FreeBlocks +
+// UsedBlocks == NumBlocks; every shared block's hash maps back to it, no
+// private block's hash is in the index, and every cache entry names a block
+// holding its hash; no hashes without prefix caching. Cost O(NumBlocks): for
+// tests and debug runs only.
 func (p *Pool) Check() error {
 	if err := p.checkQueue(); err != nil {
 		return err
@@ -17,34 +18,36 @@ func (p *Pool) Check() error {
 
 // checkQueue audits refcounts and the free queue's links and membership.
 func (p *Pool) checkQueue() error {
-	n := int32(len(p.refs))
+	n := p.sentinel()
 	zero := 0
-	for b, r := range p.refs {
-		if r < 0 {
-			return fmt.Errorf("kv: block %d has refcount %d", b, r)
-		}
-		if r == 0 {
+	for b, blk := range p.blocks {
+		switch {
+		case blk.refs < 0:
+			return fmt.Errorf("kv: block %d has refcount %d", b, blk.refs)
+		case blk.refs == 0:
 			zero++
+		case blk.prev != -1 || blk.next != -1:
+			return fmt.Errorf("kv: used block %d has free queue links %d, %d", b, blk.prev, blk.next)
 		}
 	}
 	if zero != p.numFree {
 		return fmt.Errorf("kv: %d blocks have refcount 0 but FreeBlocks is %d", zero, p.numFree)
 	}
-	s, seen := p.sentinel(), 0
-	for cur := p.next[s]; cur != s; cur = p.next[cur] {
+	nodes, s, seen := p.nodes, n, 0
+	for cur := nodes[s].next; cur != s; cur = nodes[cur].next {
 		switch {
 		case cur < 0 || cur > n:
 			return fmt.Errorf("kv: free queue links to %d, outside [0, %d]", cur, n)
 		case seen == zero:
 			return fmt.Errorf("kv: free queue longer than the %d free blocks (cycle?)", zero)
-		case p.refs[cur] != 0:
-			return fmt.Errorf("kv: block %d in free queue has refcount %d", cur, p.refs[cur])
-		case p.prev[p.next[cur]] != cur:
+		case nodes[cur].refs != 0:
+			return fmt.Errorf("kv: block %d in free queue has refcount %d", cur, nodes[cur].refs)
+		case nodes[cur].next < 0 || nodes[cur].next > n || nodes[nodes[cur].next].prev != cur:
 			return fmt.Errorf("kv: free queue back link after block %d is broken", cur)
 		}
 		seen++
 	}
-	if seen != zero || p.prev[p.next[s]] != s {
+	if seen != zero || nodes[nodes[s].next].prev != s {
 		return fmt.Errorf("kv: free queue holds %d blocks, want %d", seen, zero)
 	}
 	return nil
@@ -56,9 +59,10 @@ func (p *Pool) checkHashes() error {
 		return err
 	}
 	hashed := 0
-	for b, h := range p.hashes {
+	for b, blk := range p.blocks {
+		h := blk.hash
 		if h == noneHash {
-			if p.private[b] {
+			if blk.private {
 				return fmt.Errorf("kv: block %d is private but holds no hash", b)
 			}
 			continue
@@ -66,7 +70,7 @@ func (p *Pool) checkHashes() error {
 		if !p.prefixCaching {
 			return fmt.Errorf("kv: block %d has a hash without prefix caching", b)
 		}
-		if p.private[b] {
+		if blk.private {
 			if _, ok := p.cached.get(h); ok {
 				return fmt.Errorf("kv: private block %d's hash %#x is in the shared index", b, h)
 			}
@@ -78,7 +82,7 @@ func (p *Pool) checkHashes() error {
 		}
 	}
 	for h, b := range p.cached.all {
-		if b < 0 || int(b) >= len(p.hashes) || p.hashes[b] != h {
+		if b < 0 || int(b) >= len(p.blocks) || p.blocks[b].hash != h {
 			return fmt.Errorf("kv: cache maps hash %#x to block %d, which does not hold it", h, b)
 		}
 	}

@@ -151,12 +151,16 @@ func TestPoolPanics(t *testing.T) {
 
 func TestCheckDetectsCorruption(t *testing.T) {
 	for name, corrupt := range map[string]func(p *Pool){
-		"refcount":     func(p *Pool) { p.refs[3] = 1 },
-		"negative ref": func(p *Pool) { p.refs[0] = -1 },
-		"cycle":        func(p *Pool) { p.next[2] = 1 },
-		"free count":   func(p *Pool) { p.numFree-- },
-		"stray hash":   func(p *Pool) { p.hashes[1] = 42 },
-		"stray entry":  func(p *Pool) { p.cached.put(42, 1) },
+		"refcount":       func(p *Pool) { p.blocks[3].refs = 1 },
+		"negative ref":   func(p *Pool) { p.blocks[0].refs = -1 },
+		"cycle":          func(p *Pool) { p.blocks[2].next = 1 },
+		"wild link":      func(p *Pool) { p.blocks[2].next = 99 },
+		"used linked":    func(p *Pool) { p.blocks[0].next = 2 },
+		"free count":     func(p *Pool) { p.numFree-- },
+		"stray hash":     func(p *Pool) { p.blocks[1].hash = 42 },
+		"stray entry":    func(p *Pool) { p.cached.put(42, 1) },
+		"private, none":  func(p *Pool) { p.blocks[1].private = true },
+		"private, index": func(p *Pool) { p.blocks[0].private = true },
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := NewPool(6, 4, true)

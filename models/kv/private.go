@@ -16,20 +16,11 @@ package kv
 // h, without entering h in the shared index. No-op without prefix caching.
 // Cost O(1). Panics as Commit does.
 func (p *Pool) CommitPrivate(b BlockID, h uint64) {
-	if !p.prefixCaching {
+	if !p.prefixCaching || !p.commitCheck(b, h) {
 		return
 	}
-	switch {
-	case h == noneHash:
-		panic("kv: commit of hash 0")
-	case p.refs[b] == 0:
-		panic("kv: commit to a free block")
-	case p.hashes[b] == h:
-		return
-	case p.hashes[b] != noneHash:
-		panic("kv: block already holds a different hash")
-	}
-	p.hashes[b], p.private[b] = h, true
+	blk := &p.blocks[b]
+	blk.hash, blk.private = h, true
 }
 
 // Held returns how many leading blocks[i] still hold hashes[i]: blocks a
@@ -38,7 +29,7 @@ func (p *Pool) CommitPrivate(b BlockID, h uint64) {
 func (p *Pool) Held(blocks []BlockID, hashes []uint64) int {
 	n := min(len(blocks), len(hashes))
 	for i := range n {
-		if h := hashes[i]; h == noneHash || p.hashes[blocks[i]] != h {
+		if h := hashes[i]; h == noneHash || p.blocks[blocks[i]].hash != h {
 			return i
 		}
 	}
@@ -50,7 +41,7 @@ func (p *Pool) Held(blocks []BlockID, hashes []uint64) int {
 func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
 	n := 0
 	for _, b := range blocks {
-		if p.refs[b] == 0 {
+		if p.blocks[b].refs == 0 {
 			n++
 		}
 	}
@@ -61,13 +52,10 @@ func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
 // that Held reported). Cost O(len(blocks)).
 func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
 	for _, b := range blocks {
-		if p.hashes[b] == noneHash {
+		if p.blocks[b].hash == noneHash {
 			panic("kv: acquiring a block that holds nothing")
 		}
-		if p.refs[b] == 0 {
-			p.unlink(int32(b))
-		}
-		p.refs[b]++
+		p.ref(b)
 		table = append(table, b)
 	}
 	return table

@@ -194,7 +194,7 @@ func (s *scriptState) dump() string {
 	}
 	b.WriteString("queue:")
 	p := s.pool
-	for cur := p.head(); cur != p.sentinel(); cur = p.next[cur] {
+	for cur := p.head(); cur != p.sentinel(); cur = p.nodes[cur].next {
 		fmt.Fprintf(&b, " %s", s.block(BlockID(cur)))
 	}
 	fmt.Fprintf(&b, "\nfree=%d used=%d cached=%d\n", p.FreeBlocks(), p.UsedBlocks(), p.CachedBlocks())
