@@ -38,6 +38,36 @@ type Record struct {
 	PrefillInstance int32
 	DecodeInstance  int32
 	Preemptions     int32
+	Rejections      int32 // times a decoder refused it and the router re-sent it
+	WastedTokens    int32 // generated tokens thrown away by phase-1 rejections
 	Status          Status
 	Reason          string // why it was rejected or dropped; empty if completed
+
+	// Time splits the request's life into components (the T* constants):
+	// the TTFT components sum to FirstTokenNs − ArrivalNs, the decode
+	// components to FinishNs − FirstTokenNs.
+	Time [NumTimes]int64
 }
+
+// The time components of a request. The first five split TTFT, the rest
+// the time from the first token to the last.
+const (
+	TRouter         = iota // arrival → enqueued on its prefill instance
+	TPrefillQueue          // waiting on the prefill instance (and recomputing there after a preemption)
+	TPrefillCompute        // prefill steps
+	TTransfer              // KV transfer and staging into the decoder
+	TDecodeFirst           // on the decoder before the first token: waiting for blocks, then the first step
+	TDecodeCompute         // decode steps
+	TDecodeQueue           // waiting on the decoder while not preempted
+	TReprefill             // from a recompute preemption until its context was recomputed
+	TSwap                  // swapped out to the host tier
+	TRejection             // from a decoder's rejection until the new attempt's first token
+	NumTimes
+)
+
+// FirstDecodeTime is the index of the first decode-time component.
+const FirstDecodeTime = TDecodeCompute
+
+// TimeNames are the components' names in reports, index by T*.
+var TimeNames = [NumTimes]string{"router_queue", "prefill_queue", "prefill_compute", "transfer",
+	"decode_queue_first", "decode_compute", "decode_queue", "reprefill", "swap", "rejection"}

@@ -33,6 +33,13 @@ type Instance struct {
 	GPUs   int // devices it occupies (tensor-parallel degree)
 	Engine engine.Config
 	Timer  perf.StepTimer
+
+	// Under the reject policy: the least share of its context a preempted
+	// sequence must find cached when re-admitted, and what the router does
+	// with a refused one (1: re-run it; 2: re-send it with the tokens
+	// delivered so far appended to its prompt).
+	CacheHitThreshold float64
+	RejectPhase       int
 }
 
 // Config is everything one run needs. It is built by the scenarios package
@@ -46,6 +53,10 @@ type Config struct {
 	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer
 	Source          Source
 	SLO             results.SLO
+
+	// LockupThresholdNs is how long a busy instance may go without
+	// producing a token before the spell counts as a lock-up.
+	LockupThresholdNs int64
 }
 
 // validate checks the cluster shape: colocated instances alone, or prefill

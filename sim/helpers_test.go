@@ -189,6 +189,9 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 			t.Errorf("request %d finished at %d ns before arriving at %d ns", r.ID, r.FinishNs, r.ArrivalNs)
 		}
 		checkStatus(t, r)
+		if r.Status == results.Completed {
+			checkAttribution(t, r)
+		}
 	}
 	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped] != arrived {
 		t.Errorf("statuses %v do not sum to %d arrivals", counts, arrived)
@@ -242,4 +245,25 @@ func mustRun(t testing.TB, cfg *Config) *Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// checkAttribution asserts that a completed request's time components add
+// up exactly: the TTFT ones to its TTFT, the decode ones to the rest.
+func checkAttribution(t testing.TB, r *results.Record) {
+	t.Helper()
+	var ttft, decode int64
+	for k, v := range r.Time {
+		if v < 0 {
+			t.Errorf("request %d: negative %s time %d ns", r.ID, results.TimeNames[k], v)
+		}
+		if k < results.FirstDecodeTime {
+			ttft += v
+		} else {
+			decode += v
+		}
+	}
+	if ttft != r.FirstTokenNs-r.ArrivalNs || decode != r.FinishNs-r.FirstTokenNs {
+		t.Errorf("request %d: components sum to TTFT %d and decode %d ns, want %d and %d (%v)",
+			r.ID, ttft, decode, r.FirstTokenNs-r.ArrivalNs, r.FinishNs-r.FirstTokenNs, r.Time)
+	}
 }

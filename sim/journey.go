@@ -9,6 +9,29 @@ import (
 	"handoff/results"
 )
 
+// maxAttempts bounds how often decoders may refuse one request before it
+// ends as rejected: a limit on everything.
+const maxAttempts = 8
+
+// flight is a request in the cluster, from arrival to its end. req is the
+// current attempt: after a phase-2 rejection its prompt has grown by the
+// tokens already delivered and its output shrunk by as many.
+type flight struct {
+	req        Request
+	route      router.Decision
+	pseq       *engine.Seq // on the prefill (or colocated) instance
+	dseq       *engine.Seq // on the decode instance
+	attempt    int         // 0 for the first; +1 per rejection
+	delivered  int         // output tokens the client has seen
+	handoffNs  int64       // prefill finished
+	pullNs     int64       // KV transfer started
+	arrivedNs  int64       // KV transfer finished
+	rejectedNs int64       // start of the current rejection round trip
+	firstAcct  engine.Acct // decoder accounting at this attempt's first token
+	recovering bool        // a preemption victim not yet recovered (cascade tracking)
+	free       bool
+}
+
 // pullArrival reads the next request from the source and schedules its
 // arrival.
 func (c *cluster) pullArrival() {
@@ -39,23 +62,31 @@ func (c *cluster) onArrival() {
 	if reason := c.tooLong(&r); reason != "" {
 		c.drop(r.ID, reason)
 	} else {
-		c.place(&r)
+		ref := c.newFlight(&r)
+		c.place(ref)
 	}
 	c.pullArrival()
 }
 
-// place routes a request and enqueues it on its prefill instance.
-func (c *cluster) place(r *Request) {
+// place routes the flight's current attempt and enqueues it on its prefill
+// instance.
+func (c *cluster) place(ref int32) {
+	f := &c.flights[ref]
+	r := &f.req
 	c.refreshViews()
 	d := c.cfg.Router.Route(&router.Request{ID: r.ID, PromptTokens: r.PromptTokens,
 		OutputTokens: r.OutputTokens, Prefix: r.Prefix}, &c.view)
 	if reason := c.doesNotFit(r, d); reason != "" {
 		c.drop(r.ID, reason)
+		c.freeFlight(ref)
 		return
 	}
+	f.route = d
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
-	ref := c.newFlight(r, d)
+	if f.attempt == 0 {
+		rec.Time[results.TRouter] += c.nowNs - r.ArrivalNs
+	}
 	inst := c.insts[d.Prefill]
 	s := inst.NewSeq()
 	c.fillSeq(s, ref, r)
@@ -63,9 +94,9 @@ func (c *cluster) place(r *Request) {
 	if s.Hold {
 		s.MaxNew = 1 // a prefill instance samples one token, which the client never sees
 	}
-	c.flights[ref].pseq = s
+	f.pseq = s
 	c.outstanding[d.Prefill]++
-	inst.Enqueue(s)
+	inst.Enqueue(s, c.nowNs)
 	c.kickSoon(d.Prefill)
 }
 
@@ -79,13 +110,15 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 
 // onStep applies a finished step and starts the next one.
 func (c *cluster) onStep(i int) {
-	res := c.insts[i].Complete(c.nowNs)
+	res := c.insts[i].Complete(c.stepStartNs[i], c.nowNs)
 	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
 	c.recordGaps(res.TokenGapsNs)
+	c.progress(i, len(res.FirstTokens)+len(res.TokenGapsNs))
+	c.recovered(i, res.Recovered)
 	prefillRole := c.cfg.Instances[i].Role == RolePrefill
 	if !prefillRole {
 		for _, s := range res.FirstTokens {
-			c.firstToken(s)
+			c.firstToken(i, s)
 		}
 	}
 	for _, s := range res.Finished {
@@ -102,19 +135,30 @@ func (c *cluster) onStep(i int) {
 // which reserves blocks for the prompt before pulling the KV.
 func (c *cluster) handoff(ps *engine.Seq) {
 	f := &c.flights[ps.Ref]
+	f.handoffNs = c.nowNs
+	if f.attempt == 0 {
+		rec := &c.records[f.req.ID]
+		rec.Time[results.TPrefillQueue] += ps.Acct[engine.AcctQueue] + ps.Acct[engine.AcctReprefill] + ps.Acct[engine.AcctSwap]
+		rec.Time[results.TPrefillCompute] += ps.Acct[engine.AcctCompute]
+	}
 	d := f.route.Decode
+	inst := c.cfg.Instances[d]
 	s := c.insts[d].NewSeq()
 	c.fillSeq(s, ps.Ref, &f.req)
 	s.Remote = true
+	if inst.Engine.Preemption == engine.Reject {
+		s.CacheHitThreshold = inst.CacheHitThreshold
+	}
 	f.dseq = s
 	c.outstanding[d]++
-	c.insts[d].Enqueue(s)
+	c.insts[d].Enqueue(s, c.nowNs)
 	c.kickSoon(d)
 }
 
 // startPull begins the KV transfer of a decode sequence that got its blocks.
 func (c *cluster) startPull(d int, s *engine.Seq) {
 	f := &c.flights[s.Ref]
+	f.pullNs = c.nowNs
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
 	bytes := float64(s.RemoteTokens) * c.cfg.KVBytesPerToken
 	c.net.Start(s.Ref, path, latencyNs, bytes, c.nowNs)
@@ -127,16 +171,7 @@ func (c *cluster) onNetwork() {
 	c.netAtNs = -1
 	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
 	for _, ref := range c.doneScratch {
-		f := &c.flights[ref]
-		p, d := f.route.Prefill, f.route.Decode
-		rec := &c.records[f.req.ID]
-		rec.Preemptions += int32(f.pseq.Preemptions)
-		rec.CachedTokens = int32(f.pseq.CachedTokens)
-		c.insts[p].Release(f.pseq)
-		c.insts[p].Recycle(f.pseq)
-		f.pseq = nil
-		c.outstanding[p]--
-		c.insts[d].KVArrived(f.dseq)
+		c.transferred(ref)
 	}
 	// Kick only after applying every transfer due now, so that a decoder
 	// batches all the sequences that became ready at this instant.
@@ -148,41 +183,34 @@ func (c *cluster) onNetwork() {
 	c.scheduleNetwork()
 }
 
-func (c *cluster) firstToken(s *engine.Seq) {
-	rec := &c.records[c.flights[s.Ref].req.ID]
-	if rec.FirstTokenNs == 0 {
-		rec.FirstTokenNs = c.nowNs
-	}
-}
-
-// complete ends a request whose last token was generated on instance i.
-func (c *cluster) complete(i int, s *engine.Seq) {
-	f := &c.flights[s.Ref]
+// transferred applies one finished KV transfer.
+func (c *cluster) transferred(ref int32) {
+	f := &c.flights[ref]
+	p, d := f.route.Prefill, f.route.Decode
+	f.arrivedNs = c.nowNs
 	rec := &c.records[f.req.ID]
-	rec.Status = results.Completed
-	rec.FinishNs = c.nowNs
-	rec.OutputTokens = int32(s.Generated)
-	rec.Preemptions += int32(s.Preemptions)
-	if f.pseq == s { // colocated
-		rec.CachedTokens = int32(s.CachedTokens)
+	rec.Preemptions += int32(f.pseq.Preemptions)
+	if f.attempt == 0 {
+		rec.CachedTokens = int32(f.pseq.CachedTokens)
+		rec.Time[results.TTransfer] += f.arrivedNs - f.pullNs
+		rec.Time[results.TDecodeFirst] += f.pullNs - f.handoffNs
 	}
-	c.outstanding[i]--
-	c.freeFlight(s.Ref)
-	c.insts[i].Recycle(s)
-	c.ended++
+	c.insts[p].Release(f.pseq)
+	c.insts[p].Recycle(f.pseq)
+	f.pseq = nil
+	c.outstanding[p]--
+	c.insts[d].KVArrived(f.dseq, c.nowNs)
 }
 
-// drop ends a request that cannot be served.
-func (c *cluster) drop(id int64, reason string) {
-	rec := &c.records[id]
-	rec.Status = results.Dropped
-	rec.Reason = reason
-	rec.FinishNs = c.nowNs
-	rec.OutputTokens = 0
-	c.ended++
+func prefixTokens(segs []kv.Segment) int {
+	n := 0
+	for _, s := range segs {
+		n += s.Tokens
+	}
+	return n
 }
 
-func (c *cluster) newFlight(r *Request, d router.Decision) int32 {
+func (c *cluster) newFlight(r *Request) int32 {
 	var ref int32
 	if n := len(c.freeFlights); n > 0 {
 		ref = c.freeFlights[n-1]
@@ -191,7 +219,7 @@ func (c *cluster) newFlight(r *Request, d router.Decision) int32 {
 		ref = int32(len(c.flights))
 		c.flights = append(c.flights, flight{})
 	}
-	c.flights[ref] = flight{req: *r, route: d}
+	c.flights[ref] = flight{req: *r}
 	return ref
 }
 
@@ -212,12 +240,4 @@ func (c *cluster) recordGaps(gaps []int64) {
 		c.itl.AddN(gaps[i], int64(j-i))
 		i = j
 	}
-}
-
-func prefixTokens(segs []kv.Segment) int {
-	n := 0
-	for _, s := range segs {
-		n += s.Tokens
-	}
-	return n
 }

@@ -6,6 +6,7 @@ import (
 
 	"handoff/models/engine"
 	"handoff/models/network"
+	"handoff/models/perf"
 	"handoff/models/router"
 	"handoff/results"
 )
@@ -29,6 +30,12 @@ type InstanceResult struct {
 	GPUs              int
 	Blocks            int   // KV blocks in its pool
 	BusyNs            int64 // time spent inside steps
+	PrefillBusyNs     int64 // busy time attributed to prefill work (re-prefill included)
+	Cascades          int   // preemption chains of depth ≥ 2
+	LongestCascade    int   // deepest chain
+	CascadeNs         int64 // time inside cascades
+	Lockups           int   // busy spells without a token longer than the threshold
+	LockupNs          int64
 	Stats             engine.Stats
 }
 
@@ -36,15 +43,6 @@ type InstanceResult struct {
 type LinkResult struct {
 	Name  string
 	Stats network.LinkStats
-}
-
-// flight is a request in the cluster, from arrival to its end.
-type flight struct {
-	req   Request
-	route router.Decision
-	pseq  *engine.Seq // on the prefill (or colocated) instance
-	dseq  *engine.Seq // on the decode instance
-	free  bool
 }
 
 // cluster is the state of one run.
@@ -55,6 +53,8 @@ type cluster struct {
 	insts       []*engine.Instance
 	stepStartNs []int64
 	kickPending []bool
+	metrics     []instanceMetrics
+	parts       batchParts
 	busyNs      []int64
 	outstanding []int
 	net         *network.Network
@@ -105,9 +105,9 @@ func (c *cluster) checkEnd() error {
 	}
 	for i, in := range c.insts {
 		pool := in.Pool()
-		if !in.Idle() || pool.UsedBlocks() != 0 {
-			return fmt.Errorf("sim: instance %s ended with work or %d blocks in use (simulator bug)",
-				c.cfg.Instances[i].Name, pool.UsedBlocks())
+		if !in.Idle() || pool.UsedBlocks() != 0 || in.HostBlocksUsed() != 0 {
+			return fmt.Errorf("sim: instance %s ended with work, %d blocks or %d host blocks in use (simulator bug)",
+				c.cfg.Instances[i].Name, pool.UsedBlocks(), in.HostBlocksUsed())
 		}
 		if err := pool.Check(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w (simulator bug)", c.cfg.Instances[i].Name, err)
@@ -119,7 +119,10 @@ func (c *cluster) checkEnd() error {
 func newCluster(cfg *Config) *cluster {
 	n := len(cfg.Instances)
 	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), kickPending: make([]bool, n), busyNs: make([]int64, n),
-		outstanding: make([]int, n), netAtNs: -1}
+		outstanding: make([]int, n), netAtNs: -1, metrics: make([]instanceMetrics, n)}
+	for i := range c.metrics {
+		c.metrics[i].progressNs = -1
+	}
 	for i, ic := range cfg.Instances {
 		c.insts = append(c.insts, engine.New(ic.Engine))
 		if ic.Role == RoleDecode {
@@ -163,9 +166,11 @@ func (c *cluster) result() *Result {
 		if owner == "" {
 			owner = ic.Pool
 		}
+		m := &c.metrics[i]
 		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: owner,
 			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: c.busyNs[i],
-			Stats: c.insts[i].Stats()})
+			PrefillBusyNs: int64(m.prefillNs + 0.5), Cascades: m.cascades, LongestCascade: m.longest,
+			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: c.insts[i].Stats()})
 	}
 	if c.net != nil {
 		for l := range c.net.Links() {
@@ -189,22 +194,45 @@ func (c *cluster) kickSoon(i int) {
 	c.kick(i)
 }
 
-// kick starts the next step on an idle instance, if it has work.
+// kick starts the next step on an idle instance, if it has work, and
+// handles what planning it did: preemptions, swap-ins, rejections, pulls.
 func (c *cluster) kick(i int) {
 	inst := c.insts[i]
 	if inst.Busy() {
 		return
 	}
 	b, res := inst.Schedule()
+	c.preempted(i, res.Preempted)
+	c.recovered(i, res.Recovered)
+	for _, s := range res.Rejected {
+		c.endRecovery(i, s)
+		c.rejected(i, s)
+	}
 	for _, s := range res.Pulls {
 		c.startPull(i, s)
 	}
 	if b == nil {
+		if inst.Running() == 0 {
+			c.metrics[i].progressNs = -1 // idle: no busy spell to lock up
+		}
 		return
 	}
 	c.stepStartNs[i] = c.nowNs
 	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
+	c.parts.split(b)
+	c.busyWith(i, &c.parts, d)
 	c.q.push(c.nowNs+d, classStep, int32(i))
+}
+
+// batchParts are a step's prefill and decode work priced apart.
+type batchParts struct {
+	prefill, decode perf.Batch
+}
+
+func (p *batchParts) split(b *perf.Batch) {
+	p.prefill = *b
+	p.prefill.DecodeSeqs, p.prefill.DecodeContext = 0, 0
+	p.decode = perf.Batch{DecodeSeqs: b.DecodeSeqs, DecodeContext: b.DecodeContext}
 }
 
 // scheduleNetwork (re)predicts the network's next completion.

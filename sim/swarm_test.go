@@ -59,14 +59,25 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 		ec.MaxBatchedTokens = max(ec.MaxBatchedTokens, 256)
 		ec.MaxModelLen = min(ec.MaxModelLen, ec.MaxBatchedTokens)
 	}
+	switch rng.IntN(3) {
+	case 1:
+		ec.Preemption, ec.HostBlocks = engine.Swap, rng.IntN(200)
+	case 2:
+		ec.Preemption = engine.Reject
+	}
 	if err := ec.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	aNs, bNs, cNs := 100+rng.Int64N(5000), 1+rng.Int64N(20), rng.Int64N(3)
 	timer := perf.StepTimerFunc(func(b *perf.Batch) int64 {
-		return aNs + bNs*int64(b.Tokens()) + cNs*b.DecodeContext/16
+		return aNs + bNs*int64(b.Tokens()) + cNs*b.DecodeContext/16 + 50*int64(b.SwapBlocks)
 	})
-	return instances(role, 1+rng.IntN(3), ec, timer)
+	insts := instances(role, 1+rng.IntN(3), ec, timer)
+	threshold, phase := rng.Float64(), 1+rng.IntN(2)
+	for i := range insts {
+		insts[i].CacheHitThreshold, insts[i].RejectPhase = threshold, phase
+	}
+	return insts
 }
 
 // swarmRequests draws 20 to 120 requests: exponential gaps (sometimes all at
@@ -92,7 +103,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // swarmTally counts what the swarm exercised, so the test can fail when it
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
-	pd, colocated, preemptions, dropped, completed, cachedTokens int
+	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
 }
 
 // TestSwarm draws random clusters and workloads, runs each three times (once
@@ -106,7 +117,8 @@ func TestSwarm(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { swarmOne(t, seed, &tally) })
 	}
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
-		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0) {
+		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
+		tally.rejections == 0 || tally.swapOuts == 0) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -133,7 +145,11 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	} else {
 		tally.colocated++
 	}
+	for _, in := range a.Instances {
+		tally.swapOuts += int(in.Stats.SwapOuts)
+	}
 	for _, r := range a.Records {
+		tally.rejections += int(r.Rejections)
 		tally.preemptions += int(r.Preemptions)
 		tally.cachedTokens += int(r.CachedTokens)
 		switch r.Status {

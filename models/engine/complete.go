@@ -2,22 +2,26 @@ package engine
 
 import "handoff/models/kv"
 
-// Complete applies the step in flight at time nowNs: every scheduled
-// sequence advances by its tokens; those that reach the end of their context
-// sample one token; those that have generated all they will here finish
-// (freeing their blocks, or holding them for a prefill-role transfer).
-// Cost: O(step size + running).
-func (in *Instance) Complete(nowNs int64) *StepResult {
+// Complete applies the step in flight, which ran from startNs to nowNs:
+// every scheduled sequence advances by its tokens; those that reach the end
+// of their context sample one token; those that have generated all they
+// will here finish (freeing their blocks, or holding them for a prefill-role
+// transfer). Cost: O(step size + running).
+func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 	if !in.inStep {
 		panic("engine: completing with no step in flight")
 	}
 	in.res.reset()
 	for _, s := range in.step {
+		s.account(startNs, nowNs)
 		s.computed += s.scheduled
 		s.scheduled = 0
 		in.commitFull(s)
 		if s.computed == s.Tokens() {
-			s.reprefill = false
+			if s.reprefill {
+				s.reprefill = false
+				in.res.Recovered = append(in.res.Recovered, s)
+			}
 			in.emitToken(s, nowNs)
 		}
 	}

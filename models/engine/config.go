@@ -2,6 +2,19 @@ package engine
 
 import "fmt"
 
+// Policy is what an instance does to a running sequence when it needs a KV
+// block and none is free.
+type Policy uint8
+
+// The preemption policies.
+const (
+	Recompute Policy = iota // vLLM V1: free its blocks; re-prefill prompt + output later
+	Swap                    // vLLM V0: copy its blocks to the host tier; copy back later
+	Reject                  // vLLM RFC #24256: as Recompute, but on re-admission a sequence whose cache hit is below its threshold is rejected
+)
+
+func (p Policy) String() string { return [...]string{"recompute", "swap", "reject"}[p] }
+
 // Config is the engine's fixed configuration (vLLM's scheduler and cache
 // settings). Validate fills defaults and rejects impossible values.
 type Config struct {
@@ -12,6 +25,8 @@ type Config struct {
 	MaxModelLen      int  // longest context a sequence may reach, tokens
 	PrefixCaching    bool // share full blocks through chained hashes
 	NoChunkedPrefill bool // admit a prefill only if it fits the budget whole
+	Preemption       Policy
+	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute)
 }
 
 // Validate fills defaults (block size 16) and checks the limits.
@@ -30,6 +45,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("KV pool has %d blocks: no room for any KV cache", c.NumBlocks)
 	case c.MaxModelLen <= 0:
 		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
+	case c.HostBlocks < 0:
+		return fmt.Errorf("host tier must not be negative, got %d blocks", c.HostBlocks)
 	case c.NoChunkedPrefill && c.MaxBatchedTokens < c.MaxModelLen:
 		// As vLLM: without chunking a prompt must fit one step's budget.
 		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_model_len (%d) with chunked prefill off: "+

@@ -30,7 +30,7 @@ func step(t *testing.T, in *Instance, nowNs int64) *StepResult {
 	if b, _ := in.Schedule(); b == nil {
 		t.Fatalf("nothing scheduled at %d", nowNs)
 	}
-	return in.Complete(nowNs)
+	return in.Complete(nowNs, nowNs)
 }
 
 func check(t *testing.T, in *Instance) {
@@ -43,12 +43,12 @@ func check(t *testing.T, in *Instance) {
 func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 100, 3)
-	in.Enqueue(s)
+	in.Enqueue(s, 0)
 	b, _ := in.Schedule()
 	if b.PrefillSeqs != 1 || b.PrefillTokens != 100 || b.DecodeSeqs != 0 {
 		t.Fatalf("first step %+v, want one 100-token prefill", *b)
 	}
-	res := in.Complete(10)
+	res := in.Complete(10, 10)
 	if len(res.FirstTokens) != 1 || s.Generated != 1 || s.Blocks() != 7 {
 		t.Fatalf("after prefill: first=%d generated=%d blocks=%d", len(res.FirstTokens), s.Generated, s.Blocks())
 	}
@@ -56,7 +56,7 @@ func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 	if b.DecodeSeqs != 1 || b.DecodeContext != 101 {
 		t.Fatalf("second step %+v, want one decode over 101 tokens", *b)
 	}
-	res = in.Complete(15)
+	res = in.Complete(15, 15)
 	if len(res.TokenGapsNs) != 1 || res.TokenGapsNs[0] != 5 {
 		t.Fatalf("gaps %v, want [5]", res.TokenGapsNs)
 	}
@@ -70,7 +70,7 @@ func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 func TestChunkedPrefillSplitsAPromptAcrossSteps(t *testing.T) {
 	in := newInst(t, 100, 64, 8)
 	s := seq(in, 1, 100, 2)
-	in.Enqueue(s)
+	in.Enqueue(s, 0)
 	if res := step(t, in, 1); len(res.FirstTokens) != 0 {
 		t.Fatal("first token after a partial chunk")
 	}
@@ -78,7 +78,7 @@ func TestChunkedPrefillSplitsAPromptAcrossSteps(t *testing.T) {
 	if b.PrefillTokens != 36 || b.PrefillCtxRead != 64 {
 		t.Fatalf("second chunk %+v, want 36 tokens over 64 cached", *b)
 	}
-	if res := in.Complete(2); len(res.FirstTokens) != 1 {
+	if res := in.Complete(2, 2); len(res.FirstTokens) != 1 {
 		t.Fatal("no first token after the last chunk")
 	}
 }
@@ -86,7 +86,7 @@ func TestChunkedPrefillSplitsAPromptAcrossSteps(t *testing.T) {
 func TestNoChunkingAdmitsOnlyWholePrompts(t *testing.T) {
 	in := newInst(t, 100, 64, 8)
 	in.cfg.NoChunkedPrefill = true
-	in.Enqueue(seq(in, 1, 100, 2))
+	in.Enqueue(seq(in, 1, 100, 2), 0)
 	if b, _ := in.Schedule(); b != nil {
 		t.Fatalf("scheduled %+v with a prompt larger than the budget", *b)
 	}
@@ -95,9 +95,9 @@ func TestNoChunkingAdmitsOnlyWholePrompts(t *testing.T) {
 func TestHeadOfLineBlocksAdmissionWhenBlocksRunOut(t *testing.T) {
 	in := newInst(t, 10, 8192, 8) // 160 tokens of KV
 	a, b, c := seq(in, 1, 100, 50), seq(in, 2, 100, 5), seq(in, 3, 10, 5)
-	in.Enqueue(a)
-	in.Enqueue(b)
-	in.Enqueue(c)
+	in.Enqueue(a, 0)
+	in.Enqueue(b, 0)
+	in.Enqueue(c, 0)
 	step(t, in, 1)
 	if in.Running() != 1 || in.Waiting() != 2 {
 		t.Fatalf("running %d waiting %d: b needs 7 blocks, 3 free; c must wait behind b",
@@ -108,7 +108,7 @@ func TestHeadOfLineBlocksAdmissionWhenBlocksRunOut(t *testing.T) {
 func TestMaxNumSeqsCapsTheRunningSet(t *testing.T) {
 	in := newInst(t, 100, 8192, 2)
 	for i := range 3 {
-		in.Enqueue(seq(in, uint64(i+1), 10, 5))
+		in.Enqueue(seq(in, uint64(i+1), 10, 5), 0)
 	}
 	step(t, in, 1)
 	if in.Running() != 2 || in.Waiting() != 1 {
@@ -122,8 +122,8 @@ func TestMaxNumSeqsCapsTheRunningSet(t *testing.T) {
 func preemptionSetup(t *testing.T) (in *Instance, a, b *Seq) {
 	in = newInst(t, 7, 8192, 8)
 	a, b = seq(in, 1, 40, 30), seq(in, 2, 40, 30)
-	in.Enqueue(a)
-	in.Enqueue(b)
+	in.Enqueue(a, 0)
+	in.Enqueue(b, 0)
 	for now := int64(1); now < 10; now++ {
 		step(t, in, now)
 	}
@@ -146,7 +146,7 @@ func TestPreemptionEvictsLastAdmittedAndRecomputesItsWholeContext(t *testing.T) 
 	if bb.PrefillTokens != 17 || bb.PrefillCtxRead != 32 {
 		t.Fatalf("re-prefill %+v, want 17 tokens after a 32-token cache hit", *bb)
 	}
-	in.Complete(12)
+	in.Complete(12, 12)
 	if st := in.Stats(); st.ReprefillTokens != 17 || st.Preemptions != 1 {
 		t.Fatalf("stats %+v, want 17 re-prefill tokens and 1 preemption", st)
 	}
@@ -156,7 +156,7 @@ func TestPreemptionEvictsLastAdmittedAndRecomputesItsWholeContext(t *testing.T) 
 func TestNoAdmissionInAStepThatPreempted(t *testing.T) {
 	in, _, b := preemptionSetup(t)
 	c := seq(in, 3, 1, 1) // would fit in b's freed blocks
-	in.Enqueue(c)
+	in.Enqueue(c, 0)
 	bt, res := in.Schedule()
 	if len(res.Preempted) != 1 || res.Preempted[0] != b || bt.PrefillSeqs != 0 || in.Running() != 1 {
 		t.Fatalf("preempted %d, prefills %d, running %d: nothing may be admitted",
@@ -169,11 +169,11 @@ func TestPrefixCacheServesASharedSystemPrompt(t *testing.T) {
 	sys := []kv.Segment{{ID: 42, Tokens: 64}}
 	a := seq(in, 1, 80, 1)
 	a.Prefix = sys
-	in.Enqueue(a)
+	in.Enqueue(a, 0)
 	step(t, in, 1)
 	b := seq(in, 2, 90, 1)
 	b.Prefix = sys
-	in.Enqueue(b)
+	in.Enqueue(b, 0)
 	bt, _ := in.Schedule()
 	if b.CachedTokens != 64 || bt.PrefillTokens != 26 {
 		t.Fatalf("cached %d, computed %d: want 64 cached and 26 computed", b.CachedTokens, bt.PrefillTokens)
@@ -184,7 +184,7 @@ func TestDecodeRoleReservesBlocksPullsThenResumesFromLastPromptToken(t *testing.
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 100, 2)
 	s.Remote = true
-	in.Enqueue(s)
+	in.Enqueue(s, 0)
 	b, res := in.Schedule()
 	if b != nil || len(res.Pulls) != 1 || s.Blocks() != 7 || s.RemoteTokens != 100 {
 		t.Fatalf("batch %v pulls %d blocks %d remote %d", b, len(res.Pulls), s.Blocks(), s.RemoteTokens)
@@ -192,12 +192,12 @@ func TestDecodeRoleReservesBlocksPullsThenResumesFromLastPromptToken(t *testing.
 	if b, _ := in.Schedule(); b != nil || in.Pulling() != 1 {
 		t.Fatal("scheduled work while the KV is in flight")
 	}
-	in.KVArrived(s)
+	in.KVArrived(s, 0)
 	b, _ = in.Schedule()
 	if b.DecodeSeqs != 1 || b.DecodeContext != 100 {
 		t.Fatalf("first decode step %+v, want one token over 100", *b)
 	}
-	if res := in.Complete(5); len(res.FirstTokens) != 1 {
+	if res := in.Complete(5, 5); len(res.FirstTokens) != 1 {
 		t.Fatal("no first token on the decoder")
 	}
 }
@@ -206,7 +206,7 @@ func TestPrefillRoleHoldsBlocksUntilReleased(t *testing.T) {
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 100, 1)
 	s.Hold = true
-	in.Enqueue(s)
+	in.Enqueue(s, 0)
 	res := step(t, in, 1)
 	if len(res.Finished) != 1 || in.Holding() != 1 || in.Pool().UsedBlocks() != 7 {
 		t.Fatalf("finished %d holding %d used %d", len(res.Finished), in.Holding(), in.Pool().UsedBlocks())
@@ -233,10 +233,10 @@ func TestConservationUnderRandomLoad(t *testing.T) {
 					s.Prefix = []kv.Segment{{ID: uint64(rng.IntN(3)), Tokens: 48}}
 				}
 				live[s] = true
-				in.Enqueue(s)
+				in.Enqueue(s, 0)
 			}
 			if b, _ := in.Schedule(); b != nil {
-				for _, s := range in.Complete(now).Finished {
+				for _, s := range in.Complete(now, now).Finished {
 					delete(live, s)
 				}
 			}

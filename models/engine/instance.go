@@ -10,13 +10,15 @@ import (
 // Instance is one engine replica: its queues, its KV pool and the plan of the
 // step in flight.
 type Instance struct {
-	cfg     Config
-	pool    *kv.Pool
-	waiting deque
-	ready   deque // decode role: prompt KV arrived; they hold their blocks
-	running []*Seq
-	pulling int // decode role: sequences whose prompt KV is in flight
-	holding int // prefill role: finished sequences holding blocks
+	cfg      Config
+	pool     *kv.Pool
+	waiting  deque
+	ready    deque // decode role: prompt KV arrived; they hold their blocks
+	swapped  deque // swap policy: preempted to the host tier, oldest first
+	running  []*Seq
+	hostUsed int // host-tier blocks in use
+	pulling  int // decode role: sequences whose prompt KV is in flight
+	holding  int // prefill role: finished sequences holding blocks
 
 	step     []*Seq // sequences computing in the step in flight
 	batch    perf.Batch
@@ -35,6 +37,9 @@ type Stats struct {
 	Preemptions      int64
 	PrefixHitTokens  int64 // prompt tokens served from the prefix cache
 	PromptTokensSeen int64 // prompt tokens of admitted sequences
+	SwapOuts         int64 // preemptions that went to the host tier
+	SwappedBlocks    int64 // blocks copied out and back in
+	Rejections       int64 // sequences rejected for a low cache hit
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices
@@ -44,6 +49,8 @@ type StepResult struct {
 	Finished    []*Seq  // generated their last token here
 	Preempted   []*Seq  // preempted while planning the step
 	Pulls       []*Seq  // decode role: blocks reserved, start the KV transfer now
+	Rejected    []*Seq  // reject policy: refused on re-admission; they hold nothing and are done here
+	Recovered   []*Seq  // finished recomputing their context, or swapped back in
 	TokenGapsNs []int64 // inter-token gaps of non-first tokens produced by the step
 }
 
@@ -61,8 +68,12 @@ func (in *Instance) Pool() *kv.Pool { return in.pool }
 // Stats returns the cumulative counters.
 func (in *Instance) Stats() Stats { return in.stats }
 
-// Waiting is the number of sequences queued for admission.
-func (in *Instance) Waiting() int { return in.waiting.len() + in.ready.len() }
+// Waiting is the number of sequences queued for admission (swapped-out
+// ones included).
+func (in *Instance) Waiting() int { return in.waiting.len() + in.ready.len() + in.swapped.len() }
+
+// HostBlocksUsed is the number of host-tier blocks holding swapped-out KV.
+func (in *Instance) HostBlocksUsed() int { return in.hostUsed }
 
 // Running is the number of sequences in the running set.
 func (in *Instance) Running() int { return len(in.running) }
@@ -101,9 +112,9 @@ func (in *Instance) Recycle(s *Seq) {
 	in.freeSeqs = append(in.freeSeqs, s)
 }
 
-// Enqueue adds a sequence to the back of the waiting queue. Its Prefix
-// segments must not be longer than its prompt.
-func (in *Instance) Enqueue(s *Seq) {
+// Enqueue adds a sequence to the back of the waiting queue at nowNs. Its
+// Prefix segments must not be longer than its prompt.
+func (in *Instance) Enqueue(s *Seq, nowNs int64) {
 	if s.MaxNew < 1 || s.PromptTokens < 1 {
 		panic("engine: sequence needs a prompt and at least one token to generate")
 	}
@@ -115,6 +126,7 @@ func (in *Instance) Enqueue(s *Seq) {
 		panic("engine: prefix segments longer than the prompt")
 	}
 	s.shared = prefix / in.cfg.BlockSize
+	s.markNs = nowNs
 	s.state = stateWaiting
 	in.waiting.pushBack(s)
 }
@@ -138,11 +150,12 @@ func (in *Instance) Release(s *Seq) {
 // before the waiting queue: they already hold their blocks, and making them
 // wait behind a head that cannot get blocks — as strict head-of-line order
 // would — can deadlock a decoder whose blocks they are.
-func (in *Instance) KVArrived(s *Seq) {
+func (in *Instance) KVArrived(s *Seq, nowNs int64) {
 	if s.state != statePulling {
 		panic("engine: KV arrived for a sequence that is not pulling")
 	}
 	in.pulling--
+	s.markNs = nowNs
 	s.computed = s.PromptTokens - 1
 	in.commitFull(s)
 	s.state = stateWaiting

@@ -20,11 +20,11 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 	in.batch = perf.Batch{}
 	budget, preempted := in.scheduleRunning(in.cfg.MaxBatchedTokens)
 	if !preempted {
-		in.admitWaiting(budget)
+		in.admitAll(budget)
 	} else if len(in.step) == 0 {
 		// The pass preempted every running sequence and so may not admit:
 		// vLLM's engine loop schedules again at once.
-		in.admitWaiting(in.cfg.MaxBatchedTokens)
+		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
 	if len(in.step) == 0 {
 		return nil, &in.res
@@ -57,9 +57,10 @@ func (in *Instance) scheduleRunning(budget int) (int, bool) {
 	return budget, preempted
 }
 
-// admitWaiting admits ready sequences, then sequences from the head of the
-// waiting queue.
-func (in *Instance) admitWaiting(budget int) {
+// admitAll admits, in order: ready sequences (they hold their blocks),
+// swapped-out ones (vLLM V0 swaps in before admitting new work, and admits
+// none while any remain swapped out), then the waiting queue.
+func (in *Instance) admitAll(budget int) {
 	for in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		n, ok := in.admit(&in.ready, in.ready.front(), budget)
 		if !ok {
@@ -67,6 +68,20 @@ func (in *Instance) admitWaiting(budget int) {
 		}
 		budget -= n
 	}
+	for in.swapped.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
+		n, ok := in.swapIn(in.swapped.front(), budget)
+		if !ok {
+			return
+		}
+		budget -= n
+	}
+	if in.swapped.len() == 0 {
+		in.admitWaiting(budget)
+	}
+}
+
+// admitWaiting admits sequences from the head of the waiting queue.
+func (in *Instance) admitWaiting(budget int) {
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
 		if s.Remote && !s.admitted {
@@ -92,6 +107,10 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 		hit = in.match(s)
 	}
 	start := max(s.computed, hit*in.cfg.BlockSize)
+	if s.reprefill && s.CacheHitThreshold > 0 && float64(start) < s.CacheHitThreshold*float64(s.Tokens()) {
+		in.reject(q, s)
+		return 0, true
+	}
 	n := s.Tokens() - start
 	if in.cfg.NoChunkedPrefill && n > budget {
 		return 0, false
@@ -197,10 +216,15 @@ func (in *Instance) grow(s *Seq, tokens int) bool {
 	return ok
 }
 
-// preempt evicts a running sequence by recomputation: its blocks go back to
-// the pool (full ones stay findable in the prefix cache until evicted) and it
-// returns to the front of the waiting queue to re-prefill its whole context.
+// preempt evicts a running sequence by the instance's policy: to the host
+// tier (swap, while it has room), or by recomputation: its blocks go back to
+// the pool (full ones stay findable in the prefix cache until evicted) and
+// it returns to the front of the waiting queue to re-prefill its whole
+// context (or, under reject, to be tested against its cache-hit threshold).
 func (in *Instance) preempt(s *Seq) {
+	if in.cfg.Preemption == Swap && in.swapOut(s) {
+		return
+	}
 	s.stale = append(s.stale[:0], s.blocks...)
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
@@ -244,5 +268,7 @@ func (r *StepResult) reset() {
 	r.Finished = r.Finished[:0]
 	r.Preempted = r.Preempted[:0]
 	r.Pulls = r.Pulls[:0]
+	r.Rejected = r.Rejected[:0]
+	r.Recovered = r.Recovered[:0]
 	r.TokenGapsNs = r.TokenGapsNs[:0]
 }

@@ -11,7 +11,8 @@ const (
 	stateRunning                 // in the running set
 	statePulling                 // decode role: blocks reserved, prompt KV in flight
 	stateHolding                 // prefill role: finished, blocks held until released
-	stateDone                    // finished; blocks freed
+	stateSwapped                 // swapped out to the host tier
+	stateDone                    // finished or rejected; blocks freed
 )
 
 // Seq is one request's state on one instance. The caller fills the exported
@@ -31,17 +32,27 @@ type Seq struct {
 	Preemptions  int   // times preempted on this instance
 	LastTokenNs  int64 // when the last token was produced
 	RemoteTokens int   // decode role: prompt tokens to pull (prompt minus local prefix hits)
+	Acct         Acct  // where its time here went
+	SwapOuts     int   // times swapped out to the host tier
 
-	state     seqState
-	computed  int // tokens whose KV is in the pool
-	admitted  bool
-	scheduled int // tokens computed in the current step
-	reprefill bool
-	blocks    []kv.BlockID
-	hashes    []uint64
-	committed int          // leading blocks already committed to the prefix cache
-	shared    int          // leading blocks made only of Prefix tokens: shareable with other sequences
-	stale     []kv.BlockID // blocks held before a preemption: the private ones may still be cached
+	// CacheHitThreshold, under the reject policy, is the least share of its
+	// context a preempted sequence must find in the prefix cache when it is
+	// re-admitted; below it the sequence is rejected (vLLM RFC #24256).
+	CacheHitThreshold float64
+
+	state      seqState
+	markNs     int64 // time its accounting has reached
+	swappedIn  bool  // swapped back in for the coming step
+	hostBlocks int   // blocks it holds in the host tier while swapped out
+	computed   int   // tokens whose KV is in the pool
+	admitted   bool
+	scheduled  int // tokens computed in the current step
+	reprefill  bool
+	blocks     []kv.BlockID
+	hashes     []uint64
+	committed  int          // leading blocks already committed to the prefix cache
+	shared     int          // leading blocks made only of Prefix tokens: shareable with other sequences
+	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 }
 
 // Tokens is the sequence's context: prompt plus every token generated here.

@@ -16,6 +16,7 @@ type Batch struct {
 	PrefillCtxRead  int64   // Σ tokens of KV already cached that prefill chunks read (ctxBefore)
 	DecodeSeqs      int     // sequences computing exactly one new token
 	DecodeContext   int64   // Σ context length (KV tokens read) over decode sequences
+	SwapBlocks      int     // KV blocks copied between device and host tier in this step (swap)
 }
 
 // Tokens is the number of new tokens the step computes.
@@ -23,6 +24,16 @@ func (b *Batch) Tokens() int { return b.PrefillTokens + b.DecodeSeqs }
 
 // Empty reports whether the step computes nothing.
 func (b *Batch) Empty() bool { return b.PrefillSeqs == 0 && b.DecodeSeqs == 0 }
+
+// WithSwap adds the time of a step's host-tier copies to t's price: each
+// swapped block costs nsPerBlock (block bytes over the host link's
+// bandwidth), serialised with the step as in vLLM V0, which copies blocks
+// before running the model.
+func WithSwap(t StepTimer, nsPerBlock float64) StepTimer {
+	return StepTimerFunc(func(b *Batch) int64 {
+		return t.StepNs(b) + int64(float64(b.SwapBlocks)*nsPerBlock+0.5)
+	})
+}
 
 // StepTimer prices one engine iteration in nanoseconds. Implementations are
 // pure functions of the batch and their configuration; they are called once

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"fmt"
+
+	"handoff/models/engine"
+	"handoff/results"
+)
+
+// firstToken handles a sequence's first token on instance i: the client's
+// first token (TTFT), or, after a rejection, the end of its round trip.
+func (c *cluster) firstToken(i int, s *engine.Seq) {
+	f := &c.flights[s.Ref]
+	rec := &c.records[f.req.ID]
+	switch {
+	case f.attempt > 0:
+		rec.Time[results.TRejection] += c.nowNs - f.rejectedNs
+	case c.cfg.Instances[i].Role == RoleDecode:
+		rec.Time[results.TDecodeFirst] += c.nowNs - f.arrivedNs
+	default: // colocated: the prefill step produced the first token
+		rec.Time[results.TPrefillQueue] += s.Acct[engine.AcctQueue] + s.Acct[engine.AcctReprefill] + s.Acct[engine.AcctSwap]
+		rec.Time[results.TPrefillCompute] += s.Acct[engine.AcctCompute]
+	}
+	if rec.FirstTokenNs == 0 {
+		rec.FirstTokenNs = c.nowNs
+	}
+	f.firstAcct = s.Acct
+}
+
+// addDecodeTime charges the decoder time of s since its first token.
+func (c *cluster) addDecodeTime(rec *results.Record, f *flight, s *engine.Seq) {
+	d := s.Acct.Sub(f.firstAcct)
+	rec.Time[results.TDecodeCompute] += d[engine.AcctCompute]
+	rec.Time[results.TDecodeQueue] += d[engine.AcctQueue]
+	rec.Time[results.TReprefill] += d[engine.AcctReprefill]
+	rec.Time[results.TSwap] += d[engine.AcctSwap]
+}
+
+// complete ends a request whose last token was generated on instance i.
+func (c *cluster) complete(i int, s *engine.Seq) {
+	ref := s.Ref
+	f := &c.flights[ref]
+	rec := &c.records[f.req.ID]
+	c.addDecodeTime(rec, f, s)
+	rec.Status = results.Completed
+	rec.FinishNs = c.nowNs
+	rec.OutputTokens = int32(f.delivered + s.Generated)
+	rec.Preemptions += int32(s.Preemptions)
+	if f.pseq == s { // colocated
+		rec.CachedTokens = int32(s.CachedTokens)
+	}
+	c.outstanding[i]--
+	c.freeFlight(ref)
+	c.insts[i].Recycle(s)
+	c.ended++
+}
+
+// rejected handles a sequence decoder i refused (vLLM RFC #24256): the
+// router sends the request again. Phase 1 re-runs the original request (the
+// tokens generated so far are wasted); phase 2 sends a new request whose
+// prompt is the original plus the tokens already delivered and whose output
+// is shortened by as many.
+func (c *cluster) rejected(i int, s *engine.Seq) {
+	ref := s.Ref
+	f := &c.flights[ref]
+	rec := &c.records[f.req.ID]
+	c.addDecodeTime(rec, f, s)
+	rec.Time[results.TReprefill] += c.nowNs - s.MarkNs() // waited since its preemption
+	rec.Preemptions += int32(s.Preemptions)
+	rec.Rejections++
+	c.outstanding[i]--
+	generated := s.Generated
+	c.insts[i].Recycle(s)
+	f.dseq = nil
+	f.attempt++
+	f.rejectedNs = c.nowNs
+	if f.attempt >= maxAttempts {
+		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
+		rec.Reason = fmt.Sprintf("rejected: refused by decoders %d times (low cache hit after preemption)", f.attempt)
+		rec.OutputTokens = int32(f.delivered + generated)
+		c.freeFlight(ref)
+		c.ended++
+		return
+	}
+	if c.cfg.Instances[i].RejectPhase == 2 {
+		f.delivered += generated
+		f.req.PromptTokens += generated
+		f.req.OutputTokens -= generated
+	} else {
+		rec.WastedTokens += int32(generated)
+	}
+	c.place(ref)
+}
+
+// drop ends a request that cannot be served.
+func (c *cluster) drop(id int64, reason string) {
+	rec := &c.records[id]
+	rec.Status = results.Dropped
+	rec.Reason = reason
+	rec.FinishNs = c.nowNs
+	rec.OutputTokens = 0
+	c.ended++
+}

@@ -1,0 +1,93 @@
+package sim
+
+import "handoff/models/engine"
+
+// instanceMetrics are the per-instance figures the core derives from the
+// engine's events: cascades, lock-ups and the share of busy time spent on
+// prefill work.
+type instanceMetrics struct {
+	pending      int   // preemption victims not yet recovered
+	depth        int   // preemptions in the open chain
+	chainStartNs int64 // when the open chain began
+	cascades     int   // chains of two or more preemptions
+	longest      int   // deepest chain
+	cascadeNs    int64 // time spent in cascades
+	progressNs   int64 // last token produced, or when work began; -1 while idle
+	lockups      int   // busy spells with no token for longer than the threshold
+	lockupNs     int64
+	prefillNs    float64 // busy time attributed to prefill work
+}
+
+// preempted opens or extends a preemption chain on instance i. A chain is a
+// run of preemptions each made while an earlier victim still waits for, or
+// is running, its recovery (re-prefill or swap-in).
+func (c *cluster) preempted(i int, victims []*engine.Seq) {
+	m := &c.metrics[i]
+	for _, s := range victims {
+		if m.pending == 0 {
+			m.depth, m.chainStartNs = 0, c.nowNs
+		}
+		m.depth++
+		if f := &c.flights[s.Ref]; !f.recovering {
+			f.recovering = true
+			m.pending++
+		}
+	}
+}
+
+// recovered closes victims' recoveries, and the chain when none is left.
+func (c *cluster) recovered(i int, done []*engine.Seq) {
+	for _, s := range done {
+		c.endRecovery(i, s)
+	}
+}
+
+func (c *cluster) endRecovery(i int, s *engine.Seq) {
+	f := &c.flights[s.Ref]
+	if !f.recovering {
+		return
+	}
+	f.recovering = false
+	m := &c.metrics[i]
+	if m.pending--; m.pending > 0 {
+		return
+	}
+	if m.depth >= 2 {
+		m.cascades++
+		m.longest = max(m.longest, m.depth)
+		m.cascadeNs += c.nowNs - m.chainStartNs
+	}
+}
+
+// progress notes that a step on instance i produced tokens; a busy spell
+// without any longer than the lock-up threshold is a lock-up.
+func (c *cluster) progress(i, tokens int) {
+	m := &c.metrics[i]
+	if tokens == 0 {
+		return
+	}
+	if gap := c.nowNs - m.progressNs; m.progressNs >= 0 && gap > c.cfg.LockupThresholdNs {
+		m.lockups++
+		m.lockupNs += gap
+	}
+	m.progressNs = c.nowNs
+}
+
+// busyWith starts the clock of a busy spell and attributes the step's
+// duration between prefill and decode work in proportion to what each part
+// would cost alone.
+func (c *cluster) busyWith(i int, b *batchParts, durNs int64) {
+	m := &c.metrics[i]
+	if m.progressNs < 0 {
+		m.progressNs = c.nowNs
+	}
+	switch {
+	case b.prefill.PrefillSeqs == 0:
+	case b.decode.DecodeSeqs == 0:
+		m.prefillNs += float64(durNs)
+	default:
+		timer := c.cfg.Instances[i].Timer
+		p, d := float64(timer.StepNs(&b.prefill)), float64(timer.StepNs(&b.decode))
+		m.prefillNs += float64(durNs) * p / (p + d)
+	}
+}
