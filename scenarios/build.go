@@ -20,10 +20,12 @@ import (
 // Built is a scenario turned into a simulator configuration, with the
 // resolved catalog entries a report may want and the files to close.
 type Built struct {
-	Config  *sim.Config
-	Model   *llm.Model
-	GPUs    int
-	closers []io.Closer
+	Config        *sim.Config
+	Model         *llm.Model
+	GPUs          int
+	TransferOwner string // who answers for transfer time ("nobody" unless a pool claims it)
+	RouterOwner   string // who answers for router queueing
+	closers       []io.Closer
 }
 
 // Close releases the workload's open files.
@@ -49,7 +51,8 @@ func (l *Loaded) Build() (*Built, error) {
 		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
 	}
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
-		SLO: results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
+		LockupThresholdNs: int64(l.Metrics.LockupThreshold),
+		SLO:               results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
 	for i := range l.Pools {
 		if err := l.buildPool(b, i, hw, m); err != nil {
 			return nil, err
@@ -60,6 +63,9 @@ func (l *Loaded) Build() (*Built, error) {
 	}
 	streams := sim.NewStreams(l.Seed)
 	b.Config.Router = l.buildRouter()
+	if b.TransferOwner, b.RouterOwner, err = l.owners(); err != nil {
+		return nil, err
+	}
 	src, err := l.buildSource(b, streams)
 	if err != nil {
 		b.Close()
@@ -86,9 +92,15 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		return err
 	}
 	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
+	tmpl := sim.Instance{Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.TP, Timer: timer}
+	if err := l.applyPolicy(at, p, hw, m, &ecfg, &tmpl); err != nil {
+		return err
+	}
+	tmpl.Engine = ecfg
 	for k := range p.Count {
-		b.Config.Instances = append(b.Config.Instances, sim.Instance{Name: fmt.Sprintf("%s-%d", p.Name, k),
-			Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.TP, Engine: ecfg, Timer: timer})
+		inst := tmpl
+		inst.Name = fmt.Sprintf("%s-%d", p.Name, k)
+		b.Config.Instances = append(b.Config.Instances, inst)
 	}
 	b.GPUs += p.Count * p.TP
 	return nil

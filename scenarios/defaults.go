@@ -20,6 +20,9 @@ const (
 	defaultPreemption        = "recompute"
 	defaultStepTime          = "roofline"
 	defaultRateScale         = 1
+	defaultLockupNs          = 1e9 // 1 s without a token while busy
+	defaultRejectPhase       = 1
+	defaultHostLink          = "pcie-gen5-x16"
 )
 
 // applyDefaults fills every field left out of the file (absent or null).
@@ -32,12 +35,16 @@ func (l *Loaded) applyDefaults() {
 	fill(l, "workload.rate_scale", &s.Workload.RateScale, defaultRateScale)
 	fill(l, "link.kind", &s.Link.Kind, defaultLink)
 	fill(l, "router.policy", &s.Router.Policy, defaultRouter)
+	fill(l, "metrics.lockup_threshold", &s.Metrics.LockupThreshold, defaultLockupNs)
 	for i := range s.Pools {
 		l.poolDefaults(fmt.Sprintf("pools[%d].", i), &s.Pools[i])
 	}
 }
 
 func (l *Loaded) poolDefaults(at string, p *Pool) {
+	if p.Reject != nil {
+		fill(l, at+"reject.phase", &p.Reject.Phase, defaultRejectPhase)
+	}
 	fill(l, at+"role", &p.Role, "colocated")
 	fill(l, at+"count", &p.Count, 1)
 	fill(l, at+"tp", &p.TP, 1)

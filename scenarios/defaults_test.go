@@ -38,8 +38,9 @@ func TestDefaults(t *testing.T) {
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, BlockSize: 16, MemoryUtilization: 0.9,
 				PrefixCaching: &yes, ChunkedPrefill: &yes},
 			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}}},
-		Link:   Link{Kind: "nvlink4"},
-		Router: Router{Policy: "round_robin"},
+		Link:    Link{Kind: "nvlink4"},
+		Router:  Router{Policy: "round_robin"},
+		Metrics: Metrics{LockupThreshold: 1e9},
 	}
 	if !reflect.DeepEqual(l.Scenario, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", l.Scenario, want)

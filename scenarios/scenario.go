@@ -24,6 +24,7 @@ type Scenario struct {
 	Link     Link     `yaml:"link"`
 	Router   Router   `yaml:"router"`
 	Catalog  Catalog  `yaml:"catalog,omitempty"`
+	Metrics  Metrics  `yaml:"metrics"`
 }
 
 // SLO is the latency objective a request must meet to count toward goodput.
@@ -50,8 +51,28 @@ type Pool struct {
 	TP         int      `yaml:"tp"`
 	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
 	Engine     Engine   `yaml:"engine"`
-	Preemption string   `yaml:"preemption"` // recompute
+	Preemption string   `yaml:"preemption"` // recompute | swap | reject
+	Swap       *Swap    `yaml:"swap,omitempty"`
+	Reject     *Reject  `yaml:"reject,omitempty"`
+	Claims     []string `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
 	StepTime   StepTime `yaml:"step_time"`
+}
+
+// Swap sizes a pool's host-memory tier for the swap preemption policy.
+type Swap struct {
+	HostMemory    units.Bytes     `yaml:"host_memory"`              // per instance
+	HostBandwidth units.Bandwidth `yaml:"host_bandwidth,omitempty"` // per device, each direction; 0 = pcie-gen5-x16
+}
+
+// Reject configures the reject preemption policy (vLLM RFC #24256).
+type Reject struct {
+	CacheHitThreshold float64 `yaml:"cache_hit_threshold"` // least cached share of its context a preempted request needs
+	Phase             int     `yaml:"phase"`               // 1: re-run the request; 2: re-send it with its delivered tokens
+}
+
+// Metrics tunes what the run reports.
+type Metrics struct {
+	LockupThreshold units.Duration `yaml:"lockup_threshold"` // busy without a token this long is a lock-up
 }
 
 // Engine holds the vLLM engine limits of a pool's instances.

@@ -76,7 +76,7 @@ func (l *Loaded) validateWorkload() error {
 
 var (
 	roles       = []string{"colocated", "prefill", "decode"}
-	preemptions = []string{"recompute"}
+	preemptions = []string{"recompute", "swap", "reject"}
 	stepTimes   = []string{"roofline", "polynomial", "table"}
 )
 
@@ -138,10 +138,19 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".tp", "must be in [1, %d], got %d", maxTP, p.TP)
 	case !slices.Contains(preemptions, p.Preemption):
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
+	case (p.Swap != nil) != (p.Preemption == "swap"):
+		return l.errorf(at+".swap", "swap settings go with preemption: swap, and preemption: swap needs them "+
+			"(e.g. swap: {host_memory: 256GB})")
+	case (p.Reject != nil) != (p.Preemption == "reject"):
+		return l.errorf(at+".reject", "reject settings go with preemption: reject, and preemption: reject needs them "+
+			"(e.g. reject: {cache_hit_threshold: 0.8, phase: 2})")
 	case !slices.Contains(stepTimes, st.Model):
 		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
 	case !(st.MFU == 0 || st.MFU >= minFactor && st.MFU <= 1) || !(st.MBU == 0 || st.MBU >= minFactor && st.MBU <= 1):
 		return l.errorf(at+".step_time", "mfu and mbu must be in [%g, 1] (or omitted for the catalog value)", minFactor)
+	}
+	if err := l.validatePolicy(at, p); err != nil {
+		return err
 	}
 	return l.validateEngine(at+".engine", &p.Engine)
 }
@@ -158,6 +167,29 @@ func (l *Loaded) validateEngine(at string, e *Engine) error {
 		return l.errorf(at+".memory_utilization", "must be in (0, 1], got %g", e.MemoryUtilization)
 	case e.MaxModelLen < 0:
 		return l.errorf(at+".max_model_len", "must not be negative, got %d", e.MaxModelLen)
+	}
+	return nil
+}
+
+// validatePolicy checks a pool's swap, reject and claims settings.
+func (l *Loaded) validatePolicy(at string, p *Pool) error {
+	if sw := p.Swap; sw != nil && (sw.HostMemory < 0 || sw.HostBandwidth < 0) {
+		return l.errorf(at+".swap.host_memory", "host tier size and bandwidth must not be negative")
+	}
+	if r := p.Reject; r != nil {
+		switch {
+		case !(r.CacheHitThreshold >= 0 && r.CacheHitThreshold <= 1):
+			return l.errorf(at+".reject.cache_hit_threshold", "must be in [0, 1], got %g", r.CacheHitThreshold)
+		case r.Phase != 1 && r.Phase != 2:
+			return l.errorf(at+".reject.phase", "must be 1 (re-run the request) or 2 (re-send it with its tokens), got %d", r.Phase)
+		case p.Role != "decode":
+			return l.errorf(at+".preemption", "reject hands requests back to the router and needs a decode pool, not %s", p.Role)
+		}
+	}
+	for k, c := range p.Claims {
+		if c != "transfer" && c != "router" {
+			return l.errorf(fmt.Sprintf("%s.claims[%d]", at, k), "unknown claim %q (known: transfer, router)", c)
+		}
 	}
 	return nil
 }
