@@ -253,6 +253,9 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 	case w.SharedPrefix != nil:
 		at = "workload.shared_prefix"
 		src, err = workload.NewSharedPrefix(*w.SharedPrefix, streams.Stream("workload"))
+	case w.ServeGen != nil:
+		at = "workload.servegen"
+		src, err = l.serveGenSource(w.ServeGen, streams)
 	default:
 		src, err = l.traceSource(b, w.Trace)
 	}
@@ -283,6 +286,28 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 	}
 	if t.Limit > 0 {
 		src = workload.Limit(src, t.Limit)
+	}
+	return src, nil
+}
+
+// serveGenSource reads a ServeGen client's two files and generates from them.
+func (l *Loaded) serveGenSource(g *workload.ServeGen, streams sim.Streams) (sim.Source, error) {
+	trace, err := l.open("workload.servegen.path", g.Path+"-trace.csv")
+	if err != nil {
+		return nil, err
+	}
+	defer trace.Close()
+	dataset, err := l.open("workload.servegen.path", g.Path+"-dataset.json")
+	if err != nil {
+		return nil, err
+	}
+	defer dataset.Close()
+	src, err := workload.NewServeGen(trace, dataset, l.Resolve(g.Path+"-trace.csv"), streams.Stream("workload"), g.Windows...)
+	if err != nil {
+		return nil, err
+	}
+	if g.Limit > 0 {
+		src = workload.Limit(src, g.Limit)
 	}
 	return src, nil
 }

@@ -187,6 +187,11 @@ func (l *Loaded) relocated(dir string) Scenario {
 		t.Path = move(t.Path)
 		s.Workload.Trace = &t
 	}
+	if s.Workload.ServeGen != nil {
+		g := *s.Workload.ServeGen
+		g.Path = move(g.Path)
+		s.Workload.ServeGen = &g
+	}
 	s.Pools = slices.Clone(s.Pools)
 	for i := range s.Pools {
 		if f := s.Pools[i].StepTime.File; f != "" {

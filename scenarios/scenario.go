@@ -39,6 +39,7 @@ type Workload struct {
 	Synthetic    *workload.Synthetic    `yaml:"synthetic,omitempty"`
 	SharedPrefix *workload.SharedPrefix `yaml:"shared_prefix,omitempty"`
 	Trace        *workload.Trace        `yaml:"trace,omitempty"`
+	ServeGen     *workload.ServeGen     `yaml:"servegen,omitempty"`
 	RateScale    float64                `yaml:"rate_scale"` // 2 = arrivals twice as fast
 }
 

@@ -57,19 +57,21 @@ const (
 func (l *Loaded) validateWorkload() error {
 	w := &l.Workload
 	n := 0
-	for _, set := range []bool{w.Synthetic != nil, w.SharedPrefix != nil, w.Trace != nil} {
+	for _, set := range []bool{w.Synthetic != nil, w.SharedPrefix != nil, w.Trace != nil, w.ServeGen != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return l.errorf("workload", "give exactly one of synthetic, shared_prefix or trace (got %d)", n)
+		return l.errorf("workload", "give exactly one of synthetic, shared_prefix, trace or servegen (got %d)", n)
 	}
 	switch {
 	case w.Synthetic != nil:
 		return l.locate("workload.synthetic", w.Synthetic.Validate())
 	case w.SharedPrefix != nil:
 		return l.locate("workload.shared_prefix", w.SharedPrefix.Validate())
+	case w.ServeGen != nil:
+		return l.locate("workload.servegen", w.ServeGen.Validate())
 	}
 	return l.locate("workload.trace", w.Trace.Validate())
 }

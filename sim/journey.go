@@ -113,7 +113,7 @@ func (c *cluster) onStep(i int) {
 	res := c.insts[i].Complete(c.stepStartNs[i], c.nowNs)
 	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
 	c.recordGaps(res.TokenGapsNs)
-	c.progress(i, len(res.FirstTokens)+len(res.TokenGapsNs))
+	c.progress(i, len(res.TokenGapsNs)+len(res.FirstTokens)-len(res.Recovered))
 	c.recovered(i, res.Recovered)
 	prefillRole := c.cfg.Instances[i].Role == RolePrefill
 	if !prefillRole {

@@ -59,8 +59,10 @@ func (c *cluster) endRecovery(i int, s *engine.Seq) {
 	}
 }
 
-// progress notes that a step on instance i produced tokens; a busy spell
-// without any longer than the lock-up threshold is a lock-up.
+// progress notes that a step on instance i produced tokens for sequences
+// in normal decode (a token that merely ends a re-prefill does not count); a
+// busy spell without any for longer than the lock-up threshold is a lock-up:
+// the instance works, but on recovering what preemption destroyed.
 func (c *cluster) progress(i, tokens int) {
 	m := &c.metrics[i]
 	if tokens == 0 {

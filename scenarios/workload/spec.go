@@ -93,6 +93,27 @@ type Trace struct {
 	Limit  int    `yaml:"limit"` // stop after this many requests; 0 = all
 }
 
+// ServeGen names a ServeGen client description to generate requests from:
+// Path is the common prefix of its two files (".../chunk-0" for
+// chunk-0-trace.csv and chunk-0-dataset.json); Windows lists the
+// window_start_s values to replay back to back (none = all).
+type ServeGen struct {
+	Path    string `yaml:"path"`
+	Windows []int  `yaml:"windows,omitempty"`
+	Limit   int    `yaml:"limit"` // stop after this many requests; 0 = all
+}
+
+// Validate checks the spec; errors name fields relative to it.
+func (g ServeGen) Validate() error {
+	switch {
+	case g.Path == "":
+		return fieldErr("path", "must name a client, e.g. traces/servegen-r1/chunk-0")
+	case g.Limit < 0:
+		return fieldErr("limit", "must be ≥ 0 (0 = all), got %d", g.Limit)
+	}
+	return nil
+}
+
 // fieldErr builds a validation error naming a field relative to the spec.
 func fieldErr(field, format string, args ...any) error {
 	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
