@@ -1,0 +1,120 @@
+package engine
+
+import "testing"
+
+// policySetup is preemptionSetup under another policy: a 7-block pool, two
+// 40-token prompts each generating 30 tokens, both needing a fourth block at
+// context 49 when one is free (see preemptionSetup).
+func policySetup(t *testing.T, p Policy, hostBlocks int) (in *Instance, a, b *Seq) {
+	t.Helper()
+	in = newInst(t, 7, 8192, 8)
+	in.cfg.Preemption, in.cfg.HostBlocks = p, hostBlocks
+	a, b = seq(in, 1, 40, 30), seq(in, 2, 40, 30)
+	in.Enqueue(a, 0)
+	in.Enqueue(b, 0)
+	for now := int64(1); now < 10; now++ {
+		step(t, in, now)
+	}
+	return in, a, b
+}
+
+func TestSwapMovesTheVictimToTheHostTierAndBack(t *testing.T) {
+	in, a, b := policySetup(t, Swap, 10)
+	bt, res := in.Schedule()
+	// b, the last admitted, is swapped out: its 3 blocks are copied to the host.
+	if len(res.Preempted) != 1 || b.SwapOuts != 1 || in.HostBlocksUsed() != 3 || bt.SwapBlocks != 3 {
+		t.Fatalf("preempted %d, swap-outs %d, host %d, swapped blocks %d", len(res.Preempted), b.SwapOuts,
+			in.HostBlocksUsed(), bt.SwapBlocks)
+	}
+	in.Complete(10, 10)
+	for !a.Finished() {
+		if _, res := in.Schedule(); len(res.Recovered) > 0 {
+			t.Fatal("b swapped in while a still needs every block")
+		}
+		in.Complete(11, 11)
+	}
+	// a is done: b comes back with its context intact, no re-prefill.
+	bt, res = in.Schedule()
+	if len(res.Recovered) != 1 || bt.SwapBlocks != 3 || bt.PrefillTokens != 0 || bt.DecodeSeqs != 1 {
+		t.Fatalf("swap-in step %+v, recovered %d", *bt, len(res.Recovered))
+	}
+	in.Complete(12, 12)
+	if in.HostBlocksUsed() != 0 || in.Stats().ReprefillTokens != 0 || b.Acct[AcctSwap] != 12-9 {
+		t.Fatalf("host %d, re-prefill %d, swap time %d", in.HostBlocksUsed(), in.Stats().ReprefillTokens, b.Acct[AcctSwap])
+	}
+	check(t, in)
+}
+
+func TestSwapFallsBackToRecomputeWhenTheHostIsFull(t *testing.T) {
+	in, _, b := policySetup(t, Swap, 2) // the victim holds 3 blocks
+	in.Schedule()
+	if b.SwapOuts != 0 || b.Preemptions != 1 || in.HostBlocksUsed() != 0 {
+		t.Fatalf("swap-outs %d preemptions %d host %d: want a recompute", b.SwapOuts, b.Preemptions, in.HostBlocksUsed())
+	}
+}
+
+func TestSwappedSequencesBlockNewAdmissions(t *testing.T) {
+	in, _, _ := policySetup(t, Swap, 10)
+	in.Schedule()
+	in.Complete(10, 10)
+	c := seq(in, 3, 1, 1) // fits, but vLLM V0 admits nothing while any request is swapped out
+	in.Enqueue(c, 10)
+	bt, _ := in.Schedule()
+	if bt.PrefillSeqs != 0 || c.Generated != 0 {
+		t.Fatalf("admitted new work while a sequence is swapped out: %+v", *bt)
+	}
+}
+
+func TestRejectRefusesAPreemptedSequenceOnceItsCacheHitFallsBelowThreshold(t *testing.T) {
+	in, a, b := policySetup(t, Reject, 0)
+	b.CacheHitThreshold = 0.9
+	// Right after the preemption all 3 of b's full blocks are still cached
+	// (48 of 49 tokens, 98%): it waits for room. As a grows it evicts them;
+	// at the first admission attempt below 90% b is refused.
+	var rejectedAt int
+	for i := 1; !a.Finished(); i++ {
+		_, res := in.Schedule()
+		if len(res.Rejected) > 0 {
+			if res.Rejected[0] != b || rejectedAt != 0 {
+				t.Fatalf("step %d: rejected %v", i, res.Rejected)
+			}
+			rejectedAt = i
+		}
+		in.Complete(int64(10+i), int64(10+i))
+	}
+	if rejectedAt == 0 || b.Blocks() != 0 || in.Stats().Rejections != 1 || in.Waiting() != 0 {
+		t.Fatalf("rejected at step %d, b blocks %d, waiting %d", rejectedAt, b.Blocks(), in.Waiting())
+	}
+	check(t, in)
+}
+
+func TestRejectReadmitsAPreemptedSequenceAboveItsThreshold(t *testing.T) {
+	in, a, b := policySetup(t, Reject, 0)
+	b.CacheHitThreshold = 0.6 // at worst 32 of 49 cached: 65% ≥ 60%
+	for !a.Finished() {
+		if _, res := in.Schedule(); len(res.Rejected) > 0 {
+			t.Fatal("rejected above its threshold")
+		}
+		in.Complete(10, 10)
+	}
+	bt, res := in.Schedule()
+	if len(res.Rejected) != 0 || bt.PrefillTokens != 17 {
+		t.Fatalf("rejected %d, re-prefill %d tokens; want re-admission recomputing 17", len(res.Rejected), bt.PrefillTokens)
+	}
+}
+
+func TestAccountingCoversEveryNanosecond(t *testing.T) {
+	in := newInst(t, 100, 8192, 8)
+	s := seq(in, 1, 40, 3)
+	in.Enqueue(s, 5)    // waits 5 → 10
+	in.Schedule()       // step 10 → 30
+	in.Complete(10, 30) // first token
+	in.Schedule()       // step 40 → 50 (a gap: 30 → 40 queued)
+	in.Complete(40, 50) //
+	in.Schedule()       //
+	in.Complete(50, 60) // done
+	want := Acct{AcctQueue: 5 + 10, AcctCompute: 20 + 10 + 10}
+	if s.Acct != want || s.Acct.Total() != 60-5 {
+		t.Fatalf("acct %v, want %v", s.Acct, want)
+	}
+}
