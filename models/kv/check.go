@@ -3,52 +3,74 @@ package kv
 import "fmt"
 
 // Check verifies the pool's invariants and returns the first violation, or
-// nil: refcounts ≥ 0; the free queue is a well-linked cycle holding exactly
-// the refcount-0 blocks, and used blocks carry no links; FreeBlocks +
+// nil: refcounts ≥ 0; the free queue's ring holds each refcount-0 block live
+// exactly once and no used block live, with its counts right; FreeBlocks +
 // UsedBlocks == NumBlocks; every shared block's hash maps back to it, no
 // private block's hash is in the index, and every cache entry names a block
 // holding its hash; no hashes without prefix caching. Cost O(NumBlocks): for
 // tests and debug runs only.
 func (p *Pool) Check() error {
-	if err := p.checkQueue(); err != nil {
+	if err := p.checkBlocks(); err != nil {
+		return err
+	}
+	if err := p.checkRing(); err != nil {
 		return err
 	}
 	return p.checkHashes()
 }
 
-// checkQueue audits refcounts and the free queue's links and membership.
-func (p *Pool) checkQueue() error {
-	n := p.sentinel()
+// checkBlocks audits refcounts and each block's ring slot: a free block's
+// live entry lies in the ring's occupied span, a used block has none.
+func (p *Pool) checkBlocks() error {
 	zero := 0
 	for b, blk := range p.blocks {
 		switch {
 		case blk.refs < 0:
 			return fmt.Errorf("kv: block %d has refcount %d", b, blk.refs)
-		case blk.refs == 0:
-			zero++
-		case blk.prev != -1 || blk.next != -1:
-			return fmt.Errorf("kv: used block %d has free queue links %d, %d", b, blk.prev, blk.next)
+		case blk.refs > 0 && blk.pos != notQueued:
+			return fmt.Errorf("kv: used block %d claims free queue slot %d", b, blk.pos)
+		case blk.refs > 0:
+			continue
+		}
+		zero++
+		s := int(blk.pos)
+		if blk.pos == notQueued || s >= len(p.queue) || (s-p.qHead+len(p.queue))%len(p.queue) >= p.qLen {
+			return fmt.Errorf("kv: free block %d claims slot %d, outside the ring's occupied span", b, blk.pos)
+		}
+		if p.queue[s] != BlockID(b) {
+			return fmt.Errorf("kv: free block %d claims slot %d, which holds %d", b, s, p.queue[s])
 		}
 	}
 	if zero != p.numFree {
 		return fmt.Errorf("kv: %d blocks have refcount 0 but FreeBlocks is %d", zero, p.numFree)
 	}
-	nodes, s, seen := p.nodes, n, 0
-	for cur := nodes[s].next; cur != s; cur = nodes[cur].next {
-		switch {
-		case cur < 0 || cur > n:
-			return fmt.Errorf("kv: free queue links to %d, outside [0, %d]", cur, n)
-		case seen == zero:
-			return fmt.Errorf("kv: free queue longer than the %d free blocks (cycle?)", zero)
-		case nodes[cur].refs != 0:
-			return fmt.Errorf("kv: block %d in free queue has refcount %d", cur, nodes[cur].refs)
-		case nodes[cur].next < 0 || nodes[cur].next > n || nodes[nodes[cur].next].prev != cur:
-			return fmt.Errorf("kv: free queue back link after block %d is broken", cur)
-		}
-		seen++
+	return nil
+}
+
+// checkRing audits the ring's shape and counts: every entry names a block,
+// live entries number FreeBlocks, and stale ones are within the bound that
+// keeps the ring from overflowing. With checkBlocks, this makes the live
+// entries exactly the free blocks, once each.
+func (p *Pool) checkRing() error {
+	n := len(p.blocks)
+	if len(p.queue) != 2*n || p.qHead < 0 || p.qHead >= len(p.queue) || p.qLen < 0 || p.qLen > len(p.queue) {
+		return fmt.Errorf("kv: free queue ring of %d slots has head %d, length %d", len(p.queue), p.qHead, p.qLen)
 	}
-	if seen != zero || nodes[nodes[s].next].prev != s {
-		return fmt.Errorf("kv: free queue holds %d blocks, want %d", seen, zero)
+	live := 0
+	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
+		b := p.queue[s]
+		if b < 0 || int(b) >= n {
+			return fmt.Errorf("kv: free queue slot %d holds %d, outside [0, %d)", s, b, n)
+		}
+		if p.blocks[b].pos == uint32(s) {
+			live++
+		}
+	}
+	if live != p.numFree {
+		return fmt.Errorf("kv: free queue has %d live entries, want %d", live, p.numFree)
+	}
+	if stale := p.qLen - live; stale > n {
+		return fmt.Errorf("kv: free queue has %d stale entries, more than the %d blocks", stale, n)
 	}
 	return nil
 }

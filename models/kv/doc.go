@@ -11,8 +11,8 @@
 //     engine follows (Match, Acquire, Allocate, Commit, Free).
 //   - index.go: the prefix cache's hash → block table (open addressing,
 //     linear probing, backward-shift deletion; fixed size, no allocation).
-//   - freelist.go: the intrusive free queue that doubles as the LRU eviction
-//     order of cached blocks.
+//   - freelist.go: the free queue, a ring of block IDs with lazy deletion,
+//     that doubles as the LRU eviction order of cached blocks.
 //   - check.go: Check, the O(blocks) invariant audit used by tests and debug runs.
 //
 // The semantics follow vLLM V1's KV cache manager: a block's hash chains its

@@ -1,44 +1,104 @@
 package kv
 
-// The free queue is a circular doubly-linked list threaded through the
-// blocks' prev/next fields: node i < n of p.nodes is block i, node n is the
-// sentinel, so no per-block heap objects exist and every operation is O(1).
-// The block after the sentinel is the head (evicted first); the one before it
-// is the tail. p.blocks is p.nodes without the sentinel, so a block index of
-// NumBlocks panics instead of reaching it.
+import "math"
 
-// sentinel returns the index of the list's sentinel node.
-func (p *Pool) sentinel() int32 { return int32(len(p.blocks)) }
+// The free queue is a ring of block IDs with lazy deletion.
+//
+// p.queue is a circular buffer; its qLen entries start at slot qHead and run
+// from the head of the queue (evicted first) to the tail. An entry is live
+// iff its block records the entry's slot in pos: a free block has exactly
+// one live entry, a used block has pos == notQueued and none. Taking a free
+// block out of the middle of the queue (Acquire of a cached block) just sets
+// its pos to notQueued; its entry goes stale and stays where it is until
+// popHead skips it or compact drops it. The live entries, in ring order, are
+// the LRU queue a doubly-linked list would hold, in the same order.
+//
+// A linked list made Allocate chase next pointers, one dependent cache miss
+// per block in pools far beyond the CPU caches; popHead reads IDs from
+// consecutive slots, so the per-block fetches are independent and overlap
+// (BenchmarkPoolsRoundRobin).
+//
+// Bound: stale entries appear only when a free block is taken out of the
+// queue, and compact runs as soon as they outnumber the live ones, so there
+// are never more than NumBlocks of them, nor more than NumBlocks live ones:
+// 2·NumBlocks slots always suffice, and the ring never grows.
 
-// pushTail appends block b to the tail of the free queue.
-func (p *Pool) pushTail(b int32) {
-	s := p.sentinel()
-	p.link(b, p.nodes[s].prev, s)
+// notQueued is a used block's pos: no slot (slots are < 2·MaxInt32).
+const notQueued = math.MaxUint32
+
+// next returns the slot after s.
+func (p *Pool) next(s int) int {
+	if s++; s == len(p.queue) {
+		return 0
+	}
+	return s
 }
 
-// pushHead inserts block b at the head of the free queue.
-func (p *Pool) pushHead(b int32) {
-	s := p.sentinel()
-	p.link(b, s, p.nodes[s].next)
+// pushTail appends free block b to the tail of the queue.
+func (p *Pool) pushTail(b BlockID) {
+	s := p.qHead + p.qLen
+	if s >= len(p.queue) {
+		s -= len(p.queue)
+	}
+	p.enqueue(b, s)
 }
 
-// link inserts b between the adjacent nodes before and after.
-func (p *Pool) link(b, before, after int32) {
-	nodes := p.nodes
-	nodes[b].prev, nodes[b].next = before, after
-	nodes[before].next, nodes[after].prev = b, b
+// pushHead inserts free block b at the head of the queue.
+func (p *Pool) pushHead(b BlockID) {
+	if p.qHead--; p.qHead < 0 {
+		p.qHead += len(p.queue)
+	}
+	p.enqueue(b, p.qHead)
+}
+
+// enqueue writes b's live entry into slot s, which the caller has added to
+// the ring's ends.
+func (p *Pool) enqueue(b BlockID, s int) {
+	p.queue[s] = b
+	p.blocks[b].pos = uint32(s)
+	p.qLen++
 	p.numFree++
 }
 
-// unlink removes block b from the free queue.
-func (p *Pool) unlink(b int32) {
-	nodes := p.nodes
-	before, after := nodes[b].prev, nodes[b].next
-	nodes[before].next, nodes[after].prev = after, before
-	nodes[b].prev, nodes[b].next = -1, -1
-	p.numFree--
+// popHead removes the queue's head block and returns it, dropping the stale
+// entries before it; the queue must not be empty. Amortised O(1).
+func (p *Pool) popHead() BlockID {
+	for {
+		s := p.qHead
+		b := p.queue[s]
+		p.qHead = p.next(s)
+		p.qLen--
+		if blk := &p.blocks[b]; blk.pos == uint32(s) {
+			blk.pos = notQueued
+			p.numFree--
+			return b
+		}
+	}
 }
 
-// head returns the block at the head of the free queue; the queue must not be
-// empty.
-func (p *Pool) head() int32 { return p.nodes[p.sentinel()].next }
+// remove takes free block b out of the queue, leaving its entry stale.
+// Amortised O(1).
+func (p *Pool) remove(b BlockID) {
+	p.blocks[b].pos = notQueued
+	p.numFree--
+	if p.qLen-p.numFree > p.numFree {
+		p.compact()
+	}
+}
+
+// compact drops the stale entries, moving the live ones towards the head in
+// order and updating their blocks' pos. Cost O(qLen), paid for by the more
+// than qLen/2 removals that made the entries stale since the last compact.
+func (p *Pool) compact() {
+	w, r := p.qHead, p.qHead
+	for range p.qLen {
+		b := p.queue[r]
+		if blk := &p.blocks[b]; blk.pos == uint32(r) {
+			p.queue[w] = b
+			blk.pos = uint32(w)
+			w = p.next(w)
+		}
+		r = p.next(r)
+	}
+	p.qLen = p.numFree
+}

@@ -31,15 +31,18 @@ type Stats struct {
 //	// after computing KV for block i (full): p.Commit(table[i], hs[i])
 //	p.Free(table)                              // when the sequence finishes or is preempted
 //
-// All methods are O(blocks touched) and allocate nothing in steady state
-// beyond the caller's table growth. A Pool is not safe for concurrent use.
+// All methods are O(blocks touched), amortised over the free queue's
+// occasional compaction (see freelist.go), and allocate nothing beyond the
+// caller's table growth. A Pool is not safe for concurrent use.
 type Pool struct {
 	blockSize     int
 	prefixCaching bool
-	blocks        []block // per-block state, len NumBlocks
-	nodes         []block // blocks plus the free queue's sentinel (see freelist.go)
-	numFree       int
-	cached        index // hash → the block holding it (see index.go)
+	blocks        []block   // per-block state, len NumBlocks
+	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
+	qHead         int       // slot of the ring's first entry
+	qLen          int       // ring entries, live and stale
+	numFree       int       // live ring entries: blocks with refcount 0
+	cached        index     // hash → the block holding it (see index.go)
 	stats         Stats
 }
 
@@ -47,16 +50,12 @@ type Pool struct {
 // slices, because in a many-instance run the pools far exceed the CPU caches
 // and each operation on a block touches most of them: one struct is one
 // cache line (two for the quarter of 24-byte entries that straddle a line)
-// where parallel slices cost a line per field. Those misses overlap, though,
-// so the gain is memory traffic more than time: what dominates is
-// Allocate's walk of the free queue, one dependent miss per block
-// (BenchmarkPoolsRoundRobin; padding to 32 bytes measured no different).
+// where parallel slices cost a line per field.
 type block struct {
 	hash    uint64 // committed hash, 0 = none
-	prev    int32  // free queue links; -1 while the block is used
-	next    int32
-	refs    int32 // references held by tables
-	private bool  // hash is known to its sequence only (CommitPrivate)
+	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used
+	refs    int32  // references held by tables
+	private bool   // hash is known to its sequence only (CommitPrivate)
 }
 
 // NewPool returns a pool of numBlocks free, uncached blocks of blockSize
@@ -70,12 +69,11 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	if blockSize <= 0 {
 		panic("kv: block size must be positive")
 	}
-	nodes := make([]block, numBlocks+1)
 	p := &Pool{
 		blockSize:     blockSize,
 		prefixCaching: prefixCaching,
-		blocks:        nodes[:numBlocks],
-		nodes:         nodes,
+		blocks:        make([]block, numBlocks),
+		queue:         make([]BlockID, 2*numBlocks),
 	}
 	// Each block holds at most one hash, so numBlocks entries always fit.
 	// Without prefix caching the table stays empty and every look-up misses.
@@ -84,9 +82,7 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	} else {
 		p.cached = newIndex(0)
 	}
-	s := p.sentinel()
-	p.nodes[s].prev, p.nodes[s].next = s, s
-	for b := range int32(numBlocks) {
+	for b := range BlockID(numBlocks) {
 		p.pushTail(b)
 	}
 	return p
@@ -160,7 +156,8 @@ func (p *Pool) FreeAmong(hashes []uint64) int {
 // Acquire appends to table the blocks holding hashes (all cached, as Match
 // reported), taking a reference on each; a block with refcount 0 leaves the
 // free queue. Call it before Allocate, which may evict them. Returns the
-// extended table. Cost O(len(hashes)). Panics if a hash is not cached.
+// extended table. Cost O(len(hashes)), amortised. Panics if a hash is not
+// cached.
 func (p *Pool) Acquire(table []BlockID, hashes []uint64) []BlockID {
 	for _, h := range hashes {
 		b := p.mustFind(h)
@@ -174,7 +171,7 @@ func (p *Pool) Acquire(table []BlockID, hashes []uint64) []BlockID {
 // was free.
 func (p *Pool) ref(b BlockID) {
 	if p.blocks[b].refs == 0 {
-		p.unlink(int32(b))
+		p.remove(b)
 	}
 	p.blocks[b].refs++
 }
@@ -191,7 +188,7 @@ func (p *Pool) mustFind(h uint64) BlockID {
 // Allocate appends n fresh blocks to table, taken from the head of the free
 // queue (least recently freed first) with refcount 1, evicting the hash a
 // block carries. If fewer than n blocks are free it allocates nothing and
-// returns table and false. Cost O(n). Panics if n < 0.
+// returns table and false. Cost O(n), amortised. Panics if n < 0.
 func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	if n < 0 {
 		panic("kv: negative block count")
@@ -200,8 +197,7 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 		return table, false
 	}
 	for range n {
-		b := p.head()
-		p.unlink(b)
+		b := p.popHead()
 		blk := &p.blocks[b]
 		if blk.hash != noneHash {
 			if !blk.private {
@@ -211,7 +207,7 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 			p.stats.Evicted++
 		}
 		blk.refs = 1
-		table = append(table, BlockID(b))
+		table = append(table, b)
 	}
 	p.stats.Allocated += int64(n)
 	return table, true
@@ -269,9 +265,9 @@ func (p *Pool) Free(table []BlockID) {
 		switch {
 		case blk.refs > 0:
 		case blk.hash != noneHash:
-			p.pushTail(int32(b))
+			p.pushTail(b)
 		default:
-			p.pushHead(int32(b))
+			p.pushHead(b)
 		}
 	}
 }

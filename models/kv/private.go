@@ -49,7 +49,8 @@ func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
 }
 
 // AcquireBlocks appends blocks to table, taking a reference on each (blocks
-// that Held reported). Cost O(len(blocks)).
+// that Held reported). Cost O(len(blocks)), amortised. Panics if a block
+// holds no hash.
 func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
 	for _, b := range blocks {
 		if p.blocks[b].hash == noneHash {

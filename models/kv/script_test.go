@@ -194,8 +194,8 @@ func (s *scriptState) dump() string {
 	}
 	b.WriteString("queue:")
 	p := s.pool
-	for cur := p.head(); cur != p.sentinel(); cur = p.nodes[cur].next {
-		fmt.Fprintf(&b, " %s", s.block(BlockID(cur)))
+	for _, id := range p.appendQueue(nil) {
+		fmt.Fprintf(&b, " %s", s.block(id))
 	}
 	fmt.Fprintf(&b, "\nfree=%d used=%d cached=%d\n", p.FreeBlocks(), p.UsedBlocks(), p.CachedBlocks())
 	return b.String()
