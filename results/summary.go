@@ -17,7 +17,10 @@ type RunInfo struct {
 	WallTimeS float64 // wall-clock run time, s (differs between identical runs)
 	Events    int64   // events processed
 	SLO       SLO
-	Instances []string // instance names; Record.PrefillInstance/DecodeInstance index this
+	Instances []InstanceInfo // per instance; Record.PrefillInstance/DecodeInstance index this
+
+	TransferOwner string // who answers for KV transfer time; "" = Nobody
+	RouterOwner   string // who answers for router queueing; "" = Nobody
 }
 
 // RequestCounts counts requests by final status; Total is their sum.
@@ -52,23 +55,26 @@ type SLOSummary struct {
 // Latencies are in seconds. Map keys are sorted by encoding/json, so the
 // encoding is deterministic (except WallTimeS).
 type Summary struct {
-	Scenario           string           `json:"scenario"`
-	Seed               uint64           `json:"seed"`
-	GPUs               int              `json:"gpus"`
-	Requests           RequestCounts    `json:"requests"`
-	RejectReasons      map[string]int64 `json:"reject_reasons"`
-	DropReasons        map[string]int64 `json:"drop_reasons"`
-	TTFT               Stats            `json:"ttft_s"`
-	TPOT               Stats            `json:"tpot_s"`
-	ITL                Stats            `json:"itl_s"`
-	E2E                Stats            `json:"e2e_s"`
-	Throughput         Throughput       `json:"throughput"`
-	SLO                SLOSummary       `json:"slo"`
-	PrefixCacheHitRate float64          `json:"prefix_cache_hit_rate"`
-	Preemptions        int64            `json:"preemptions"`
-	SimTimeS           float64          `json:"sim_time_s"`
-	WallTimeS          float64          `json:"wall_time_s"`
-	Events             int64            `json:"events"`
+	Scenario           string            `json:"scenario"`
+	Seed               uint64            `json:"seed"`
+	GPUs               int               `json:"gpus"`
+	Requests           RequestCounts     `json:"requests"`
+	RejectReasons      map[string]int64  `json:"reject_reasons"`
+	DropReasons        map[string]int64  `json:"drop_reasons"`
+	TTFT               Stats             `json:"ttft_s"`
+	TPOT               Stats             `json:"tpot_s"`
+	ITL                Stats             `json:"itl_s"`
+	E2E                Stats             `json:"e2e_s"`
+	Throughput         Throughput        `json:"throughput"`
+	SLO                SLOSummary        `json:"slo"`
+	PrefixCacheHitRate float64           `json:"prefix_cache_hit_rate"`
+	Preemptions        int64             `json:"preemptions"` // Σ Record.Preemptions
+	Preemption         PreemptionSummary `json:"preemption"`
+	Attribution        Attribution       `json:"attribution"`
+	SimTimeS           float64           `json:"sim_time_s"`
+	WallTimeS          float64           `json:"wall_time_s"`
+	Events             int64             `json:"events"`
+	Instances          []InstanceSummary `json:"instances"`
 }
 
 // Summarize computes a run's Summary. recs is not modified; itl (may be nil)
@@ -85,7 +91,14 @@ type Summary struct {
 // arrival; if that is 0, the run span below; if that is 0, SimTimeNs).
 // Throughput counts completed requests and their output tokens over the run
 // span: first arrival to last finish over all records. Prefix-cache hit rate
-// = Σ cached / Σ prompt tokens over completed requests.
+// = Σ cached / Σ prompt tokens over completed requests. Preemption
+// statistics cover the decode instances (all of them when colocated), with
+// decoder prefill share = Σ prefill busy / Σ busy time over them. The
+// attribution holds means over completed requests of each Record.Time
+// component and of each owner's part: router time is RouterOwner's,
+// transfer time TransferOwner's, prefill queueing and compute the prefill
+// instance's owner's, the decoder components the decode instance's owner's,
+// rejection time Nobody's.
 //
 // Cost: expected O(n) time (selection, not sorting; ~0.1 s for 1e6
 // records) and one []float64 of completed-count scratch.
@@ -107,6 +120,9 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.TPOT = statsNs(collect(scratch, recs, tpotNs))
 	s.E2E = statsNs(collect(scratch, recs, e2eNs))
 	fillRates(&s, t, info)
+	s.Preemption = summarizePreemption(recs, info.Instances)
+	s.Attribution = attribute(recs, info)
+	s.Instances = summarizeInstances(info.Instances)
 	return s
 }
 

@@ -36,13 +36,34 @@ func handRecords() []Record {
 	rs[3].Preemptions = 1
 	rs[4].PrefillInstance, rs[4].DecodeInstance = -1, -1
 	rs[5].Preemptions = 2
+	rs[5].Rejections, rs[5].WastedTokens = 1, 4
+	// Time components in ms: router, prefill queue, prefill compute,
+	// transfer, decode queue first | decode compute, decode queue,
+	// reprefill, swap, rejection. Each row sums to TTFT | E2E − TTFT.
+	times := map[int][NumTimes]int64{
+		0: {0, 20, 50, 10, 20, 1000},
+		1: {5, 200, 75, 10, 10},
+		2: {0, 0, 30, 10, 10},
+		5: {0, 0, 60, 20, 20, 1200, 100, 300, 0, 400},
+	}
+	for i, ts := range times {
+		for k := range ts {
+			rs[i].Time[k] = ts[k] * ms
+		}
+	}
 	return rs
 }
 
 func handInfo() RunInfo {
 	return RunInfo{Scenario: "hand", Seed: 7, GPUs: 4, SimTimeNs: 5000 * ms, WallTimeS: 0.25,
 		Events: 123, SLO: SLO{TTFTNs: 200 * ms, TPOTNs: 50 * ms, Attainment: 0.9},
-		Instances: []string{"prefill-0", "decode-0"}}
+		Instances: []InstanceInfo{
+			{Name: "prefill-0", Pool: "prefill", Role: RolePrefill, Owner: "acme", GPUs: 2,
+				BusyNs: 4000 * ms, PrefillBusyNs: 4000 * ms},
+			{Name: "decode-0", Pool: "decode", Role: RoleDecode, GPUs: 2, BusyNs: 4000 * ms, PrefillBusyNs: 500 * ms,
+				Preemptions: 3, ReprefillTokens: 1200, Cascades: 1, LongestCascade: 2, CascadeNs: 250 * ms,
+				Lockups: 1, LockupNs: 750 * ms},
+		}}
 }
 
 // handITL holds request 0's 20 gaps of 50 ms and request 5's 10 of 200 ms.

@@ -10,8 +10,10 @@ import (
 
 // WriteTable writes s as a human-readable summary for a terminal: a header,
 // request counts with reasons, a latency table (TTFT, TPOT, ITL in ms; E2E
-// in s), throughput, SLO attainment and goodput, cache hit rate and run
-// statistics. The layout is for people and may change; parse summary.json
+// in s), the time attribution (mean TTFT components in ms, decode
+// components in s, each owner's share), throughput, SLO attainment and
+// goodput, cache hit rate, preemption statistics (when there were any) and
+// run statistics. The layout is for people and may change; parse summary.json
 // instead.
 func WriteTable(w io.Writer, s Summary) error {
 	var b bytes.Buffer
@@ -23,10 +25,13 @@ func WriteTable(w io.Writer, s Summary) error {
 	b.WriteByte('\n')
 	writeLatency(&b, s)
 	b.WriteByte('\n')
+	writeAttribution(&b, s.Attribution)
+	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
 		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)
 	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO))
 	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%\n", "cache", 100*s.PrefixCacheHitRate)
+	writePreemption(&b, s.Preemption)
 	fmt.Fprintf(&b, "%-11s sim %.3f s   wall %.2f s   %d events   %d preemptions\n", "run",
 		s.SimTimeS, s.WallTimeS, s.Events, s.Preemptions)
 	_, err := w.Write(b.Bytes())

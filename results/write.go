@@ -18,9 +18,12 @@ func WriteJSON(w io.Writer, s Summary) error {
 	return enc.Encode(s)
 }
 
-// RequestsCSVHeader is the first line WriteRequestsCSV writes.
+// RequestsCSVHeader is the first line WriteRequestsCSV writes. The last
+// columns are Record.Time, one per TimeNames entry, with "_s" appended.
 const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_tokens," +
-	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason"
+	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason,rejections,wasted_tokens," +
+	"router_queue_s,prefill_queue_s,prefill_compute_s,transfer_s,decode_queue_first_s," +
+	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s"
 
 // WriteRequestsCSV writes one RFC 4180 line per record after
 // RequestsCSVHeader. Times are seconds with 6 decimals (µs resolution);
@@ -28,11 +31,12 @@ const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_t
 // empty when no token was delivered, tpot_s unless the request completed
 // with ≥ 2 tokens; e2e_s is the time from arrival to the end, whatever the
 // status. An index with no name in instances is written as the number.
+// The time components are seconds with 6 decimals.
 // Buffered; no fmt; O(len(recs)).
 func WriteRequestsCSV(w io.Writer, recs []Record, instances []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(RequestsCSVHeader + "\n")
-	line := make([]byte, 0, 256)
+	line := make([]byte, 0, 512)
 	for i := range recs {
 		line = appendCSVRecord(line[:0], &recs[i], instances)
 		if _, err := bw.Write(line); err != nil {
@@ -71,6 +75,14 @@ func appendCSVRecord(b []byte, r *Record, instances []string) []byte {
 	b = append(b, r.Status.String()...)
 	b = append(b, ',')
 	b = appendCSVField(b, r.Reason)
+	for _, n := range [...]int32{r.Rejections, r.WastedTokens} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	for _, ns := range r.Time {
+		b = append(b, ',')
+		b = appendSeconds(b, ns)
+	}
 	return append(b, '\n')
 }
 

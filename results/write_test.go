@@ -53,7 +53,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 	}
 	for _, key := range []string{"scenario", "seed", "requests", "drop_reasons", "ttft_s", "tpot_s",
 		"itl_s", "e2e_s", "throughput", "slo", "preemptions", "sim_time_s", "wall_time_s", "events",
-		"prefix_cache_hit_rate"} {
+		"prefix_cache_hit_rate", "preemption", "attribution", "instances"} {
 		if _, ok := back[key]; !ok {
 			t.Errorf("key %q missing", key)
 		}
@@ -64,22 +64,28 @@ func TestWriteRequestsCSV(t *testing.T) {
 	recs := handRecords()
 	recs[3].Reason = `cache "hit", low`
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs, handInfo().Instances); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
+	zeros := strings.Repeat("0.000000,", NumTimes-1) + "0.000000"
 	want := []string{
 		RequestsCSVHeader,
 		// TTFT 0.1 s, TPOT 1 s / 20 = 0.05 s, E2E 1.1 s.
-		"0,0.000000,prefill-0,decode-0,100,21,50,0.100000,0.050000,1.100000,0,completed,",
+		"0,0.000000,prefill-0,decode-0,100,21,50,0.100000,0.050000,1.100000,0,completed,,0,0," +
+			"0.000000,0.020000,0.050000,0.010000,0.020000,1.000000,0.000000,0.000000,0.000000,0.000000",
 		// One token: no TPOT.
-		"1,1.000000,prefill-0,decode-0,200,1,0,0.300000,,0.300000,0,completed,",
-		"2,2.000000,prefill-0,decode-0,100,1,50,0.050000,,0.050000,0,completed,",
+		"1,1.000000,prefill-0,decode-0,200,1,0,0.300000,,0.300000,0,completed,,0,0," +
+			"0.005000,0.200000,0.075000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000",
+		"2,2.000000,prefill-0,decode-0,100,1,50,0.050000,,0.050000,0,completed,,0,0," +
+			"0.000000,0.000000,0.030000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000",
 		// Rejected before any token: no TTFT; reason quoted per RFC 4180.
-		`3,3.000000,prefill-0,decode-0,300,0,0,,,0.500000,1,rejected,"cache ""hit"", low"`,
+		`3,3.000000,prefill-0,decode-0,300,0,0,,,0.500000,1,rejected,"cache ""hit"", low",0,0,` + zeros,
 		// Dropped, never routed: empty instances.
-		"4,4.000000,,,5000,0,0,,,0.000000,0,dropped,too long",
-		"5,2.500000,prefill-0,decode-0,100,11,0,0.100000,0.200000,2.100000,2,completed,",
+		"4,4.000000,,,5000,0,0,,,0.000000,0,dropped,too long,0,0," + zeros,
+		// One rejection that wasted 4 tokens; its components sum to 0.1 | 2.0 s.
+		"5,2.500000,prefill-0,decode-0,100,11,0,0.100000,0.200000,2.100000,2,completed,,1,4," +
+			"0.000000,0.000000,0.060000,0.020000,0.020000,1.200000,0.100000,0.300000,0.000000,0.400000",
 		"",
 	}
 	if len(lines) != len(want) {
@@ -117,6 +123,14 @@ func TestWriteTable(t *testing.T) {
 		"  E2E s          0.887      0.700      1.800      2.070      2.100",
 		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), goodput 0.50 req/s (0.125 per GPU)",
 		"prefix hit rate 20.0%",
+		// Means over the 4 completed requests; see handRecords.
+		"  TTFT ms   router_queue 1.250   prefill_queue 55.000   prefill_compute 53.750   transfer 12.500" +
+			"   decode_queue_first 15.000\n",
+		"  decode s  decode_compute 0.550   decode_queue 0.025   reprefill 0.075   rejection 0.100\n",
+		// TTFT 108.75/137.5, 15/137.5, 13.75/137.5; decode 650/750, 100/750.
+		"  by owner  TTFT: acme 79%, decode 11%, nobody 10%   decode: decode 87%, nobody 13%\n",
+		"preemption  3 preemptions   1200 re-prefill tokens   decoder prefill 12.5%   " +
+			"cascades 1 (longest 2, 0.25 s)   lock-ups 1 (0.75 s)   rejections 1 (4 tokens wasted)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -132,7 +146,9 @@ func TestWriteTableEmpty(t *testing.T) {
 	if err := WriteTable(&buf, Summarize(nil, nil, RunInfo{})); err != nil {
 		t.Fatal(err)
 	}
-	if out := buf.String(); !strings.Contains(out, "TTFT ≤ ∞, TPOT ≤ ∞") || strings.Contains(out, "NaN") {
+	out := buf.String()
+	if !strings.Contains(out, "TTFT ≤ ∞, TPOT ≤ ∞") || strings.Contains(out, "NaN") ||
+		!strings.Contains(out, "  by owner  TTFT: -   decode: -\n") || strings.Contains(out, "preemption ") {
 		t.Errorf("empty table:\n%s", out)
 	}
 }

@@ -132,10 +132,27 @@ func simulate(l *scenarios.Loaded) (results.Summary, *sim.Result, error) {
 	}
 	wall := time.Since(start).Seconds()
 	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
-		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceNames(res)}
+		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
+		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner}
 	return results.Summarize(res.Records, res.ITL, info), res, nil
 }
 
+// instanceInfos copies the simulator's per-instance counters into the
+// results package's terms.
+func instanceInfos(res *sim.Result) []results.InstanceInfo {
+	infos := make([]results.InstanceInfo, len(res.Instances))
+	for i, in := range res.Instances {
+		infos[i] = results.InstanceInfo{Name: in.Name, Pool: in.Pool, Role: in.Role.String(), Owner: in.Owner,
+			GPUs: in.GPUs, BusyNs: in.BusyNs, PrefillBusyNs: in.PrefillBusyNs,
+			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
+			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections,
+			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
+			Lockups: in.Lockups, LockupNs: in.LockupNs}
+	}
+	return infos
+}
+
+// instanceNames returns the instances' names, which requests.csv uses.
 func instanceNames(res *sim.Result) []string {
 	names := make([]string, len(res.Instances))
 	for i, in := range res.Instances {

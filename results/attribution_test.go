@@ -1,0 +1,216 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// attrRecords are three completed requests and a dropped one, on a prefill
+// instance owned by acme (0) and a decode instance owned by nvidia (1).
+// Times in ms:
+//
+//	   router pq  pc  xfer dqf | dcomp dqueue rejection   TTFT decode
+//	A    30   30  30   60   0  |  900                      150   900
+//	B     0    0  60   30  60  |  300   150    150         150   600  (rejected once)
+//	C     0   30  60    0  60  |  300                      150   300  (colocated on 0)
+//	D  1000 (dropped: ignored)
+//
+// Component means over the 3 completed: router 10, prefill queue 20,
+// prefill compute 50, transfer 30, decode queue first 40 (sum 150 = mean
+// TTFT); decode compute 500, decode queue 50, rejection 50 (sum 600).
+// Owners: acme has A's and B's prefill (60+60), C's prefill, first
+// queueing and decode (90+60 | 300): 270/3 = 90 | 100. nvidia has B's
+// first queueing (60) and A's and B's decode (900+300+150): 20 | 450.
+// nobody has the router and transfers (30+60+30) and B's rejection (150):
+// 40 | 50. Sums: 90+20+40 = 150, 100+450+50 = 600.
+func attrRecords() ([]Record, RunInfo) {
+	rec := func(pf, dec int32, st Status, ts ...int64) Record {
+		r := Record{PrefillInstance: pf, DecodeInstance: dec, Status: st}
+		for k, t := range ts {
+			r.Time[k] = t * ms
+		}
+		return r
+	}
+	recs := []Record{
+		rec(0, 1, Completed, 30, 30, 30, 60, 0, 900),
+		rec(0, 1, Completed, 0, 0, 60, 30, 60, 300, 150, 0, 0, 150),
+		rec(0, -1, Completed, 0, 30, 60, 0, 60, 300),
+		rec(-1, -1, Dropped, 1000),
+	}
+	recs[1].Rejections, recs[1].WastedTokens = 1, 5
+	recs[3].Rejections, recs[3].WastedTokens = 2, 3
+	info := RunInfo{Instances: []InstanceInfo{
+		{Name: "p0", Pool: "prefill", Role: RolePrefill, Owner: "acme"},
+		{Name: "d0", Pool: "decode", Role: RoleDecode, Owner: "nvidia"},
+	}}
+	return recs, info
+}
+
+func TestAttributionByHand(t *testing.T) {
+	recs, info := attrRecords()
+	a := Summarize(recs, nil, info).Attribution
+	wantTTFT := map[string]float64{"router_queue": 0.010, "prefill_queue": 0.020, "prefill_compute": 0.050,
+		"transfer": 0.030, "decode_queue_first": 0.040}
+	wantDecode := map[string]float64{"decode_compute": 0.500, "decode_queue": 0.050, "reprefill": 0,
+		"swap": 0, "rejection": 0.050}
+	checkMap(t, "ttft", a.TTFTS, wantTTFT)
+	checkMap(t, "decode", a.DecodeS, wantDecode)
+	checkOwners(t, a.ByOwner, map[string]OwnerTime{
+		"acme":   {TTFTS: 0.090, DecodeS: 0.100, TotalS: 0.190},
+		"nvidia": {TTFTS: 0.020, DecodeS: 0.450, TotalS: 0.470},
+		"nobody": {TTFTS: 0.040, DecodeS: 0.050, TotalS: 0.090},
+	})
+
+	// Charging the transfer to nvidia moves its 30 ms of mean TTFT there.
+	info.TransferOwner = "nvidia"
+	checkOwners(t, Summarize(recs, nil, info).Attribution.ByOwner, map[string]OwnerTime{
+		"acme":   {TTFTS: 0.090, DecodeS: 0.100, TotalS: 0.190},
+		"nvidia": {TTFTS: 0.050, DecodeS: 0.450, TotalS: 0.500},
+		"nobody": {TTFTS: 0.010, DecodeS: 0.050, TotalS: 0.060},
+	})
+}
+
+func TestAttributionUnknownInstance(t *testing.T) {
+	// No InstanceInfo: instance time goes to "unknown", router time to nobody.
+	recs := []Record{{PrefillInstance: 0, DecodeInstance: 1, Status: Completed,
+		Time: [NumTimes]int64{TRouter: 2 * ms, TPrefillCompute: 6 * ms, TDecodeCompute: 4 * ms}}}
+	checkOwners(t, Summarize(recs, nil, RunInfo{}).Attribution.ByOwner, map[string]OwnerTime{
+		"unknown": {TTFTS: 0.006, DecodeS: 0.004, TotalS: 0.010},
+		"nobody":  {TTFTS: 0.002, TotalS: 0.002},
+	})
+}
+
+func TestPreemptionSummary(t *testing.T) {
+	recs, _ := attrRecords()
+	pd := []InstanceInfo{
+		// The prefill instance's counters are left out of a P/D summary.
+		{Role: RolePrefill, BusyNs: 1000, PrefillBusyNs: 1000, Preemptions: 50, Cascades: 9, LongestCascade: 9},
+		{Role: RoleDecode, BusyNs: 3000, PrefillBusyNs: 600, Preemptions: 4, ReprefillTokens: 100,
+			Cascades: 1, LongestCascade: 3, CascadeNs: 5e8, Lockups: 2, LockupNs: 1e9, SwapOuts: 1},
+		{Role: RoleDecode, BusyNs: 1000, PrefillBusyNs: 200, Preemptions: 1, ReprefillTokens: 20,
+			Cascades: 2, LongestCascade: 2, CascadeNs: 2.5e8},
+	}
+	colocated := []InstanceInfo{
+		{Role: RoleColocated, BusyNs: 2000, PrefillBusyNs: 500, Preemptions: 2},
+		{Role: RoleColocated},
+	}
+	tests := []struct {
+		name  string
+		insts []InstanceInfo
+		want  PreemptionSummary
+	}{
+		// Decoders: (600+200)/(3000+1000) = 0.2 of busy time on prefill.
+		{"pd", pd, PreemptionSummary{Count: 5, ReprefillTokens: 120, DecoderPrefillShare: 0.2, Cascades: 3,
+			LongestCascade: 3, CascadeS: 0.75, Lockups: 2, LockupS: 1, SwapOuts: 1}},
+		// All instances: 500/(2000+0).
+		{"colocated", colocated, PreemptionSummary{Count: 2, DecoderPrefillShare: 0.25}},
+		{"never busy", []InstanceInfo{{Role: RoleDecode}}, PreemptionSummary{}},
+		{"no instances", nil, PreemptionSummary{}},
+	}
+	for _, tc := range tests {
+		// Rejections and wasted tokens come from all records: 1+2, 5+3.
+		tc.want.Rejections, tc.want.WastedTokens = 3, 8
+		if got := Summarize(recs, nil, RunInfo{Instances: tc.insts}).Preemption; got != tc.want {
+			t.Errorf("%s: %+v\nwant %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSummarizeInstances(t *testing.T) {
+	insts := []InstanceInfo{{Name: "d0", Pool: "decode", Role: RoleDecode, GPUs: 2, BusyNs: 4e9,
+		PrefillBusyNs: 1e9, Preemptions: 3, CascadeNs: 5e8, Rejections: 7}, {Name: "idle", Pool: "p", Owner: "o"}}
+	got := Summarize(nil, nil, RunInfo{Instances: insts}).Instances
+	want := []InstanceSummary{
+		{Name: "d0", Pool: "decode", Role: RoleDecode, Owner: "decode", GPUs: 2, BusyS: 4, PrefillShare: 0.25,
+			Preemptions: 3, CascadeS: 0.5, Rejections: 7},
+		{Name: "idle", Pool: "p", Owner: "o"},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("instances %+v\nwant %+v", got, want)
+	}
+}
+
+func TestWriteTableAttribution(t *testing.T) {
+	recs, info := attrRecords()
+	info.Instances[1].Preemptions, info.Instances[1].Lockups, info.Instances[1].LockupNs = 4, 1, 1.5e9
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Summarize(recs, nil, info)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"  TTFT ms   router_queue 10.000   prefill_queue 20.000   prefill_compute 50.000   " +
+			"transfer 30.000   decode_queue_first 40.000\n",
+		// Zero components (reprefill, swap) are left out.
+		"  decode s  decode_compute 0.500   decode_queue 0.050   rejection 0.050\n",
+		// 90/150, 40/150, 20/150 | 450/600, 100/600, 50/600.
+		"  by owner  TTFT: acme 60%, nobody 27%, nvidia 13%   decode: nvidia 75%, acme 17%, nobody 8%\n",
+		"preemption  4 preemptions   0 re-prefill tokens   decoder prefill 0.0%   lock-ups 1 (1.50 s)" +
+			"   rejections 3 (8 tokens wasted)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRequestsCSVHeaderNamesTimes(t *testing.T) {
+	cols := strings.Split(RequestsCSVHeader, ",")
+	tail := cols[len(cols)-NumTimes:]
+	for k, name := range TimeNames {
+		if tail[k] != name+"_s" {
+			t.Errorf("column %d is %q, want %q", len(cols)-NumTimes+k, tail[k], name+"_s")
+		}
+	}
+	if cols[len(cols)-NumTimes-2] != "rejections" || cols[len(cols)-NumTimes-1] != "wasted_tokens" {
+		t.Errorf("header %s lacks rejections,wasted_tokens before the times", RequestsCSVHeader)
+	}
+}
+
+func checkMap(t *testing.T, name string, got, want map[string]float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %v, want %v", name, got, want)
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-12 {
+			t.Errorf("%s[%s] = %v, want %v", name, k, g, w)
+		}
+	}
+}
+
+func checkOwners(t *testing.T, got, want map[string]OwnerTime) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("owners %v, want %v", got, want)
+	}
+	for k, w := range want {
+		g := got[k]
+		if math.Abs(g.TTFTS-w.TTFTS) > 1e-12 || math.Abs(g.DecodeS-w.DecodeS) > 1e-12 ||
+			math.Abs(g.TotalS-w.TotalS) > 1e-12 {
+			t.Errorf("owner %s: %+v, want %+v", k, g, w)
+		}
+	}
+}
+
+func TestOwnerShares(t *testing.T) {
+	ttft := func(o OwnerTime) float64 { return o.TTFTS }
+	tests := []struct {
+		owners map[string]OwnerTime
+		want   string
+	}{
+		{nil, "-"},
+		{map[string]OwnerTime{"a": {}, "b": {DecodeS: 1}}, "-"},
+		// 0.999/1 rounds to 100%; 0.001 is shown, not as 0%.
+		{map[string]OwnerTime{"b": {TTFTS: 0.001}, "a": {TTFTS: 0.999}}, "a 100%, b <1%"},
+		// Equal shares in name order; zero shares left out.
+		{map[string]OwnerTime{"z": {TTFTS: 1}, "y": {TTFTS: 1}, "x": {}}, "y 50%, z 50%"},
+	}
+	for _, tc := range tests {
+		if got := ownerShares(tc.owners, ttft); got != tc.want {
+			t.Errorf("ownerShares(%v) = %q, want %q", tc.owners, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package results
+
+import "slices"
+
+// The instance roles, as InstanceInfo.Role spells them.
+const (
+	RoleColocated = "colocated" // prefill and decode on the same instance
+	RolePrefill   = "prefill"   // runs prompts and ships their KV
+	RoleDecode    = "decode"    // receives KV and generates the output
+)
+
+// InstanceInfo is one instance's end-of-run counters, as the simulator
+// reports them. Times are ns of simulated time.
+type InstanceInfo struct {
+	Name, Pool string
+	Role       string // RoleColocated, RolePrefill or RoleDecode
+	Owner      string // who answers for its time; "" = its pool's name
+	GPUs       int
+
+	BusyNs        int64 // time spent inside steps
+	PrefillBusyNs int64 // busy time attributed to prefill work, re-prefill included
+
+	Preemptions     int64
+	ReprefillTokens int64 // tokens recomputed after a preemption
+	SwapOuts        int64 // preemptions that went to the host tier
+	Rejections      int64 // sequences the instance refused
+
+	Cascades       int   // preemption chains of depth ≥ 2
+	LongestCascade int   // deepest chain
+	CascadeNs      int64 // time inside cascades
+	Lockups        int   // busy spells without a token longer than the threshold
+	LockupNs       int64 // time inside lock-ups
+}
+
+// owner returns who answers for the instance's time: Owner, or the pool's
+// name when Owner is empty.
+func (in *InstanceInfo) owner() string {
+	if in.Owner == "" {
+		return in.Pool
+	}
+	return in.Owner
+}
+
+// InstanceNames returns the instances' names in order, for
+// WriteRequestsCSV. O(n).
+func InstanceNames(insts []InstanceInfo) []string {
+	names := make([]string, len(insts))
+	for i := range insts {
+		names[i] = insts[i].Name
+	}
+	return names
+}
+
+// InstanceSummary is one instance's line in summary.json. Times in s.
+type InstanceSummary struct {
+	Name            string  `json:"name"`
+	Pool            string  `json:"pool"`
+	Role            string  `json:"role"`
+	Owner           string  `json:"owner"`
+	GPUs            int     `json:"gpus"`
+	BusyS           float64 `json:"busy_s"`
+	PrefillShare    float64 `json:"prefill_share"` // prefill busy time / busy time (0 if never busy)
+	Preemptions     int64   `json:"preemptions"`
+	ReprefillTokens int64   `json:"reprefill_tokens"`
+	Cascades        int     `json:"cascades"`
+	LongestCascade  int     `json:"longest_cascade"`
+	CascadeS        float64 `json:"cascade_s"`
+	Lockups         int     `json:"lockups"`
+	LockupS         float64 `json:"lockup_s"`
+	SwapOuts        int64   `json:"swap_outs"`
+	Rejections      int64   `json:"rejections"`
+}
+
+// PreemptionSummary gathers preemption statistics over the decode
+// instances (all instances in a colocated cluster): the KV pressure side of
+// a disaggregated deployment. Rejections and WastedTokens come from the
+// records and cover every request.
+type PreemptionSummary struct {
+	Count               int64   `json:"count"`
+	ReprefillTokens     int64   `json:"reprefill_tokens"`
+	DecoderPrefillShare float64 `json:"decoder_prefill_share"` // Σ prefill busy / Σ busy (0 if never busy)
+	Cascades            int     `json:"cascades"`
+	LongestCascade      int     `json:"longest_cascade"`
+	CascadeS            float64 `json:"cascade_s"`
+	Lockups             int     `json:"lockups"`
+	LockupS             float64 `json:"lockup_s"`
+	SwapOuts            int64   `json:"swap_outs"`
+	Rejections          int64   `json:"rejections"`    // Σ Record.Rejections
+	WastedTokens        int64   `json:"wasted_tokens"` // Σ Record.WastedTokens
+}
+
+// any reports whether anything preemption-like happened (the decoder
+// prefill share aside, which a colocated cluster always has).
+func (p *PreemptionSummary) any() bool {
+	return p.Count != 0 || p.ReprefillTokens != 0 || p.Cascades != 0 || p.Lockups != 0 ||
+		p.SwapOuts != 0 || p.Rejections != 0 || p.WastedTokens != 0
+}
+
+// summarizeInstances returns one InstanceSummary per instance, in order;
+// never nil, so the JSON holds [] rather than null. O(len(insts)).
+func summarizeInstances(insts []InstanceInfo) []InstanceSummary {
+	out := make([]InstanceSummary, len(insts))
+	for i := range insts {
+		in := &insts[i]
+		out[i] = InstanceSummary{Name: in.Name, Pool: in.Pool, Role: in.Role, Owner: in.owner(), GPUs: in.GPUs,
+			BusyS: nsToS(float64(in.BusyNs)), PrefillShare: ratio(in.PrefillBusyNs, in.BusyNs),
+			Preemptions: in.Preemptions, ReprefillTokens: in.ReprefillTokens,
+			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeS: nsToS(float64(in.CascadeNs)),
+			Lockups: in.Lockups, LockupS: nsToS(float64(in.LockupNs)),
+			SwapOuts: in.SwapOuts, Rejections: in.Rejections}
+	}
+	return out
+}
+
+// summarizePreemption sums the preemption counters of the decode instances,
+// or of all instances when none has the decode role, and the rejections and
+// wasted tokens of all records. O(len(recs) + len(insts)).
+func summarizePreemption(recs []Record, insts []InstanceInfo) PreemptionSummary {
+	decodeOnly := slices.ContainsFunc(insts, func(in InstanceInfo) bool { return in.Role == RoleDecode })
+	var p PreemptionSummary
+	var busyNs, prefillNs, cascadeNs, lockupNs int64
+	for i := range insts {
+		in := &insts[i]
+		if decodeOnly && in.Role != RoleDecode {
+			continue
+		}
+		p.Count += in.Preemptions
+		p.ReprefillTokens += in.ReprefillTokens
+		p.Cascades += in.Cascades
+		p.LongestCascade = max(p.LongestCascade, in.LongestCascade)
+		p.Lockups += in.Lockups
+		p.SwapOuts += in.SwapOuts
+		busyNs += in.BusyNs
+		prefillNs += in.PrefillBusyNs
+		cascadeNs += in.CascadeNs
+		lockupNs += in.LockupNs
+	}
+	p.DecoderPrefillShare = ratio(prefillNs, busyNs)
+	p.CascadeS, p.LockupS = nsToS(float64(cascadeNs)), nsToS(float64(lockupNs))
+	for i := range recs {
+		p.Rejections += int64(recs[i].Rejections)
+		p.WastedTokens += int64(recs[i].WastedTokens)
+	}
+	return p
+}
