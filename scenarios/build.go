@@ -213,8 +213,12 @@ func (l *Loaded) open(field, name string) (*os.File, error) {
 	return f, nil
 }
 
-// buildNetwork joins the instances with the scenario's link kind.
+// buildNetwork joins the instances with the scenario's topology or, by
+// default, its single link kind.
 func (l *Loaded) buildNetwork(b *Built, hw *hardware.Catalog) error {
+	if l.Topology != nil {
+		return l.buildHierarchy(b, hw)
+	}
 	link, err := hw.Link(l.Link.Kind)
 	if err != nil {
 		return l.errorf("link.kind", "%s", strings.TrimPrefix(err.Error(), "hardware: "))

@@ -33,12 +33,15 @@ func (l *Loaded) applyDefaults() {
 	fill(l, "seed", &s.Seed, defaultSeed)
 	fill(l, "slo.attainment", &s.SLO.Attainment, defaultAttainment)
 	fill(l, "workload.rate_scale", &s.Workload.RateScale, defaultRateScale)
-	fill(l, "link.kind", &s.Link.Kind, defaultLink)
+	if s.Topology == nil {
+		fill(l, "link.kind", &s.Link.Kind, defaultLink)
+	}
 	fill(l, "router.policy", &s.Router.Policy, defaultRouter)
 	fill(l, "metrics.lockup_threshold", &s.Metrics.LockupThreshold, defaultLockupNs)
 	for i := range s.Pools {
 		l.poolDefaults(fmt.Sprintf("pools[%d].", i), &s.Pools[i])
 	}
+	l.topologyDefaults()
 }
 
 func (l *Loaded) poolDefaults(at string, p *Pool) {

@@ -15,16 +15,17 @@ import (
 // Scenario is one scenario file, decoded. Defaults fills every optional
 // field, so a scenario written back out is complete and loads to itself.
 type Scenario struct {
-	Name     string   `yaml:"name"`
-	Seed     uint64   `yaml:"seed"`
-	Model    string   `yaml:"model"` // served-model catalog name
-	SLO      SLO      `yaml:"slo"`
-	Workload Workload `yaml:"workload"`
-	Pools    []Pool   `yaml:"pools"`
-	Link     Link     `yaml:"link"`
-	Router   Router   `yaml:"router"`
-	Catalog  Catalog  `yaml:"catalog,omitempty"`
-	Metrics  Metrics  `yaml:"metrics"`
+	Name     string    `yaml:"name"`
+	Seed     uint64    `yaml:"seed"`
+	Model    string    `yaml:"model"` // served-model catalog name
+	SLO      SLO       `yaml:"slo"`
+	Workload Workload  `yaml:"workload"`
+	Pools    []Pool    `yaml:"pools"`
+	Link     Link      `yaml:"link,omitempty"`     // one link kind between all instances; or:
+	Topology *Topology `yaml:"topology,omitempty"` // a hierarchy of links (topology.go)
+	Router   Router    `yaml:"router"`
+	Catalog  Catalog   `yaml:"catalog,omitempty"`
+	Metrics  Metrics   `yaml:"metrics"`
 }
 
 // SLO is the latency objective a request must meet to count toward goodput.
@@ -45,18 +46,19 @@ type Workload struct {
 
 // Pool is a group of identical instances.
 type Pool struct {
-	Name       string   `yaml:"name"`
-	Role       string   `yaml:"role"` // colocated | prefill | decode
-	Count      int      `yaml:"count"`
-	Hardware   string   `yaml:"hardware"`
-	TP         int      `yaml:"tp"`
-	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
-	Engine     Engine   `yaml:"engine"`
-	Preemption string   `yaml:"preemption"` // recompute | swap | reject
-	Swap       *Swap    `yaml:"swap,omitempty"`
-	Reject     *Reject  `yaml:"reject,omitempty"`
-	Claims     []string `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
-	StepTime   StepTime `yaml:"step_time"`
+	Name       string     `yaml:"name"`
+	Role       string     `yaml:"role"` // colocated | prefill | decode
+	Count      int        `yaml:"count"`
+	Hardware   string     `yaml:"hardware"`
+	TP         int        `yaml:"tp"`
+	Owner      string     `yaml:"owner,omitempty"` // who answers for this pool's time
+	Engine     Engine     `yaml:"engine"`
+	Preemption string     `yaml:"preemption"` // recompute | swap | reject
+	Swap       *Swap      `yaml:"swap,omitempty"`
+	Reject     *Reject    `yaml:"reject,omitempty"`
+	Claims     []string   `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
+	StepTime   StepTime   `yaml:"step_time"`
+	Placement  *Placement `yaml:"placement,omitempty"` // with a topology only
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

@@ -29,6 +29,9 @@ func (l *Loaded) validate() error {
 	if err := l.validatePools(); err != nil {
 		return err
 	}
+	if err := l.validateTopology(); err != nil {
+		return err
+	}
 	if !slices.Contains(routerPolicies, s.Router.Policy) {
 		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, routerPolicies)
 	}
