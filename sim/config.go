@@ -40,6 +40,13 @@ type Instance struct {
 	// delivered so far appended to its prompt).
 	CacheHitThreshold float64
 	RejectPhase       int
+
+	// Prefill role: how long a finished prefill holds its KV for the decoder
+	// to pull before freeing it (0 = forever); the decoder then computes the
+	// prompt itself. StreamKV starts the transfer with the prompt's last
+	// prefill step (layer-wise streaming) instead of after it.
+	KVHoldTimeoutNs int64
+	StreamKV        bool
 }
 
 // Config is everything one run needs. It is built by the scenarios package

@@ -13,6 +13,8 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 	f := &c.flights[s.Ref]
 	rec := &c.records[f.req.ID]
 	switch {
+	case f.attempt > 0 && rec.FirstTokenNs == 0: // refused before any token: still TTFT
+		rec.Time[results.TDecodeFirst] += c.nowNs - f.rejectedNs
 	case f.attempt > 0:
 		rec.Time[results.TRejection] += c.nowNs - f.rejectedNs
 	case c.cfg.Instances[i].Role == RoleDecode:
@@ -64,8 +66,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
-	c.addDecodeTime(rec, f, s)
-	rec.Time[results.TReprefill] += c.nowNs - s.MarkNs() // waited since its preemption
+	c.chargeRejected(rec, f, s)
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
 	c.outstanding[i]--
@@ -73,7 +74,6 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	c.insts[i].Recycle(s)
 	f.dseq = nil
 	f.attempt++
-	f.rejectedNs = c.nowNs
 	if f.attempt >= maxAttempts {
 		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
 		rec.Reason = fmt.Sprintf("rejected: refused by decoders %d times (low cache hit after preemption)", f.attempt)
@@ -90,6 +90,29 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 		rec.WastedTokens += int32(generated)
 	}
 	c.place(ref)
+}
+
+// chargeRejected charges a refused sequence's time on its decoder and
+// opens (or continues) the rejection round trip. Before the client's first
+// token the time is TTFT (decode_queue_first); after it, the decoder's
+// share goes to the decode components and the round trip starts now —
+// unless this attempt never produced a token, when the round trip begun at
+// the previous refusal simply continues.
+func (c *cluster) chargeRejected(rec *results.Record, f *flight, s *engine.Seq) {
+	switch {
+	case rec.FirstTokenNs == 0:
+		since := f.arrivedNs
+		if f.attempt > 0 {
+			since = f.rejectedNs
+		}
+		rec.Time[results.TDecodeFirst] += c.nowNs - since
+	case s.Generated == 0:
+		return
+	default:
+		c.addDecodeTime(rec, f, s)
+		rec.Time[results.TReprefill] += c.nowNs - s.MarkNs() // waited since its preemption
+	}
+	f.rejectedNs = c.nowNs
 }
 
 // drop ends a request that cannot be served.

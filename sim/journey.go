@@ -29,6 +29,10 @@ type flight struct {
 	rejectedNs int64       // start of the current rejection round trip
 	firstAcct  engine.Acct // decoder accounting at this attempt's first token
 	recovering bool        // a preemption victim not yet recovered (cascade tracking)
+	pulled     bool        // the decoder started pulling the KV (pullNs is valid)
+	netDone    bool        // streaming: the transfer finished before the prefill step
+	kvLost     bool        // the prefill instance freed the KV before the decoder pulled it
+	deadlineNs int64       // when a holding prefill instance frees the KV
 	free       bool
 }
 
@@ -82,6 +86,7 @@ func (c *cluster) place(ref int32) {
 		return
 	}
 	f.route = d
+	f.pulled, f.netDone, f.kvLost, f.deadlineNs = false, false, false, 0 // a fresh attempt
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
 	if f.attempt == 0 {
@@ -123,7 +128,7 @@ func (c *cluster) onStep(i int) {
 	}
 	for _, s := range res.Finished {
 		if prefillRole {
-			c.handoff(s)
+			c.prefillDone(i, s)
 		} else {
 			c.complete(i, s)
 		}
@@ -131,16 +136,58 @@ func (c *cluster) onStep(i int) {
 	c.kickSoon(i)
 }
 
-// handoff sends a request whose prefill finished to its decode instance,
-// which reserves blocks for the prompt before pulling the KV.
-func (c *cluster) handoff(ps *engine.Seq) {
-	f := &c.flights[ps.Ref]
+// prefillDone handles a prefill that finished on instance p: its time is
+// charged, the decoder is handed the request (unless streaming already did)
+// and the KV is held until pulled (or its timeout).
+func (c *cluster) prefillDone(p int, ps *engine.Seq) {
+	ref := ps.Ref
+	f := &c.flights[ref]
 	f.handoffNs = c.nowNs
 	if f.attempt == 0 {
 		rec := &c.records[f.req.ID]
 		rec.Time[results.TPrefillQueue] += ps.Acct[engine.AcctQueue] + ps.Acct[engine.AcctReprefill] + ps.Acct[engine.AcctSwap]
 		rec.Time[results.TPrefillCompute] += ps.Acct[engine.AcctCompute]
 	}
+	switch {
+	case f.netDone: // streamed, and the transfer already finished
+		c.transferred(ref)
+		c.kickSoon(f.route.Decode)
+		return
+	case f.dseq == nil:
+		c.handoff(ps)
+	}
+	if t := c.cfg.Instances[p].KVHoldTimeoutNs; t > 0 && !f.pulled {
+		f.deadlineNs = c.nowNs + t
+		c.q.push(f.deadlineNs, classTimeout, ref)
+	}
+}
+
+// onHoldTimeout frees KV a prefill instance held too long for a decoder
+// that never pulled it; the decoder will compute the prompt itself.
+func (c *cluster) onHoldTimeout(ref int32) {
+	f := &c.flights[ref]
+	if f.free || f.pseq == nil || f.pulled || f.deadlineNs != c.nowNs {
+		return // pulled meanwhile, or the flight moved on
+	}
+	p := f.route.Prefill
+	rec := &c.records[f.req.ID]
+	rec.Preemptions += int32(f.pseq.Preemptions)
+	if f.attempt == 0 {
+		rec.CachedTokens = int32(f.pseq.CachedTokens)
+	}
+	c.insts[p].Release(f.pseq)
+	c.insts[p].Recycle(f.pseq)
+	f.pseq = nil
+	f.kvLost = true
+	c.outstanding[p]--
+	c.kickSoon(p)
+}
+
+// handoff sends a request whose prefill finished (or, streaming, is
+// finishing) to its decode instance, which reserves blocks for the prompt
+// before pulling the KV.
+func (c *cluster) handoff(ps *engine.Seq) {
+	f := &c.flights[ps.Ref]
 	d := f.route.Decode
 	inst := c.cfg.Instances[d]
 	s := c.insts[d].NewSeq()
@@ -158,7 +205,16 @@ func (c *cluster) handoff(ps *engine.Seq) {
 // startPull begins the KV transfer of a decode sequence that got its blocks.
 func (c *cluster) startPull(d int, s *engine.Seq) {
 	f := &c.flights[s.Ref]
-	f.pullNs = c.nowNs
+	f.pullNs, f.pulled = c.nowNs, true
+	if f.kvLost {
+		f.arrivedNs = c.nowNs
+		if f.attempt == 0 {
+			c.records[f.req.ID].Time[results.TDecodeFirst] += c.nowNs - f.handoffNs
+		}
+		c.insts[d].KVLost(s, c.nowNs)
+		c.kickSoon(d)
+		return
+	}
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
 	bytes := float64(s.RemoteTokens) * c.cfg.KVBytesPerToken
 	c.net.Start(s.Ref, path, latencyNs, bytes, c.nowNs)
@@ -171,6 +227,10 @@ func (c *cluster) onNetwork() {
 	c.netAtNs = -1
 	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
 	for _, ref := range c.doneScratch {
+		if f := &c.flights[ref]; !f.pseq.Finished() {
+			f.netDone = true // streamed ahead of its prefill step: wait for it
+			continue
+		}
 		c.transferred(ref)
 	}
 	// Kick only after applying every transfer due now, so that a decoder
@@ -191,9 +251,12 @@ func (c *cluster) transferred(ref int32) {
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {
+		// Streaming may start the pull before the prefill ends; only what
+		// sticks out past the prefill's end is transfer time on the path.
+		start := max(f.pullNs, f.handoffNs)
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
-		rec.Time[results.TTransfer] += f.arrivedNs - f.pullNs
-		rec.Time[results.TDecodeFirst] += f.pullNs - f.handoffNs
+		rec.Time[results.TTransfer] += f.arrivedNs - start
+		rec.Time[results.TDecodeFirst] += start - f.handoffNs
 	}
 	c.insts[p].Release(f.pseq)
 	c.insts[p].Recycle(f.pseq)

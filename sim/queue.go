@@ -8,6 +8,7 @@ package sim
 const (
 	classNetwork uint8 = iota
 	classStep
+	classTimeout
 	classArrival
 	classKick
 )

@@ -53,6 +53,7 @@ type cluster struct {
 	insts       []*engine.Instance
 	stepStartNs []int64
 	kickPending []bool
+	kicking     bool // inside kick: further kicks are deferred
 	metrics     []instanceMetrics
 	parts       batchParts
 	busyNs      []int64
@@ -151,6 +152,8 @@ func (c *cluster) dispatch(e event) {
 		c.onNetwork()
 	case classStep:
 		c.onStep(int(e.arg))
+	case classTimeout:
+		c.onHoldTimeout(e.arg)
 	case classArrival:
 		c.onArrival()
 	case classKick:
@@ -181,12 +184,14 @@ func (c *cluster) result() *Result {
 }
 
 // kickSoon plans instance i's next step now, or — when other events are
-// due at this same instant — after them, so that the step sees them all.
+// due at this same instant, or while another instance's plan is being
+// handled (planning never nests) — after them, so that the step sees them
+// all.
 func (c *cluster) kickSoon(i int) {
 	if c.kickPending[i] {
 		return
 	}
-	if c.q.len() > 0 && c.q.h[0].at == c.nowNs {
+	if c.kicking || c.q.len() > 0 && c.q.h[0].at == c.nowNs {
 		c.kickPending[i] = true
 		c.q.push(c.nowNs, classKick, int32(i))
 		return
@@ -201,12 +206,19 @@ func (c *cluster) kick(i int) {
 	if inst.Busy() {
 		return
 	}
+	c.kicking = true
+	defer func() { c.kicking = false }()
 	b, res := inst.Schedule()
 	c.preempted(i, res.Preempted)
 	c.recovered(i, res.Recovered)
 	for _, s := range res.Rejected {
 		c.endRecovery(i, s)
 		c.rejected(i, s)
+	}
+	if c.cfg.Instances[i].StreamKV {
+		for _, s := range res.FinalChunks {
+			c.handoff(s)
+		}
 	}
 	for _, s := range res.Pulls {
 		c.startPull(i, s)

@@ -74,8 +74,13 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	})
 	insts := instances(role, 1+rng.IntN(3), ec, timer)
 	threshold, phase := rng.Float64(), 1+rng.IntN(2)
+	stream, holdNs := rng.IntN(3) == 0, int64(0)
+	if rng.IntN(3) == 0 {
+		holdNs = 1 + rng.Int64N(100_000)
+	}
 	for i := range insts {
 		insts[i].CacheHitThreshold, insts[i].RejectPhase = threshold, phase
+		insts[i].StreamKV, insts[i].KVHoldTimeoutNs = stream, holdNs
 	}
 	return insts
 }

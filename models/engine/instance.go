@@ -50,6 +50,7 @@ type StepResult struct {
 	Preempted   []*Seq  // preempted while planning the step
 	Pulls       []*Seq  // decode role: blocks reserved, start the KV transfer now
 	Rejected    []*Seq  // reject policy: refused on re-admission; they hold nothing and are done here
+	FinalChunks []*Seq  // prefill role: computing their last prompt tokens in this step (layer-wise streaming may start)
 	Recovered   []*Seq  // finished recomputing their context, or swapped back in
 	TokenGapsNs []int64 // inter-token gaps of non-first tokens produced by the step
 }
@@ -141,6 +142,21 @@ func (in *Instance) Release(s *Seq) {
 	s.blocks = s.blocks[:0]
 	s.state = stateDone
 	in.holding--
+}
+
+// KVLost turns a pulling sequence whose remote KV will never come (the
+// prefill instance freed it) into a local prefill: it keeps the blocks it
+// reserved, joins the ready queue, and computes its prompt past its own
+// prefix-cache hit here.
+func (in *Instance) KVLost(s *Seq, nowNs int64) {
+	if s.state != statePulling {
+		panic("engine: KV lost for a sequence that is not pulling")
+	}
+	in.pulling--
+	s.markNs = nowNs
+	s.computed = s.committed * in.cfg.BlockSize
+	s.state = stateWaiting
+	in.ready.pushBack(s)
 }
 
 // KVArrived marks a pulling sequence's prompt KV as present: it joins the

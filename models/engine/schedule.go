@@ -103,7 +103,7 @@ func (in *Instance) admitWaiting(budget int) {
 // budget (without chunking) or the free blocks do not allow it.
 func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 	hit := 0
-	if s.computed == 0 {
+	if s.computed == 0 && len(s.blocks) == 0 {
 		hit = in.match(s)
 	}
 	start := max(s.computed, hit*in.cfg.BlockSize)
@@ -116,7 +116,7 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 		return 0, false
 	}
 	n = min(n, budget)
-	need := in.blocksFor(start+n) - len(s.blocks) - hit
+	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
 	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
 		return 0, false
 	}
@@ -241,6 +241,9 @@ func (in *Instance) preempt(s *Seq) {
 func (in *Instance) plan(s *Seq, n int) {
 	s.scheduled = n
 	in.step = append(in.step, s)
+	if s.Hold && s.computed+n == s.Tokens() {
+		in.res.FinalChunks = append(in.res.FinalChunks, s)
+	}
 	ctx := s.computed
 	b := &in.batch
 	if n == 1 {
@@ -269,6 +272,7 @@ func (r *StepResult) reset() {
 	r.Preempted = r.Preempted[:0]
 	r.Pulls = r.Pulls[:0]
 	r.Rejected = r.Rejected[:0]
+	r.FinalChunks = r.FinalChunks[:0]
 	r.Recovered = r.Recovered[:0]
 	r.TokenGapsNs = r.TokenGapsNs[:0]
 }
