@@ -64,6 +64,11 @@ type Config struct {
 	// LockupThresholdNs is how long a busy instance may go without
 	// producing a token before the spell counts as a lock-up.
 	LockupThresholdNs int64
+
+	// Tracer, when set, receives the journeys of requests with ID below
+	// TraceRequests.
+	Tracer        Tracer
+	TraceRequests int64
 }
 
 // validate checks the cluster shape: colocated instances alone, or prefill

@@ -27,6 +27,9 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 		rec.FirstTokenNs = c.nowNs
 	}
 	f.firstAcct = s.Acct
+	if c.traced(f.req.ID) {
+		c.traceFirstToken(i, f)
+	}
 }
 
 // addDecodeTime charges the decoder time of s since its first token.
@@ -44,6 +47,13 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
 	c.addDecodeTime(rec, f, s)
+	if c.traced(f.req.ID) {
+		start := f.arrivedNs // P/D: from the KV's arrival
+		if c.cfg.Instances[i].Role != RoleDecode {
+			start = rec.FirstTokenNs
+		}
+		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), "decode", start, c.nowNs)
+	}
 	rec.Status = results.Completed
 	rec.FinishNs = c.nowNs
 	rec.OutputTokens = int32(f.delivered + s.Generated)
@@ -67,6 +77,10 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
 	c.chargeRejected(rec, f, s)
+	if c.traced(f.req.ID) {
+		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), "decode", f.arrivedNs, c.nowNs)
+		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), fmt.Sprintf("rejected (phase %d)", c.cfg.Instances[i].RejectPhase), c.nowNs)
+	}
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
 	c.outstanding[i]--

@@ -33,6 +33,7 @@ type flight struct {
 	netDone    bool        // streaming: the transfer finished before the prefill step
 	kvLost     bool        // the prefill instance freed the KV before the decoder pulled it
 	deadlineNs int64       // when a holding prefill instance frees the KV
+	enqueuedNs int64       // when this attempt reached its prefill instance
 	free       bool
 }
 
@@ -92,6 +93,10 @@ func (c *cluster) place(ref int32) {
 	if f.attempt == 0 {
 		rec.Time[results.TRouter] += c.nowNs - r.ArrivalNs
 	}
+	f.enqueuedNs = c.nowNs
+	if c.traced(r.ID) {
+		c.traceRoute(f)
+	}
 	inst := c.insts[d.Prefill]
 	s := inst.NewSeq()
 	c.fillSeq(s, ref, r)
@@ -143,6 +148,9 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
 	f.handoffNs = c.nowNs
+	if c.traced(f.req.ID) {
+		c.tracePrefill(p, f)
+	}
 	if f.attempt == 0 {
 		rec := &c.records[f.req.ID]
 		rec.Time[results.TPrefillQueue] += ps.Acct[engine.AcctQueue] + ps.Acct[engine.AcctReprefill] + ps.Acct[engine.AcctSwap]
@@ -257,6 +265,9 @@ func (c *cluster) transferred(ref int32) {
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
 		rec.Time[results.TTransfer] += f.arrivedNs - start
 		rec.Time[results.TDecodeFirst] += start - f.handoffNs
+	}
+	if c.traced(f.req.ID) {
+		c.traceTransfer(f)
 	}
 	c.insts[p].Release(f.pseq)
 	c.insts[p].Recycle(f.pseq)

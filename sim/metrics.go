@@ -24,6 +24,9 @@ type instanceMetrics struct {
 func (c *cluster) preempted(i int, victims []*engine.Seq) {
 	m := &c.metrics[i]
 	for _, s := range victims {
+		if id := c.flights[s.Ref].req.ID; c.traced(id) {
+			c.cfg.Tracer.Instant(id, instanceTrack(i), "preempted", c.nowNs)
+		}
 		if m.pending == 0 {
 			m.depth, m.chainStartNs = 0, c.nowNs
 		}
