@@ -46,19 +46,23 @@ type Workload struct {
 
 // Pool is a group of identical instances.
 type Pool struct {
-	Name       string     `yaml:"name"`
-	Role       string     `yaml:"role"` // colocated | prefill | decode
-	Count      int        `yaml:"count"`
-	Hardware   string     `yaml:"hardware"`
-	TP         int        `yaml:"tp"`
-	Owner      string     `yaml:"owner,omitempty"` // who answers for this pool's time
-	Engine     Engine     `yaml:"engine"`
-	Preemption string     `yaml:"preemption"` // recompute | swap | reject
-	Swap       *Swap      `yaml:"swap,omitempty"`
-	Reject     *Reject    `yaml:"reject,omitempty"`
-	Claims     []string   `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
-	StepTime   StepTime   `yaml:"step_time"`
-	Placement  *Placement `yaml:"placement,omitempty"` // with a topology only
+	Name       string   `yaml:"name"`
+	Role       string   `yaml:"role"` // colocated | prefill | decode
+	Count      int      `yaml:"count"`
+	Hardware   string   `yaml:"hardware"`
+	TP         int      `yaml:"tp"`
+	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
+	Engine     Engine   `yaml:"engine"`
+	Preemption string   `yaml:"preemption"` // recompute | swap | reject
+	Swap       *Swap    `yaml:"swap,omitempty"`
+	Reject     *Reject  `yaml:"reject,omitempty"`
+	Claims     []string `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
+	// Prefill pools: free KV no decoder pulled within this time (0 = hold
+	// forever), and stream it layer by layer during the last prefill step.
+	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout,omitempty"`
+	StreamKV      bool           `yaml:"stream_kv,omitempty"`
+	StepTime      StepTime       `yaml:"step_time"`
+	Placement     *Placement     `yaml:"placement,omitempty"` // with a topology only
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.
