@@ -163,7 +163,8 @@ func (c *cluster) dispatch(e event) {
 }
 
 func (c *cluster) result() *Result {
-	r := &Result{Records: c.records, ITL: &c.itl, SimTimeNs: c.nowNs, Events: c.events}
+	itl := c.itl // a copy: pointing into c would keep the whole cluster alive
+	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events}
 	for i, ic := range c.cfg.Instances {
 		owner := ic.Owner
 		if owner == "" {
@@ -207,7 +208,23 @@ func (c *cluster) kick(i int) {
 		return
 	}
 	c.kicking = true
-	defer func() { c.kicking = false }()
+	b := c.plan(i)
+	c.kicking = false
+	if b == nil {
+		return
+	}
+	c.stepStartNs[i] = c.nowNs
+	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
+	c.parts.split(b)
+	c.busyWith(i, &c.parts, d)
+	c.q.push(c.nowNs+d, classStep, int32(i))
+}
+
+// plan schedules instance i's next step and handles what planning did:
+// preemptions, swap-ins, rejections, streamed handoffs, pulls. It returns
+// the step's batch, or nil when the instance has nothing to compute.
+func (c *cluster) plan(i int) *perf.Batch {
+	inst := c.insts[i]
 	b, res := inst.Schedule()
 	c.preempted(i, res.Preempted)
 	c.recovered(i, res.Recovered)
@@ -223,17 +240,10 @@ func (c *cluster) kick(i int) {
 	for _, s := range res.Pulls {
 		c.startPull(i, s)
 	}
-	if b == nil {
-		if inst.Running() == 0 {
-			c.metrics[i].progressNs = -1 // idle: no busy spell to lock up
-		}
-		return
+	if b == nil && inst.Running() == 0 {
+		c.metrics[i].progressNs = -1 // idle: no busy spell to lock up
 	}
-	c.stepStartNs[i] = c.nowNs
-	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
-	c.parts.split(b)
-	c.busyWith(i, &c.parts, d)
-	c.q.push(c.nowNs+d, classStep, int32(i))
+	return b
 }
 
 // batchParts are a step's prefill and decode work priced apart.

@@ -19,38 +19,41 @@ const (
 // fields before Enqueue and reads the counters afterwards; the engine owns the
 // rest. Seqs are recycled through Instance.NewSeq and Instance.Recycle.
 type Seq struct {
-	Ref          int32        // caller's handle, opaque to the engine
-	Prefix       []kv.Segment // prompt content identity (prefix caching)
-	UniqueID     uint64       // identity of tokens past Prefix and of generated tokens
-	PromptTokens int          // tokens in the prompt
-	MaxNew       int          // tokens to generate on this instance, ≥ 1
-	Remote       bool         // prompt KV arrives by transfer (decode role)
-	Hold         bool         // keep blocks after finishing until Release (prefill role)
-
+	// Read or written on every step; kept together so a step touches few
+	// cache lines per sequence.
+	computed     int   // tokens whose KV is in the pool
+	scheduled    int   // tokens computed in the current step
+	PromptTokens int   // tokens in the prompt
 	Generated    int   // tokens generated on this instance so far
-	CachedTokens int   // prompt tokens found in the prefix cache at first admission
-	Preemptions  int   // times preempted on this instance
+	MaxNew       int   // tokens to generate on this instance, ≥ 1
+	committed    int   // leading blocks already committed to the prefix cache
+	markNs       int64 // time its accounting has reached
+	state        seqState
+	reprefill    bool
+	swappedIn    bool  // swapped back in for the coming step
+	Hold         bool  // keep blocks after finishing until Release (prefill role)
 	LastTokenNs  int64 // when the last token was produced
-	RemoteTokens int   // decode role: prompt tokens to pull (prompt minus local prefix hits)
 	Acct         Acct  // where its time here went
-	SwapOuts     int   // times swapped out to the host tier
+
+	Ref      int32        // caller's handle, opaque to the engine
+	Prefix   []kv.Segment // prompt content identity (prefix caching)
+	UniqueID uint64       // identity of tokens past Prefix and of generated tokens
+	Remote   bool         // prompt KV arrives by transfer (decode role)
+
+	CachedTokens int // prompt tokens found in the prefix cache at first admission
+	Preemptions  int // times preempted on this instance
+	RemoteTokens int // decode role: prompt tokens to pull (prompt minus local prefix hits)
+	SwapOuts     int // times swapped out to the host tier
 
 	// CacheHitThreshold, under the reject policy, is the least share of its
 	// context a preempted sequence must find in the prefix cache when it is
 	// re-admitted; below it the sequence is rejected (vLLM RFC #24256).
 	CacheHitThreshold float64
 
-	state      seqState
-	markNs     int64 // time its accounting has reached
-	swappedIn  bool  // swapped back in for the coming step
-	hostBlocks int   // blocks it holds in the host tier while swapped out
-	computed   int   // tokens whose KV is in the pool
+	hostBlocks int // blocks it holds in the host tier while swapped out
 	admitted   bool
-	scheduled  int // tokens computed in the current step
-	reprefill  bool
 	blocks     []kv.BlockID
 	hashes     []uint64
-	committed  int          // leading blocks already committed to the prefix cache
 	shared     int          // leading blocks made only of Prefix tokens: shareable with other sequences
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 }
