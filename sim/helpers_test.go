@@ -267,3 +267,8 @@ func checkAttribution(t testing.TB, r *results.Record) {
 			r.ID, ttft, decode, r.FirstTokenNs-r.ArrivalNs, r.FinishNs-r.FirstTokenNs, r.Time)
 	}
 }
+
+// resultsRecord is an empty record for request id, as onArrival makes it.
+func resultsRecord(id int64) results.Record {
+	return results.Record{ID: id, PrefillInstance: -1, DecodeInstance: -1}
+}

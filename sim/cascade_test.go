@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"testing"
+
+	"handoff/models/engine"
+)
+
+// victims gives the cluster n flights, each with a decoder sequence that
+// refers to it, for driving the cascade bookkeeping by hand.
+func victims(t *testing.T, n int) (*cluster, []*engine.Seq) {
+	t.Helper()
+	c := newCluster(pdConfig(t, nil))
+	seqs := make([]*engine.Seq, n)
+	for k := range seqs {
+		ref := c.newFlight(&Request{ID: int64(k)})
+		seqs[k] = &engine.Seq{Ref: ref}
+	}
+	return c, seqs
+}
+
+// TestCascadeMetricsOnAConstructedChain: on decoder 1, A is preempted at 10,
+// again at 15 (still recovering), B at 20, A recovers at 30, is preempted
+// again at 40, B recovers at 50 and A at 60: one chain of four preemptions
+// lasting 50 ns. C alone at 100-110 is a single preemption, not a cascade.
+func TestCascadeMetricsOnAConstructedChain(t *testing.T) {
+	c, s := victims(t, 3)
+	a, b, cc := s[0], s[1], s[2]
+	at := func(ns int64, f func()) { c.nowNs = ns; f() }
+	at(10, func() { c.preempted(1, []*engine.Seq{a}) })
+	at(15, func() { c.preempted(1, []*engine.Seq{a}) })
+	at(20, func() { c.preempted(1, []*engine.Seq{b}) })
+	at(30, func() { c.recovered(1, []*engine.Seq{a}) })
+	at(40, func() { c.preempted(1, []*engine.Seq{a}) })
+	at(50, func() { c.recovered(1, []*engine.Seq{b}) })
+	if m := c.metrics[1]; m.cascades != 0 || m.pending != 1 || m.depth != 4 {
+		t.Fatalf("mid-chain %+v: want the chain open at depth 4 with A pending", m)
+	}
+	at(60, func() { c.recovered(1, []*engine.Seq{a}) })
+	at(100, func() { c.preempted(1, []*engine.Seq{cc}) })
+	at(110, func() { c.recovered(1, []*engine.Seq{cc}) })
+	m := c.metrics[1]
+	if m.cascades != 1 || m.longest != 4 || m.cascadeNs != 50 || m.pending != 0 {
+		t.Fatalf("metrics %+v: want 1 cascade, longest 4, 50 ns", m)
+	}
+}
+
+// TestLockupIsABusySpellWithoutNormalTokens: threshold 1 s; a spell that
+// starts at 0 and produces its next normal token at 1.5 s is one lock-up of
+// 1.5 s; tokens at 2 s and 2.9 s are progress within the threshold.
+func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
+	c, _ := victims(t, 0)
+	c.cfg.LockupThresholdNs = 1e9
+	c.busyWith(1, &batchParts{}, 1)
+	for _, step := range []struct {
+		atNs   int64
+		tokens int
+	}{{5e8, 0}, {1.5e9, 3}, {2e9, 1}, {2.9e9, 2}} {
+		c.nowNs = step.atNs
+		c.progress(1, step.tokens)
+	}
+	if m := c.metrics[1]; m.lockups != 1 || m.lockupNs != 1.5e9 {
+		t.Fatalf("lock-ups %d (%d ns), want 1 of 1.5 s", m.lockups, m.lockupNs)
+	}
+}
+
+// TestRejectionRebuildsTheRequest checks the RFC #24256 reconstruction: a
+// request with a 100-token prompt and 50 output tokens refused after 20
+// tokens comes back (phase 2) as a 120-token prompt asking for 30 more, with
+// the 20 counted as delivered; phase 1 re-sends the original and counts the
+// 20 as wasted.
+func TestRejectionRebuildsTheRequest(t *testing.T) {
+	for _, phase := range []int{1, 2} {
+		cfg := pdConfig(t, nil)
+		cfg.Instances[1].RejectPhase = phase
+		c := newCluster(cfg)
+		c.records = append(c.records, resultsRecord(0))
+		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50})
+		f := &c.flights[ref]
+		f.route.Prefill, f.route.Decode = 0, 1
+		s := c.insts[1].NewSeq()
+		s.Ref, s.Generated = ref, 20
+		c.records[0].FirstTokenNs = 1 // the client saw tokens already
+		c.outstanding[1] = 1
+		c.rejected(1, s)
+		rec := c.records[0]
+		want := map[int][4]int{1: {100, 50, 0, 20}, 2: {120, 30, 20, 0}}[phase]
+		got := [4]int{f.req.PromptTokens, f.req.OutputTokens, f.delivered, int(rec.WastedTokens)}
+		if got != want || rec.Rejections != 1 || f.attempt != 1 || f.pseq == nil {
+			t.Errorf("phase %d: prompt, output, delivered, wasted = %v, want %v (rejections %d, re-placed %v)",
+				phase, got, want, rec.Rejections, f.pseq != nil)
+		}
+	}
+}
