@@ -65,6 +65,12 @@ type Config struct {
 	// producing a token before the spell counts as a lock-up.
 	LockupThresholdNs int64
 
+	// RefreshIntervalNs is how often the router's view of instance state is
+	// refreshed (0: before every decision, an oracle). RouterNeedsHashes
+	// makes the core hash each request's prompt blocks for the router.
+	RefreshIntervalNs int64
+	RouterNeedsHashes bool
+
 	// Tracer, when set, receives the journeys of requests with ID below
 	// TraceRequests.
 	Tracer        Tracer

@@ -12,14 +12,17 @@ import (
 func (c *cluster) firstToken(i int, s *engine.Seq) {
 	f := &c.flights[s.Ref]
 	rec := &c.records[f.req.ID]
+	if !s.Remote {
+		c.unbookPrefill(f) // the prefill was local: it just finished
+	}
 	switch {
 	case f.attempt > 0 && rec.FirstTokenNs == 0: // refused before any token: still TTFT
 		rec.Time[results.TDecodeFirst] += c.nowNs - f.rejectedNs
 	case f.attempt > 0:
 		rec.Time[results.TRejection] += c.nowNs - f.rejectedNs
-	case c.cfg.Instances[i].Role == RoleDecode:
+	case s.Remote:
 		rec.Time[results.TDecodeFirst] += c.nowNs - f.arrivedNs
-	default: // colocated: the prefill step produced the first token
+	default: // prefilled here (colocated, or locally on a decoder): the prefill step produced the first token
 		rec.Time[results.TPrefillQueue] += s.Acct[engine.AcctQueue] + s.Acct[engine.AcctReprefill] + s.Acct[engine.AcctSwap]
 		rec.Time[results.TPrefillCompute] += s.Acct[engine.AcctCompute]
 	}
@@ -62,6 +65,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 		rec.CachedTokens = int32(s.CachedTokens)
 	}
 	c.outstanding[i]--
+	c.unbook(f)
 	c.freeFlight(ref)
 	c.insts[i].Recycle(s)
 	c.ended++
@@ -84,6 +88,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
 	c.outstanding[i]--
+	c.unbook(f)
 	generated := s.Generated
 	c.insts[i].Recycle(s)
 	f.dseq = nil
@@ -103,7 +108,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	} else {
 		rec.WastedTokens += int32(generated)
 	}
-	c.place(ref)
+	c.enqueueRouting(ref)
 }
 
 // chargeRejected charges a refused sequence's time on its decoder and

@@ -17,24 +17,26 @@ const maxAttempts = 8
 // current attempt: after a phase-2 rejection its prompt has grown by the
 // tokens already delivered and its output shrunk by as many.
 type flight struct {
-	req        Request
-	route      router.Decision
-	pseq       *engine.Seq // on the prefill (or colocated) instance
-	dseq       *engine.Seq // on the decode instance
-	attempt    int         // 0 for the first; +1 per rejection
-	delivered  int         // output tokens the client has seen
-	handoffNs  int64       // prefill finished
-	pullNs     int64       // KV transfer started
-	arrivedNs  int64       // KV transfer finished
-	rejectedNs int64       // start of the current rejection round trip
-	firstAcct  engine.Acct // decoder accounting at this attempt's first token
-	recovering bool        // a preemption victim not yet recovered (cascade tracking)
-	pulled     bool        // the decoder started pulling the KV (pullNs is valid)
-	netDone    bool        // streaming: the transfer finished before the prefill step
-	kvLost     bool        // the prefill instance freed the KV before the decoder pulled it
-	deadlineNs int64       // when a holding prefill instance frees the KV
-	enqueuedNs int64       // when this attempt reached its prefill instance
-	free       bool
+	req          Request
+	route        router.Decision
+	pseq         *engine.Seq // on the prefill (or colocated) instance
+	dseq         *engine.Seq // on the decode instance
+	attempt      int         // 0 for the first; +1 per rejection
+	delivered    int         // output tokens the client has seen
+	handoffNs    int64       // prefill finished
+	pullNs       int64       // KV transfer started
+	arrivedNs    int64       // KV transfer finished
+	rejectedNs   int64       // start of the current rejection round trip
+	firstAcct    engine.Acct // decoder accounting at this attempt's first token
+	recovering   bool        // a preemption victim not yet recovered (cascade tracking)
+	pulled       bool        // the decoder started pulling the KV (pullNs is valid)
+	netDone      bool        // streaming: the transfer finished before the prefill step
+	kvLost       bool        // the prefill instance freed the KV before the decoder pulled it
+	deadlineNs   int64       // when a holding prefill instance frees the KV
+	enqueuedNs   int64       // when this attempt reached its prefill instance
+	bookedTokens int         // router bookkeeping held for this flight (see book.go)
+	bookedBlocks int
+	free         bool
 }
 
 // pullArrival reads the next request from the source and schedules its
@@ -67,27 +69,29 @@ func (c *cluster) onArrival() {
 	if reason := c.tooLong(&r); reason != "" {
 		c.drop(r.ID, reason)
 	} else {
-		ref := c.newFlight(&r)
-		c.place(ref)
+		c.enqueueRouting(c.newFlight(&r))
 	}
 	c.pullArrival()
 }
 
 // place routes the flight's current attempt and enqueues it on its prefill
-// instance.
-func (c *cluster) place(ref int32) {
+// instance. It reports false when the router holds the request.
+func (c *cluster) place(ref int32) bool {
 	f := &c.flights[ref]
 	r := &f.req
 	c.refreshViews()
-	d := c.cfg.Router.Route(&router.Request{ID: r.ID, PromptTokens: r.PromptTokens,
-		OutputTokens: r.OutputTokens, Prefix: r.Prefix}, &c.view)
+	d := c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
+	if d.Held() {
+		return false
+	}
 	if reason := c.doesNotFit(r, d); reason != "" {
 		c.drop(r.ID, reason)
 		c.freeFlight(ref)
-		return
+		return true
 	}
 	f.route = d
 	f.pulled, f.netDone, f.kvLost, f.deadlineNs = false, false, false, 0 // a fresh attempt
+	c.book(f)
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
 	if f.attempt == 0 {
@@ -108,6 +112,7 @@ func (c *cluster) place(ref int32) {
 	c.outstanding[d.Prefill]++
 	inst.Enqueue(s, c.nowNs)
 	c.kickSoon(d.Prefill)
+	return true
 }
 
 func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
@@ -148,6 +153,7 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
 	f.handoffNs = c.nowNs
+	c.unbookPrefill(f)
 	if c.traced(f.req.ID) {
 		c.tracePrefill(p, f)
 	}

@@ -7,7 +7,6 @@ import (
 	"handoff/models/engine"
 	"handoff/models/network"
 	"handoff/models/perf"
-	"handoff/models/router"
 	"handoff/results"
 )
 
@@ -54,6 +53,7 @@ type cluster struct {
 	stepStartNs []int64
 	kickPending []bool
 	kicking     bool // inside kick: further kicks are deferred
+	placing     bool // inside place: held requests are not retried
 	metrics     []instanceMetrics
 	parts       batchParts
 	busyNs      []int64
@@ -65,7 +65,7 @@ type cluster struct {
 	freeFlights []int32
 	records     []results.Record
 	itl         results.Histogram
-	view        router.Cluster
+	routing     routing
 	prefillIdx  []int
 	decodeIdx   []int
 	next        Request
@@ -104,7 +104,13 @@ func (c *cluster) checkEnd() error {
 		return fmt.Errorf("sim: %d of %d requests never ended (simulator bug)",
 			int64(len(c.records))-c.ended, len(c.records))
 	}
+	if len(c.routing.held) != 0 {
+		return fmt.Errorf("sim: %d requests still held by the router (simulator bug)", len(c.routing.held))
+	}
 	for i, in := range c.insts {
+		if c.routing.prefillTokens[i] != 0 || c.routing.blocks[i] != 0 {
+			return fmt.Errorf("sim: router bookkeeping of %s did not return to zero (simulator bug)", c.cfg.Instances[i].Name)
+		}
 		pool := in.Pool()
 		if !in.Idle() || pool.UsedBlocks() != 0 || in.HostBlocksUsed() != 0 {
 			return fmt.Errorf("sim: instance %s ended with work, %d blocks or %d host blocks in use (simulator bug)",
@@ -132,8 +138,7 @@ func newCluster(cfg *Config) *cluster {
 			c.prefillIdx = append(c.prefillIdx, i)
 		}
 	}
-	c.view.Prefill = make([]router.View, len(c.prefillIdx))
-	c.view.Decode = make([]router.View, len(c.decodeIdx))
+	c.initRouting()
 	if cfg.Topology != nil {
 		c.net = network.New(cfg.Topology.Caps)
 	}

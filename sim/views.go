@@ -3,27 +3,82 @@ package sim
 import (
 	"fmt"
 
+	"handoff/models/kv"
 	"handoff/models/router"
 )
 
-// refreshViews copies every instance's state into the routing view. The
-// view is exact (an oracle router); stale views come with the router models
-// that need them.
-func (c *cluster) refreshViews() {
-	for k, i := range c.prefillIdx {
-		c.view.Prefill[k] = c.viewOf(i)
-	}
-	for k, i := range c.decodeIdx {
-		c.view.Decode[k] = c.viewOf(i)
-	}
+// routing is the router's side of the cluster: the views it decides from,
+// refreshed every Config.RefreshIntervalNs (0: before every decision), its
+// own bookkeeping of what it routed, and requests it holds.
+type routing struct {
+	view          router.Cluster
+	lastRefreshNs int64
+	refreshed     bool
+	prefillTokens []int // per instance: prompt tokens routed there, prefill not finished
+	blocks        []int // per instance: KV blocks of requests routed there to decode
+	held          []int32
+	hashes        []uint64 // scratch: the routed request's block hashes
 }
 
-func (c *cluster) viewOf(i int) router.View {
-	in := c.insts[i]
-	pool := in.Pool()
-	return router.View{Index: i, Waiting: in.Waiting(), Running: in.Running(),
-		Outstanding: c.outstanding[i], FreeBlocks: pool.FreeBlocks(),
-		TotalBlocks: pool.NumBlocks(), BlockSize: pool.BlockSize()}
+func (c *cluster) initRouting() {
+	n := len(c.insts)
+	r := &c.routing
+	r.prefillTokens, r.blocks = make([]int, n), make([]int, n)
+	r.view = router.Cluster{Prefill: make([]router.View, len(c.prefillIdx)),
+		Decode: make([]router.View, len(c.decodeIdx)), KVBytesPerToken: c.cfg.KVBytesPerToken,
+		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
+	r.view.Overlap = func(i int, hashes []uint64) int { return c.insts[i].Pool().Peek(hashes) }
+	r.view.TransferNs = c.predictTransferNs
+}
+
+// refreshViews brings the routing view up to date: instance state when the
+// refresh interval has passed, the router's bookkeeping always.
+func (c *cluster) refreshViews() {
+	r := &c.routing
+	stale := r.refreshed && c.nowNs-r.lastRefreshNs < c.cfg.RefreshIntervalNs
+	if !stale {
+		r.lastRefreshNs, r.refreshed = c.nowNs, true
+	}
+	for k, i := range c.prefillIdx {
+		c.fillView(&r.view.Prefill[k], i, stale)
+	}
+	for k, i := range c.decodeIdx {
+		c.fillView(&r.view.Decode[k], i, stale)
+	}
+	r.view.NowNs = c.nowNs
+}
+
+func (c *cluster) fillView(v *router.View, i int, stale bool) {
+	if !stale {
+		in := c.insts[i]
+		pool := in.Pool()
+		*v = router.View{Index: i, Waiting: in.Waiting(), Running: in.Running(),
+			FreeBlocks: pool.FreeBlocks(), TotalBlocks: pool.NumBlocks(), BlockSize: pool.BlockSize(),
+			MaxBatchedTokens: c.cfg.Instances[i].Engine.MaxBatchedTokens}
+	}
+	v.Outstanding = c.outstanding[i]
+	v.ActivePrefillTokens = c.routing.prefillTokens[i]
+	v.ActiveBlocks = c.routing.blocks[i]
+}
+
+// routeRequest builds the router's request for a flight's current attempt.
+func (c *cluster) routeRequest(r *Request) *router.Request {
+	rq := &router.Request{ID: r.ID, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Prefix: r.Prefix}
+	if c.cfg.RouterNeedsHashes {
+		b := c.routing.view.BlockSize
+		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)
+		rq.Hashes = c.routing.hashes
+	}
+	return rq
+}
+
+// predictTransferNs prices a KV transfer for a router (0 within an instance).
+func (c *cluster) predictTransferNs(src, dst int, bytes float64) int64 {
+	if src == dst || c.net == nil {
+		return 0
+	}
+	path, latencyNs := c.cfg.Topology.Path(src, dst)
+	return c.net.PredictNs(path, latencyNs, bytes)
 }
 
 // tooLong explains why no instance of the cluster could ever serve r, or

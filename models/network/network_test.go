@@ -87,3 +87,14 @@ func TestZeroByteTransferTakesOnlyLatency(t *testing.T) {
 		t.Fatalf("done at %d, want 1000", got[0])
 	}
 }
+
+func TestPredictSplitsTheBusiestLinkWithTheNewTransfer(t *testing.T) {
+	n := New([]float64{100e9, 50e9}) // 100 and 50 bytes/ns
+	if got := n.PredictNs([]int32{0, 1}, 1000, 5e6); got != 101_000 {
+		t.Fatalf("idle: %d ns, want 1000 + 5e6/50", got)
+	}
+	n.Start(0, []int32{1}, 0, 1e9, 0) // one transfer already on link 1
+	if got := n.PredictNs([]int32{0, 1}, 1000, 5e6); got != 201_000 {
+		t.Fatalf("shared: %d ns, want 1000 + 5e6/25", got)
+	}
+}

@@ -6,17 +6,32 @@ package router
 
 import "handoff/models/kv"
 
-// View is what a router sees of one instance. In a stale view the counters
-// were copied at the last refresh; Outstanding is always the router's own
-// bookkeeping and therefore current.
+// View is what a router sees of one instance. Waiting, Running and the
+// block counts are copied from the instance at each refresh (stale by
+// design when the refresh interval is not 0); the Active* counters and
+// Outstanding are the router's own bookkeeping of what it routed, and are
+// always current.
 type View struct {
-	Index       int // instance index in the cluster
-	Waiting     int // sequences queued for admission
-	Running     int // sequences in the running set
-	Outstanding int // requests routed here and not yet finished here
-	FreeBlocks  int // KV blocks allocatable now
-	TotalBlocks int
-	BlockSize   int
+	Index            int // instance index in the cluster
+	Waiting          int // sequences queued for admission (at the last refresh)
+	Running          int // sequences in the running set (at the last refresh)
+	FreeBlocks       int // KV blocks allocatable (at the last refresh)
+	TotalBlocks      int
+	BlockSize        int
+	MaxBatchedTokens int // the instance's token budget per step
+
+	Outstanding         int // requests routed here and not yet finished here
+	ActivePrefillTokens int // prompt tokens routed here whose prefill has not finished
+	ActiveBlocks        int // KV blocks of requests routed here to decode, until they finish
+}
+
+// KVUsage is the share of the instance's KV blocks in use at the last
+// refresh, in [0, 1].
+func (v *View) KVUsage() float64 {
+	if v.TotalBlocks == 0 {
+		return 0
+	}
+	return 1 - float64(v.FreeBlocks)/float64(v.TotalBlocks)
 }
 
 // Request is what a router knows of a request.
@@ -25,21 +40,40 @@ type Request struct {
 	PromptTokens int
 	OutputTokens int
 	Prefix       []kv.Segment
+	Hashes       []uint64 // chained hashes of the prompt's full blocks (Cluster.BlockSize tokens each)
 }
 
 // Cluster is the routing view: the instances that can run a prefill
-// (prefill or colocated role) and, when disaggregated, those that decode.
+// (prefill or colocated role) and, when disaggregated, those that decode,
+// plus what the router can ask of the cluster.
 type Cluster struct {
-	Prefill []View
-	Decode  []View // empty when the cluster is colocated
+	Prefill   []View
+	Decode    []View // empty when the cluster is colocated
+	NowNs     int64
+	BlockSize int // tokens per block of Request.Hashes
+
+	// Overlap is how many leading blocks of hashes instance i holds in its
+	// prefix cache, as KV events would report them (current).
+	Overlap func(i int, hashes []uint64) int
+	// TransferNs predicts the time to move bytes of KV from instance src to
+	// dst over the current network: path latency plus bytes at the rate a new
+	// transfer would get now. 0 when src == dst.
+	TransferNs func(src, dst int, bytes float64) int64
+	// KVBytesPerToken converts tokens to transfer bytes.
+	KVBytesPerToken float64
 }
 
 // Decision is a placement: instance indexes for each leg. Decode is -1 when
-// the prefill instance also decodes (colocated).
+// the prefill instance also decodes (colocated, or a disaggregated cluster
+// prefilling locally on the chosen decoder). Prefill -1 holds the request
+// at the router; it is offered again when routed work finishes.
 type Decision struct {
 	Prefill int
 	Decode  int
 }
+
+// Held reports whether the decision keeps the request at the router.
+func (d Decision) Held() bool { return d.Prefill < 0 }
 
 // Router places requests.
 type Router interface {

@@ -1,0 +1,65 @@
+package sim
+
+// The router's bookkeeping, as Dynamo's KV router keeps it: the prompt
+// tokens it routed to a prefill instance count until that prefill
+// finishes, and the request's blocks count on the instance that decodes it
+// until it finishes there. Requests the router holds wait here, in order,
+// and are offered again whenever that bookkeeping shrinks.
+
+// book records a placement.
+func (c *cluster) book(f *flight) {
+	r := &c.routing
+	f.bookedTokens = f.req.PromptTokens
+	r.prefillTokens[f.route.Prefill] += f.bookedTokens
+	f.bookedBlocks = (f.req.PromptTokens + r.view.BlockSize - 1) / r.view.BlockSize
+	r.blocks[decodingInstance(f)] += f.bookedBlocks
+}
+
+// unbookPrefill ends a flight's prefill bookkeeping.
+func (c *cluster) unbookPrefill(f *flight) {
+	if f.bookedTokens == 0 {
+		return
+	}
+	c.routing.prefillTokens[f.route.Prefill] -= f.bookedTokens
+	f.bookedTokens = 0
+	c.retryHeld()
+}
+
+// unbook ends all of a flight's bookkeeping (it finished, or left its
+// decoder).
+func (c *cluster) unbook(f *flight) {
+	c.routing.blocks[decodingInstance(f)] -= f.bookedBlocks
+	f.bookedBlocks = 0
+	c.unbookPrefill(f)
+	c.retryHeld()
+}
+
+func decodingInstance(f *flight) int {
+	if f.route.Decode >= 0 {
+		return f.route.Decode
+	}
+	return f.route.Prefill
+}
+
+// enqueueRouting offers a flight to the router behind any it holds.
+func (c *cluster) enqueueRouting(ref int32) {
+	c.routing.held = append(c.routing.held, ref)
+	c.retryHeld()
+}
+
+// retryHeld places held flights in order until the router holds one again.
+func (c *cluster) retryHeld() {
+	r := &c.routing
+	for len(r.held) > 0 && !c.placing {
+		c.placing = true
+		placed := c.place(r.held[0])
+		c.placing = false
+		if !placed {
+			return
+		}
+		r.held = r.held[1:]
+		if len(r.held) == 0 {
+			r.held = r.held[:0:0] // let a drained backlog's storage go
+		}
+	}
+}
