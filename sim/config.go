@@ -71,6 +71,12 @@ type Config struct {
 	RefreshIntervalNs int64
 	RouterNeedsHashes bool
 
+	// TimelineIntervalNs, when positive, samples every instance's KV
+	// occupancy and batch size that often (at most TimelineSamples samples
+	// and preemption marks per instance) into Result.Timelines.
+	TimelineIntervalNs int64
+	TimelineSamples    int
+
 	// Tracer, when set, receives the journeys of requests with ID below
 	// TraceRequests.
 	Tracer        Tracer

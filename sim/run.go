@@ -20,6 +20,7 @@ type Result struct {
 	Events    int64 // events processed
 	Instances []InstanceResult
 	Links     []LinkResult
+	Timelines []Timeline // per instance, when Config.TimelineIntervalNs > 0
 }
 
 // InstanceResult is one instance's counters at the end of a run.
@@ -55,6 +56,7 @@ type cluster struct {
 	kicking     bool // inside kick: further kicks are deferred
 	placing     bool // inside place: held requests are not retried
 	metrics     []instanceMetrics
+	timelines   []Timeline
 	parts       batchParts
 	busyNs      []int64
 	outstanding []int
@@ -139,6 +141,12 @@ func newCluster(cfg *Config) *cluster {
 		}
 	}
 	c.initRouting()
+	if cfg.TimelineIntervalNs > 0 {
+		c.timelines = make([]Timeline, n)
+		for i := range c.timelines {
+			c.timelines[i].Instance = cfg.Instances[i].Name
+		}
+	}
 	if cfg.Topology != nil {
 		c.net = network.New(cfg.Topology.Caps)
 	}
@@ -169,7 +177,7 @@ func (c *cluster) dispatch(e event) {
 
 func (c *cluster) result() *Result {
 	itl := c.itl // a copy: pointing into c would keep the whole cluster alive
-	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events}
+	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.timelines}
 	for i, ic := range c.cfg.Instances {
 		owner := ic.Owner
 		if owner == "" {
@@ -219,6 +227,7 @@ func (c *cluster) kick(i int) {
 		return
 	}
 	c.stepStartNs[i] = c.nowNs
+	c.sampleTimeline(i)
 	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
 	c.parts.split(b)
 	c.busyWith(i, &c.parts, d)
@@ -231,6 +240,7 @@ func (c *cluster) kick(i int) {
 func (c *cluster) plan(i int) *perf.Batch {
 	inst := c.insts[i]
 	b, res := inst.Schedule()
+	c.notePreemptions(i, len(res.Preempted))
 	c.preempted(i, res.Preempted)
 	c.recovered(i, res.Recovered)
 	for _, s := range res.Rejected {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/results"
+	"handoff/results/journey"
 	"handoff/scenarios"
 	"handoff/sim"
 )
@@ -21,7 +22,13 @@ type runOptions struct {
 	outDir   string
 	sets     []string
 	seed     uint64
+
+	tracePath     string // --trace: request-journey trace file, "" = none
+	traceRequests int64  // --trace-requests: how many of the first requests it follows
 }
+
+// defaultTraceRequests is how many requests --trace follows by default.
+const defaultTraceRequests = 100
 
 // newRunCmd builds `handoff run`. runF does the work once the flags are
 // parsed; nil means runScenario (tests pass their own to check parsing).
@@ -34,16 +41,24 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		Use:   "run SCENARIO",
 		Short: "Run a scenario and print its summary",
 		Example: "  handoff run scenarios/quickstart.yaml\n" +
-			"  handoff run scenarios/quickstart.yaml -o out --set pools.decode.count=4 --seed 7",
+			"  handoff run scenarios/quickstart.yaml -o out --set pools.decode.count=4 --seed 7\n" +
+			"  handoff run scenarios/quickstart.yaml --trace journey.json --trace-requests 20",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.scenario = args[0]
+			if opts.traceRequests <= 0 {
+				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
+			}
 			return runF(opts, stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
 	cmd.Flags().StringArrayVar(&opts.sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's seed")
+	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
+		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
+	cmd.Flags().Int64Var(&opts.traceRequests, "trace-requests", defaultTraceRequests,
+		"how many of the first requests --trace follows (`N` > 0)")
 	return cmd
 }
 
@@ -74,12 +89,22 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sum, res, err := simulate(l)
+	var rec *journey.Recorder
+	var configure []func(*sim.Config)
+	if opts.tracePath != "" {
+		configure = append(configure, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
+	}
+	sum, res, err := simulate(l, configure...)
 	if err != nil {
 		return err
 	}
 	if err := results.WriteTable(stdout, sum); err != nil {
 		return err
+	}
+	if rec != nil {
+		if err := writeFile(opts.tracePath, rec.WriteJSON); err != nil {
+			return err
+		}
 	}
 	if opts.outDir != "" {
 		if err := writeOutputs(opts.outDir, l, sum, res); err != nil {
@@ -118,13 +143,18 @@ func unserved(recs []results.Record, source string) error {
 		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
 }
 
-// simulate builds and runs a loaded scenario and summarises it.
-func simulate(l *scenarios.Loaded) (results.Summary, *sim.Result, error) {
+// simulate builds and runs a loaded scenario and summarises it. Each
+// configure function adjusts the built configuration before the run (e.g.
+// attaches a tracer).
+func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
 	b, err := l.Build()
 	if err != nil {
 		return results.Summary{}, nil, err
 	}
 	defer b.Close()
+	for _, f := range configure {
+		f(b.Config)
+	}
 	start := time.Now()
 	res, err := sim.Run(b.Config)
 	if err != nil {

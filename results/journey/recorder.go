@@ -1,0 +1,100 @@
+// Package journey records the journeys of a run's first requests through
+// the cluster (router → prefill instance → links → decode instance) and
+// writes them as Chrome trace-event JSON, which Perfetto (ui.perfetto.dev)
+// and chrome://tracing load.
+//
+// It lives apart from package results because it implements sim.Tracer,
+// and sim imports results: results/journey imports sim, sim never imports
+// it, so there is no cycle and no adapter.
+//
+// Reading guide: recorder.go buffers what the simulator reports; layout.go
+// packs the phases of concurrent requests onto non-overlapping lanes (the
+// trace format forbids partially overlapping slices on one thread) and binds
+// each flow arrow to a slice; write.go writes the JSON.
+package journey
+
+import (
+	"fmt"
+
+	"handoff/sim"
+)
+
+// Recorder is a sim.Tracer that buffers the phases of requests with ID
+// below its limit and writes them with WriteJSON. Memory is proportional to
+// the events of the traced requests (a handful per phase); it ignores every
+// other request. Not safe for concurrent use (the simulator calls it from
+// one goroutine).
+type Recorder struct {
+	limit     int64
+	instances []string // thread names, per instance index
+	links     []string // per link index
+	items     []item
+	flows     []flow
+}
+
+var _ sim.Tracer = (*Recorder)(nil)
+
+// item is a span, or an instant when instant is set (startNs == endNs).
+type item struct {
+	id             int64
+	track          sim.Track
+	name           string
+	startNs, endNs int64
+	instant        bool
+	seq            int // recording order, the last tiebreak
+}
+
+// flow is an arrow from one track to another.
+type flow struct {
+	id           int64
+	from, to     sim.Track
+	fromNs, toNs int64
+}
+
+// Attach returns a Recorder for the requests of cfg with ID below n and
+// installs it as cfg's tracer (cfg.Tracer, cfg.TraceRequests). It takes
+// the track names from cfg: instance names, pools and roles, and the
+// topology's link names. It panics if n ≤ 0 (the caller validates user
+// input). Cost: O(instances + links).
+func Attach(cfg *sim.Config, n int64) *Recorder {
+	if n <= 0 {
+		panic("journey: non-positive request count")
+	}
+	r := &Recorder{limit: n}
+	for _, in := range cfg.Instances {
+		r.instances = append(r.instances, fmt.Sprintf("%s (pool %s, %s)", in.Name, in.Pool, in.Role))
+	}
+	if cfg.Topology != nil {
+		r.links = append(r.links, cfg.Topology.Names...)
+	}
+	cfg.Tracer, cfg.TraceRequests = r, n
+	return r
+}
+
+// Span records a phase of request id on track t from startNs to endNs
+// (sim.Tracer). An end before the start is clamped to the start.
+func (r *Recorder) Span(id int64, t sim.Track, name string, startNs, endNs int64) {
+	if id >= r.limit {
+		return
+	}
+	r.items = append(r.items, item{id: id, track: t, name: name, startNs: startNs,
+		endNs: max(endNs, startNs), seq: len(r.items)})
+}
+
+// Instant records a point event of request id on track t (sim.Tracer).
+func (r *Recorder) Instant(id int64, t sim.Track, name string, atNs int64) {
+	if id >= r.limit {
+		return
+	}
+	r.items = append(r.items, item{id: id, track: t, name: name, startNs: atNs, endNs: atNs,
+		instant: true, seq: len(r.items)})
+}
+
+// Flow records an arrow of request id from track from at fromNs to track
+// to at toNs (sim.Tracer).
+func (r *Recorder) Flow(id int64, from sim.Track, fromNs int64, to sim.Track, toNs int64) {
+	if id >= r.limit {
+		return
+	}
+	r.flows = append(r.flows, flow{id: id, from: from, to: to, fromNs: fromNs, toNs: toNs})
+}
