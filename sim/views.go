@@ -18,6 +18,7 @@ type routing struct {
 	blocks        []int // per instance: KV blocks of requests routed there to decode
 	held          []int32
 	hashes        []uint64 // scratch: the routed request's block hashes
+	request       router.Request
 }
 
 func (c *cluster) initRouting() {
@@ -63,7 +64,8 @@ func (c *cluster) fillView(v *router.View, i int, stale bool) {
 
 // routeRequest builds the router's request for a flight's current attempt.
 func (c *cluster) routeRequest(r *Request) *router.Request {
-	rq := &router.Request{ID: r.ID, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Prefix: r.Prefix}
+	rq := &c.routing.request // reused: routers must not keep it
+	*rq = router.Request{ID: r.ID, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Prefix: r.Prefix}
 	if c.cfg.RouterNeedsHashes {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)
