@@ -11,7 +11,6 @@ import (
 	"handoff/models/llm"
 	"handoff/models/network"
 	"handoff/models/perf"
-	"handoff/models/router"
 	"handoff/results"
 	"handoff/scenarios/workload"
 	"handoff/sim"
@@ -20,12 +19,15 @@ import (
 // Built is a scenario turned into a simulator configuration, with the
 // resolved catalog entries a report may want and the files to close.
 type Built struct {
-	Config        *sim.Config
-	Model         *llm.Model
-	GPUs          int
-	TransferOwner string // who answers for transfer time ("nobody" unless a pool claims it)
-	RouterOwner   string // who answers for router queueing
-	closers       []io.Closer
+	Config          *sim.Config
+	Model           *llm.Model
+	GPUs            int
+	CostPerHour     float64   // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
+	PoolCostPerHour []float64 // the same per pool, in scenario order
+	TransferOwner   string    // who answers for transfer time ("nobody" unless a pool claims it)
+	RouterOwner     string    // who answers for router queueing
+	Warnings        []string  // for the user (deprecated fields), one line each
+	closers         []io.Closer
 }
 
 // Close releases the workload's open files.
@@ -62,7 +64,7 @@ func (l *Loaded) Build() (*Built, error) {
 		return nil, err
 	}
 	streams := sim.NewStreams(l.Seed)
-	b.Config.Router = l.buildRouter()
+	l.buildRouter(b, streams.Stream("router"))
 	if b.TransferOwner, b.RouterOwner, err = l.owners(); err != nil {
 		return nil, err
 	}
@@ -103,6 +105,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		b.Config.Instances = append(b.Config.Instances, inst)
 	}
 	b.GPUs += p.Count * p.TP
+	cost := float64(p.Count*p.TP) * dev.CostPerHour
+	b.CostPerHour += cost
+	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
 	return nil
 }
 
@@ -235,13 +240,6 @@ func (l *Loaded) buildNetwork(b *Built, hw *hardware.Catalog) error {
 	}
 	b.Config.Topology = network.NewNICTopology(len(names), link, names)
 	return nil
-}
-
-func (l *Loaded) buildRouter() router.Router {
-	if l.Router.Policy == "least_loaded" {
-		return router.LeastLoaded{}
-	}
-	return &router.RoundRobin{}
 }
 
 // buildSource opens the workload and applies the rate scale.

@@ -37,6 +37,7 @@ func (l *Loaded) applyDefaults() {
 		fill(l, "link.kind", &s.Link.Kind, defaultLink)
 	}
 	fill(l, "router.policy", &s.Router.Policy, defaultRouter)
+	l.routerDefaults()
 	fill(l, "metrics.lockup_threshold", &s.Metrics.LockupThreshold, defaultLockupNs)
 	for i := range s.Pools {
 		l.poolDefaults(fmt.Sprintf("pools[%d].", i), &s.Pools[i])

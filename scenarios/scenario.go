@@ -9,6 +9,8 @@ import (
 	"handoff/hardware"
 	"handoff/hardware/units"
 	"handoff/models/llm"
+	"handoff/scenarios/search"
+	"handoff/scenarios/sweep"
 	"handoff/scenarios/workload"
 )
 
@@ -26,7 +28,17 @@ type Scenario struct {
 	Router   Router    `yaml:"router"`
 	Catalog  Catalog   `yaml:"catalog,omitempty"`
 	Metrics  Metrics   `yaml:"metrics"`
+	Sweep    *Sweep    `yaml:"sweep,omitempty"` // what `handoff sweep` varies; `run` ignores it
+	Plan     *Plan     `yaml:"plan,omitempty"`  // the fleets `handoff plan` searches; `run` ignores it
 }
+
+// Plan is a scenario's plan block: per pool, the counts, hardware and TP
+// that `handoff plan` tries (package scenarios/search resolves it).
+type Plan = search.Plan
+
+// Sweep is a scenario's sweep block: grid and zip axes and replicas
+// (package scenarios/sweep expands it).
+type Sweep = sweep.Spec
 
 // SLO is the latency objective a request must meet to count toward goodput.
 type SLO struct {
@@ -112,9 +124,13 @@ type Link struct {
 	Latency   *units.Duration `yaml:"latency,omitempty"`
 }
 
-// Router chooses the routing policy.
+// Router chooses the routing policy and its knobs (router.go).
 type Router struct {
-	Policy string `yaml:"policy"` // round_robin | least_loaded
+	Policy          string               `yaml:"policy"`                     // round_robin | least_loaded | dynamo | llmd | topology_aware
+	RefreshInterval units.Duration       `yaml:"refresh_interval,omitempty"` // instance state seen by the router; 0 = always current
+	Dynamo          *DynamoRouter        `yaml:"dynamo,omitempty"`
+	LLMD            *LLMDRouter          `yaml:"llmd,omitempty"`
+	TopologyAware   *TopologyAwareRouter `yaml:"topology_aware,omitempty"`
 }
 
 // Catalog extends the built-in catalogs: files to merge (resolved against

@@ -35,14 +35,14 @@ func (l *Loaded) validate() error {
 	if !slices.Contains(routerPolicies, s.Router.Policy) {
 		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, routerPolicies)
 	}
-	return nil
+	return l.validateRouter()
 }
 
 // minFactor is the smallest efficiency factor accepted: below it a step
 // would take longer than any run could simulate.
 const minFactor = 0.01
 
-var routerPolicies = []string{"round_robin", "least_loaded"}
+var routerPolicies = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
 // inUnit reports whether x is in (0, 1]; NaN is not.
 func inUnit(x float64) bool { return x > 0 && x <= 1 }

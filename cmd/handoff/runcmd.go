@@ -152,6 +152,9 @@ func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summ
 		return results.Summary{}, nil, err
 	}
 	defer b.Close()
+	for _, w := range b.Warnings {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
 	for _, f := range configure {
 		f(b.Config)
 	}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"handoff/results/plot"
+	"handoff/scenarios/search"
+)
+
+// writeTable prints the measured curve and both answers.
+func (g *goodputSearch) writeTable(w io.Writer) error {
+	fmt.Fprintf(w, "goodput of %s: target attainment %s, offered rate at scale 1: %.4g req/s, tolerance %g\n\n",
+		g.scenario, percentText(g.target), g.baseRPS, g.tolerance)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate req/s\tscale\tattainment\tTTFT ok\tTPOT ok\tTTFT p90\tTPOT p90\tgoodput req/s\tmeets\t")
+	for _, m := range g.curve {
+		fmt.Fprintf(tw, "%.4g\t%.4g\t%s\t%s\t%s\t%s\t%s\t%.4g\t%s\t\n", m.RateRPS, m.Scale, percentText(m.Attainment),
+			percentText(m.TTFTShare), percentText(m.TPOTShare), millisText(m.TTFTP90S), millisText(m.TPOTP90S), m.GoodputRPS, g.meetsLabel(m))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	gpus := 0
+	if len(g.curve) > 0 {
+		gpus = g.curve[0].GPUs
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "goodput, TTFT and TPOT met together by ≥ %s of requests: %s\n", percentText(g.target), g.answer(g.strict, gpus))
+	_, err := fmt.Fprintf(w, "DistServe's variant, TTFT and TPOT each met by ≥ %s:   %s\n", percentText(g.target), g.answer(g.loose, gpus))
+	return err
+}
+
+// meetsLabel says which criteria a run met: "both" (strict, hence also
+// loose), "each" (loose only) or "-".
+func (g *goodputSearch) meetsLabel(m probe) string {
+	switch {
+	case m.meetsStrict(g.target):
+		return "both"
+	case m.meetsLoose(g.target):
+		return "each"
+	}
+	return "-"
+}
+
+// answer states a bracket as a rate, per GPU, with its caveats.
+func (g *goodputSearch) answer(br search.Bracket, gpus int) string {
+	lo, hi := g.rateOf(br.Lo), g.rateOf(br.Hi)
+	var s string
+	switch {
+	case br.Lo == 0:
+		return fmt.Sprintf("none: the target is missed even at %.4g req/s, the lowest rate tried", hi)
+	case math.IsInf(hi, 1):
+		s = fmt.Sprintf("at least %.4g req/s, the highest rate tried (met at every rate)", lo)
+	default:
+		s = fmt.Sprintf("%.4g req/s (missed at %.4g)", lo, hi)
+	}
+	if gpus > 0 {
+		s += fmt.Sprintf(", %.4g req/s per GPU over %d GPUs", lo/float64(gpus), gpus)
+	}
+	if !br.Converged {
+		s += fmt.Sprintf("; did not converge within %d runs", br.Runs)
+	}
+	return s
+}
+
+// pct formats a share as a percentage.
+func percentText(share float64) string { return strconv.FormatFloat(100*share, 'f', 1, 64) + "%" }
+
+// ms formats seconds as milliseconds.
+func millisText(s float64) string { return strconv.FormatFloat(1e3*s, 'f', 1, 64) + "ms" }
+
+// goodputCSVHeader is the first line of goodput.csv.
+const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p90_s,tpot_p90_s,goodput_rps,gpus,meets,meets_each"
+
+// writeFiles writes goodput.csv into dir and the attainment-versus-rate
+// plot as dir/plots/goodput.png and .svg.
+func (g *goodputSearch) writeFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "goodput.csv"), g.writeCSV); err != nil {
+		return err
+	}
+	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })
+}
+
+// writePlots draws one figure as dir/plots/name.png and name.svg.
+func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error {
+	out := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []plot.Format{plot.PNG, plot.SVG} {
+		path := filepath.Join(out, name+"."+string(f))
+		if err := writeFileAtomic(path, func(w io.Writer) error { return draw(w, f) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCSV writes one row per measured rate, by rate.
+func (g *goodputSearch) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	if _, err := io.WriteString(w, goodputCSVHeader+"\n"); err != nil {
+		return err
+	}
+	for _, m := range g.curve {
+		cw.Write([]string{f(m.RateRPS), f(m.Scale), f(m.Attainment), f(m.TTFTShare), f(m.TPOTShare), f(m.TTFTP90S),
+			f(m.TPOTP90S), f(m.GoodputRPS), strconv.Itoa(m.GPUs), strconv.FormatBool(m.meetsStrict(g.target)),
+			strconv.FormatBool(m.meetsLoose(g.target))})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// plotGoodput draws attainment against rate: both limits together (the
+// goodput criterion) and each limit on its own (the variant's).
+func plotGoodput(w io.Writer, f plot.Format, g *goodputSearch) error {
+	curves := []plot.Curve{
+		{Name: "TTFT and TPOT (goodput)", RateLabel: "arrival rate (req/s)"},
+		{Name: "TTFT only"},
+		{Name: "TPOT only"},
+	}
+	for _, m := range g.curve {
+		for i, share := range []float64{m.Attainment, m.TTFTShare, m.TPOTShare} {
+			curves[i].Points = append(curves[i].Points, plot.CurvePoint{Rate: m.RateRPS, Attainment: share, GoodputRPS: m.GoodputRPS})
+		}
+	}
+	return plot.Attainment(w, f, curves, g.target)
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+
+	"handoff/results"
+	"handoff/scenarios"
+	"handoff/sim"
+)
+
+// probe is one run of a capacity search: the offered rate and what the
+// fleet made of it. Shares are of all requests, so a rejected or dropped
+// request counts against every one.
+type probe struct {
+	Scale      float64 // multiple of the scenario's own arrival rate
+	RateRPS    float64 // offered arrival rate, requests per s
+	Attainment float64 // share meeting both TTFT and TPOT limits
+	TTFTShare  float64 // share that completed within the TTFT limit
+	TPOTShare  float64 // share that completed within the TPOT limit
+	TTFTP90S   float64 // completed requests, s
+	TPOTP90S   float64
+	GoodputRPS float64 // requests per s that met both limits
+	GPUs       int
+}
+
+// meetsStrict reports whether a run meets the target the way goodput is
+// defined: the share of requests meeting both limits at once.
+func (m probe) meetsStrict(target float64) bool { return m.Attainment >= target }
+
+// meetsLoose is the variant of DistServe's published simulator: TTFT and
+// TPOT each within their limits for a target share of requests (at a 0.9
+// target: P90 TTFT and P90 TPOT under the limits), not necessarily the same
+// requests.
+func (m probe) meetsLoose(target float64) bool {
+	return m.TTFTShare >= target && m.TPOTShare >= target
+}
+
+// baseRate returns the scenario's offered arrival rate, requests per s, as
+// the summary measures goodput: requests over the span from the first
+// arrival to the last. It reads the workload without simulating.
+// Cost: one pass over the workload's requests.
+func baseRate(l *scenarios.Loaded) (float64, error) {
+	b, err := l.Build()
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	var r sim.Request
+	var n, firstNs, lastNs int64
+	for {
+		ok, err := b.Config.Source.Next(&r)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		if n == 0 {
+			firstNs = r.ArrivalNs
+		}
+		n, lastNs = n+1, r.ArrivalNs
+	}
+	if n < 2 || lastNs <= firstNs {
+		return 0, fmt.Errorf("%s: the workload has %d requests over %d ns: an arrival rate needs at least two "+
+			"requests at different times", workloadName(l), n, lastNs-firstNs)
+	}
+	return float64(n) * 1e9 / float64(lastNs-firstNs), nil
+}
+
+// runProbe simulates a loaded scenario and measures the run.
+func runProbe(l *scenarios.Loaded) (probe, error) {
+	sum, res, err := simulate(l)
+	if err != nil {
+		return probe{}, err
+	}
+	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
+		GoodputRPS: sum.SLO.GoodputRPS, GPUs: sum.GPUs}
+	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
+	return m, nil
+}
+
+// limitShares returns the shares of all requests that completed within the
+// TTFT limit and within the TPOT limit (a 1-token request meets any TPOT
+// limit), each on its own. O(n).
+func limitShares(recs []results.Record, ttftNs, tpotNs int64) (ttft, tpot float64) {
+	if len(recs) == 0 {
+		return 0, 0
+	}
+	var okTTFT, okTPOT int
+	for i := range recs {
+		r := &recs[i]
+		if r.Status != results.Completed {
+			continue
+		}
+		if r.FirstTokenNs-r.ArrivalNs <= ttftNs {
+			okTTFT++
+		}
+		if r.OutputTokens < 2 || r.FinishNs-r.FirstTokenNs <= tpotNs*int64(r.OutputTokens-1) {
+			okTPOT++
+		}
+	}
+	n := float64(len(recs))
+	return float64(okTTFT) / n, float64(okTPOT) / n
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"handoff/results/plot"
+)
+
+// sorted returns the runs in the search's order of preference (price,
+// then GPUs, then the plan's order), with each run's mark: "chosen",
+// "front" (on the cost-vs-goodput Pareto front), both, or "".
+func (p *planner) sorted() ([]planRun, []string) {
+	runs := slices.Clone(p.ran)
+	slices.SortStableFunc(runs, func(a, b planRun) int {
+		switch {
+		case p.space.Less(a.fleet, b.fleet):
+			return -1
+		case p.space.Less(b.fleet, a.fleet):
+			return 1
+		}
+		return 0
+	})
+	marks := make([]string, len(runs))
+	for _, i := range plot.ParetoFront(p.costPoints(runs)) {
+		marks[i] = "front"
+	}
+	for i, r := range runs {
+		if p.isChosen(r) {
+			marks[i] = strings.TrimSuffix("chosen, "+marks[i], ", ")
+		}
+	}
+	return runs, marks
+}
+
+func (p *planner) isChosen(r planRun) bool {
+	return p.choice.Found && r.fleet.Key() == p.choice.Fleet.Key()
+}
+
+// costPoints returns the runs as points of the cost-vs-goodput plot.
+func (p *planner) costPoints(runs []planRun) []plot.CostPoint {
+	pts := make([]plot.CostPoint, len(runs))
+	for i, r := range runs {
+		pts[i] = plot.CostPoint{Label: p.shortName(r), CostPerH: r.costPerHour, GoodputRPS: r.GoodputRPS, Chosen: p.isChosen(r)}
+	}
+	return pts
+}
+
+// shortName names a fleet in a plot label: "2×h100-sxm + 3×h200/tp2".
+func (p *planner) shortName(r planRun) string {
+	parts := make([]string, len(p.space.Pools))
+	for i, ps := range p.space.Pools {
+		v := ps.Variants[r.fleet.Variant[i]]
+		parts[i] = fmt.Sprintf("%d×%s", r.fleet.Count[i], v.Hardware)
+		if v.TP > 1 {
+			parts[i] += "/tp" + strconv.Itoa(v.TP)
+		}
+	}
+	return strings.Join(parts, " + ")
+}
+
+// gridSize is the number of fleets in the search space.
+func (p *planner) gridSize() int {
+	n := 1
+	for _, ps := range p.space.Pools {
+		n *= len(ps.Variants) * (ps.MaxCount - ps.MinCount + 1)
+	}
+	return n
+}
+
+// writeTable prints every fleet run, the Pareto front and the choice.
+func (p *planner) writeTable(w io.Writer) error {
+	how := "pruned search; --exhaustive runs them all"
+	if p.opts.exhaustive {
+		how = "exhaustive"
+	}
+	fmt.Fprintf(w, "plan for %s: serve %g req/s (%.3g× the workload's %.4g req/s) with attainment ≥ %s\n",
+		p.name, p.opts.targetRate, p.opts.targetRate/p.baseRPS, p.baseRPS, percentText(p.target))
+	fmt.Fprintf(w, "ran %d of %d fleets (%s)\n\n", len(p.ran), p.gridSize(), how)
+	runs, marks := p.sorted()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "$/h\tGPUs\tfleet\tattainment\tgoodput req/s\tTTFT p90\tTPOT p90\t")
+	for i, r := range runs {
+		fmt.Fprintf(tw, "%.2f\t%d\t%s\t%s\t%.4g\t%s\t%s\t%s\n", r.costPerHour, r.GPUs, p.space.Describe(r.fleet),
+			percentText(r.Attainment), r.GoodputRPS, millisText(r.TTFTP90S), millisText(r.TPOTP90S), marks[i])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nPareto front, cost against goodput at %g req/s:\n", p.opts.targetRate)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, r := range runs {
+		if strings.HasSuffix(marks[i], "front") {
+			fmt.Fprintf(tw, "  $%.2f/h\t%.4g req/s\t%s\n", r.costPerHour, r.GoodputRPS, p.space.Describe(r.fleet))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return p.writeChoice(w)
+}
+
+// writeChoice prints the chosen fleet, or that there is none.
+func (p *planner) writeChoice(w io.Writer) error {
+	c := p.choice
+	if !c.Found {
+		_, err := fmt.Fprintf(w, "\nchosen: none of the fleets run reached %s\n", percentText(p.target))
+		return err
+	}
+	r := p.ran[p.runs[c.Fleet.Key()]]
+	_, err := fmt.Fprintf(w, "\nchosen: %s: $%.2f/h for %d GPUs, attainment %s, goodput %.4g req/s (%.4g per GPU)\n",
+		p.space.Describe(c.Fleet), c.CostPerHour, r.GPUs, percentText(r.Attainment), r.GoodputRPS,
+		r.GoodputRPS/float64(max(r.GPUs, 1)))
+	return err
+}
+
+// writeFiles writes plan.csv into dir and the cost-vs-goodput plot as
+// dir/plots/pareto.png and .svg.
+func (p *planner) writeFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "plan.csv"), p.writeCSV); err != nil {
+		return err
+	}
+	runs, _ := p.sorted()
+	pts := p.costPoints(runs)
+	return writePlots(dir, "pareto", func(w io.Writer, f plot.Format) error { return plot.Pareto(w, f, pts) })
+}
+
+// writeCSV writes one row per fleet run, in the table's order, with each
+// pool's count, hardware and TP in columns of their own.
+func (p *planner) writeCSV(w io.Writer) error {
+	header := []string{"cost_per_hour", "gpus"}
+	for _, ps := range p.space.Pools {
+		header = append(header, ps.Name+"_count", ps.Name+"_hardware", ps.Name+"_tp")
+	}
+	header = append(header, "rate_rps", "attainment", "ttft_share", "tpot_share", "ttft_p90_s", "tpot_p90_s",
+		"goodput_rps", "meets", "mark")
+	cw := csv.NewWriter(w)
+	cw.Write(header)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	runs, marks := p.sorted()
+	for i, r := range runs {
+		row := []string{f(r.costPerHour), strconv.Itoa(r.GPUs)}
+		for j, ps := range p.space.Pools {
+			v := ps.Variants[r.fleet.Variant[j]]
+			row = append(row, strconv.Itoa(r.fleet.Count[j]), v.Hardware, strconv.Itoa(v.TP))
+		}
+		row = append(row, f(r.RateRPS), f(r.Attainment), f(r.TTFTShare), f(r.TPOTShare), f(r.TTFTP90S), f(r.TPOTP90S),
+			f(r.GoodputRPS), strconv.FormatBool(r.meetsStrict(p.target)), marks[i])
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"handoff/scenarios/sweep"
+)
+
+// sweepOptions are the flags of `handoff sweep`.
+type sweepOptions struct {
+	scenario string
+	outDir   string
+	sets     []string
+	vary     []string
+	jobs     int
+	shard    string
+	progress bool
+	noPlots  bool
+}
+
+// sweepRunner does the work of `handoff sweep` once the flags are parsed.
+type sweepRunner func(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer) error
+
+// newSweepCmd builds `handoff sweep`. runF nil means runSweep (tests pass
+// their own to check parsing).
+func newSweepCmd(stdout, stderr io.Writer, runF sweepRunner) *cobra.Command {
+	if runF == nil {
+		runF = runSweep
+	}
+	opts := &sweepOptions{}
+	cmd := &cobra.Command{
+		Use:   "sweep SCENARIO -o DIR",
+		Short: "Run a scenario over a grid of values, in parallel, resumably",
+		Long: "sweep runs one simulation per point of the scenario's sweep: block (or --vary flags),\n" +
+			"on all cores, writing each point's result to DIR/points/<id>/ as soon as it finishes\n" +
+			"and DIR/results.csv (one row per point) at the end. Rerunning the same command on the\n" +
+			"same DIR skips finished points. --shard i/n runs the i-th (from 0) of n slices;\n" +
+			"`handoff merge` joins the shards' directories.",
+		Example: "  handoff sweep scenarios/quickstart.yaml -o out --vary pools.decode.count=1,2,4\n" +
+			"  handoff sweep scenarios/quickstart.yaml -o out/shard-3 --shard 3/8 -j 16",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.scenario = args[0]
+			ctx, stop := interruptible(cmd.Context(), stderr)
+			defer stop()
+			return runF(ctx, opts, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.outDir, "out", "o", "", "write results.csv and points/ into `DIR` (required)")
+	f.StringArrayVar(&opts.sets, "set", nil, "override a field of the base scenario, `path=value` (repeatable)")
+	f.StringArrayVar(&opts.vary, "vary", nil, "add a grid axis, `path=v1,v2,...` (repeatable; replaces the sweep: block's axis of that path)")
+	f.IntVarP(&opts.jobs, "jobs", "j", runtime.NumCPU(), "run `N` points at a time")
+	f.StringVar(&opts.shard, "shard", "", "run only slice `i/n` of the points (i from 0 to n-1)")
+	f.BoolVar(&opts.progress, "progress", false, "draw the progress line on stderr even when it is not a terminal")
+	f.BoolVar(&opts.noPlots, "no-plots", false, "skip the plots (a shard's are redrawn by merge anyway)")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// interruptible returns a context that the first Ctrl-C cancels (the
+// sweep then stops starting points and waits for the running ones); the
+// second Ctrl-C has its default effect and ends the process. stop releases
+// the signal.
+func interruptible(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			fmt.Fprintln(stderr, "\nhandoff: interrupted; waiting for the running points (Ctrl-C again to abandon them)")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
+}
+
+// runSweep plans the sweep and checks the output directory and every
+// point still to run before it writes anything, then runs those points
+// and writes results.csv and the plots.
+func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer) error {
+	if opts.jobs < 1 {
+		return fmt.Errorf("--jobs %d: want at least 1", opts.jobs)
+	}
+	shard := sweep.Shard{}
+	if opts.shard != "" {
+		var err error
+		if shard, err = sweep.ParseShard(opts.shard); err != nil {
+			return err
+		}
+	}
+	pl, err := planSweep(opts.scenario, opts.sets, opts.vary, shard)
+	if err != nil {
+		return err
+	}
+	dir := opts.outDir
+	fresh, err := checkSweepDir(dir, pl.manifest)
+	if err != nil {
+		return err
+	}
+	pending := pl.pending(dir)
+	if err := pl.checkPoints(ctx, pending, opts.jobs); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("sweep interrupted while checking its points; nothing was written")
+		}
+		return err
+	}
+	if fresh {
+		if err := writeSweepManifest(dir, pl.manifest); err != nil {
+			return err
+		}
+	}
+	resumed := len(pl.points) - len(pending)
+	prog := newSweepProgress(stderr, opts.progress || isTerminalWriter(stderr), len(pl.points), resumed)
+	start := time.Now()
+	err = pl.runPoints(ctx, dir, pending, opts.jobs, prog)
+	prog.finish()
+	if err != nil {
+		return sweepStopped(err, dir, pl)
+	}
+	if err := writeResults(dir, pl.manifest.Columns, pl.points); err != nil {
+		return err
+	}
+	if !opts.noPlots {
+		if err := drawPlots(dir); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "sweep %s: shard %s, %d points (%d ran, %d already done) in %.1f s; results in %s\n",
+		pl.manifest.Scenario, shard, len(pl.points), len(pending), resumed, time.Since(start).Seconds(),
+		filepath.Join(dir, sweepResultsFile))
+	return nil
+}
+
+// sweepStopped explains a sweep that did not finish: what is saved and,
+// after an interruption, how to resume.
+func sweepStopped(err error, dir string, pl *sweepPlan) error {
+	done := len(pl.points) - len(pl.pending(dir))
+	saved := fmt.Sprintf("%d of %d points saved in %s", done, len(pl.points), dir)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("sweep interrupted: %s; rerun the same command to resume", saved)
+	}
+	return fmt.Errorf("%w (%s)", err, saved)
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/csv"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"handoff/results"
+	"handoff/scenarios/sweep"
+)
+
+// csvFigure is one summary column of results.csv.
+type csvFigure struct {
+	name  string
+	value func(*results.Summary) string
+}
+
+func csvNum(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+func csvCount(n int64) string { return strconv.FormatInt(n, 10) }
+
+// csvStatFigures returns the mean, p50, p90 and p99 columns of one latency.
+func csvStatFigures(name string, st func(*results.Summary) *results.Stats) []csvFigure {
+	return []csvFigure{
+		{name + "_mean_s", func(s *results.Summary) string { return csvNum(st(s).Mean) }},
+		{name + "_p50_s", func(s *results.Summary) string { return csvNum(st(s).P50) }},
+		{name + "_p90_s", func(s *results.Summary) string { return csvNum(st(s).P90) }},
+		{name + "_p99_s", func(s *results.Summary) string { return csvNum(st(s).P99) }},
+	}
+}
+
+// csvFigures returns the summary columns of results.csv, in their fixed order.
+// Wall time is left out: it differs between identical runs.
+func csvFigures() []csvFigure {
+	f := []csvFigure{
+		{"requests_total", func(s *results.Summary) string { return csvCount(s.Requests.Total) }},
+		{"requests_completed", func(s *results.Summary) string { return csvCount(s.Requests.Completed) }},
+		{"requests_rejected", func(s *results.Summary) string { return csvCount(s.Requests.Rejected) }},
+		{"requests_dropped", func(s *results.Summary) string { return csvCount(s.Requests.Dropped) }},
+	}
+	f = append(f, csvStatFigures("ttft", func(s *results.Summary) *results.Stats { return &s.TTFT })...)
+	f = append(f, csvStatFigures("tpot", func(s *results.Summary) *results.Stats { return &s.TPOT })...)
+	f = append(f, csvStatFigures("itl", func(s *results.Summary) *results.Stats { return &s.ITL })...)
+	f = append(f, csvStatFigures("e2e", func(s *results.Summary) *results.Stats { return &s.E2E })...)
+	f = append(f, []csvFigure{
+		{"throughput_rps", func(s *results.Summary) string { return csvNum(s.Throughput.RequestsPerS) }},
+		{"output_tokens_per_s", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerS) }},
+		{"attainment", func(s *results.Summary) string { return csvNum(s.SLO.Attainment) }},
+		{"slo_met", func(s *results.Summary) string { return strconv.FormatBool(s.SLO.Met) }},
+		{"goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPS) }},
+		{"goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPSPerGPU) }},
+		{"prefix_cache_hit_rate", func(s *results.Summary) string { return csvNum(s.PrefixCacheHitRate) }},
+		{"preemptions", func(s *results.Summary) string { return csvCount(s.Preemptions) }},
+	}...)
+	f = append(f, csvPreemptionFigures()...)
+	return append(f, []csvFigure{
+		{"gpus", func(s *results.Summary) string { return strconv.Itoa(s.GPUs) }},
+		{"sim_time_s", func(s *results.Summary) string { return csvNum(s.SimTimeS) }},
+	}...)
+}
+
+// csvPreemptionFigures returns the columns of the preemption section.
+func csvPreemptionFigures() []csvFigure {
+	p := func(s *results.Summary) *results.PreemptionSummary { return &s.Preemption }
+	return []csvFigure{
+		{"preemption_count", func(s *results.Summary) string { return csvCount(p(s).Count) }},
+		{"preemption_reprefill_tokens", func(s *results.Summary) string { return csvCount(p(s).ReprefillTokens) }},
+		{"preemption_decoder_prefill_share", func(s *results.Summary) string { return csvNum(p(s).DecoderPrefillShare) }},
+		{"preemption_cascades", func(s *results.Summary) string { return strconv.Itoa(p(s).Cascades) }},
+		{"preemption_longest_cascade", func(s *results.Summary) string { return strconv.Itoa(p(s).LongestCascade) }},
+		{"preemption_cascade_s", func(s *results.Summary) string { return csvNum(p(s).CascadeS) }},
+		{"preemption_lockups", func(s *results.Summary) string { return strconv.Itoa(p(s).Lockups) }},
+		{"preemption_lockup_s", func(s *results.Summary) string { return csvNum(p(s).LockupS) }},
+		{"preemption_swap_outs", func(s *results.Summary) string { return csvCount(p(s).SwapOuts) }},
+		{"preemption_rejections", func(s *results.Summary) string { return csvCount(p(s).Rejections) }},
+		{"preemption_wasted_tokens", func(s *results.Summary) string { return csvCount(p(s).WastedTokens) }},
+	}
+}
+
+// writeResults writes dir/results.csv: a header, then one row per point
+// (in the order given) with its id, its varied values and the figures of
+// its summary.json in dir. The rows come from the files, so a resumed or
+// merged sweep writes the same bytes as one uninterrupted run. One summary
+// is in memory at a time.
+func writeResults(dir string, columns []string, points []sweep.Point) error {
+	return writeFileAtomic(filepath.Join(dir, sweepResultsFile), func(w io.Writer) error {
+		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
+			return readPointSummary(dir, p.ID)
+		})
+	})
+}
+
+// writeResultsCSV writes the table of writeResults, with each point's
+// summary from summary.
+func writeResultsCSV(w io.Writer, columns []string, points []sweep.Point,
+	summary func(sweep.Point) (results.Summary, error)) error {
+	figs := csvFigures()
+	cw := csv.NewWriter(w)
+	row := make([]string, 0, 1+len(columns)+len(figs))
+	row = append(append(row, "id"), columns...)
+	for _, f := range figs {
+		row = append(row, f.name)
+	}
+	if err := cw.Write(row); err != nil {
+		return err
+	}
+	for _, p := range points {
+		sum, err := summary(p)
+		if err != nil {
+			return err
+		}
+		row = append(row[:0], p.ID)
+		for _, o := range p.Overrides {
+			row = append(row, o.Value)
+		}
+		for _, f := range figs {
+			row = append(row, f.value(&sum))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"handoff/hardware/spec"
+	"handoff/scenarios"
+	"handoff/scenarios/sweep"
+)
+
+// sweepPlan is a checked sweep, ready to run: the scenario file's bytes
+// (read once, so every point sees the same file), the base overrides, the
+// manifest and the points of this run's shard.
+type sweepPlan struct {
+	file     string
+	data     []byte
+	sets     []scenarios.Set
+	manifest *sweepManifest
+	points   []sweep.Point // this shard's, in order
+}
+
+// planSweep loads the base scenario with --set, merges --vary into its
+// sweep block, checks the paths against the schema and expands the
+// points. Nothing is written; the points' values are checked later
+// (sweepPlan.checkPoints), in parallel.
+func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*sweepPlan, error) {
+	sets, err := parseSetFlags(rawSets)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	base, err := scenarios.Parse(data, file, sets...)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := sweepSpec(base, rawVary)
+	if err != nil {
+		return nil, err
+	}
+	pl := &sweepPlan{file: file, data: data, sets: sets}
+	if err := sw.CheckPaths(pl.checkPath); err != nil {
+		return nil, pl.place(err)
+	}
+	all, err := sweep.Expand(&sw, base.Seed)
+	if err != nil {
+		return nil, pl.place(err)
+	}
+	if pl.manifest, err = newSweepManifest(base, sw.Columns(), all); err != nil {
+		return nil, err
+	}
+	pl.points = shard.Select(all)
+	return pl, nil
+}
+
+// pending returns the points of the plan not finished in dir, in order.
+func (pl *sweepPlan) pending(dir string) []sweep.Point {
+	var out []sweep.Point
+	for _, p := range pl.points {
+		if !pointFinished(dir, p.ID) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseSetFlags parses --set flags.
+func parseSetFlags(raw []string) ([]scenarios.Set, error) {
+	sets := make([]scenarios.Set, 0, len(raw))
+	for _, r := range raw {
+		s, err := scenarios.ParseSet(r)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
+// sweepSpec returns the scenario's sweep block with the --vary axes added.
+func sweepSpec(base *scenarios.Loaded, rawVary []string) (sweep.Spec, error) {
+	var s sweep.Spec
+	if base.Sweep != nil {
+		s = *base.Sweep
+	} else if len(rawVary) == 0 {
+		return s, fmt.Errorf("%s: no sweep: block and no --vary flag: nothing to vary", base.File)
+	}
+	axes := make([]sweep.Axis, 0, len(rawVary))
+	for _, r := range rawVary {
+		ax, err := sweep.ParseVary(r)
+		if err != nil {
+			return s, err
+		}
+		axes = append(axes, ax)
+	}
+	return s.WithVary(axes...), nil
+}
+
+// checkPath reports whether path names a scenario field, by applying it
+// with value to the base; errors about the value are left for the points.
+func (pl *sweepPlan) checkPath(path, value string) error {
+	sets := append(slices.Clip(pl.sets), scenarios.Set{Path: path, Value: value})
+	_, err := scenarios.Parse(pl.data, pl.file, sets...)
+	if prefix := "--set " + path + ": "; err != nil && strings.HasPrefix(err.Error(), prefix) {
+		return errors.New(strings.TrimPrefix(err.Error(), prefix))
+	}
+	return nil
+}
+
+// place puts the scenario file into a sweep FieldError; after --set the
+// lines are those of a re-encoded document, so they are dropped.
+func (pl *sweepPlan) place(err error) error {
+	var fe *spec.FieldError
+	if errors.As(err, &fe) && fe.File == "" {
+		fe.File = pl.file
+		if len(pl.sets) > 0 {
+			fe.Line = 0
+		}
+	}
+	return err
+}
+
+// load returns a point's scenario: the file with --set, then the point's
+// overrides, applied; its sweep block removed.
+func (pl *sweepPlan) load(p sweep.Point) (*scenarios.Loaded, error) {
+	sets := slices.Clip(pl.sets)
+	for _, o := range p.Overrides {
+		sets = append(sets, scenarios.Set{Path: o.Path, Value: o.Value})
+	}
+	l, err := scenarios.Parse(pl.data, pl.file, sets...)
+	if err != nil {
+		return nil, fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+	}
+	l.Sweep = nil
+	return l, nil
+}
+
+// describePoint names a point in messages: "0003-1a2b3c4d (pools.decode.count=4)".
+func describePoint(p sweep.Point) string {
+	parts := make([]string, len(p.Overrides))
+	for i, o := range p.Overrides {
+		parts[i] = scenarios.Set{Path: o.Path, Value: o.Value}.String()
+	}
+	return p.ID + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// newSweepManifest builds sweep.json's contents: the base scenario's identity
+// (name and a hash of its effective YAML without the sweep block) and the
+// point list with its hash.
+func newSweepManifest(base *scenarios.Loaded, columns []string, points []sweep.Point) (*sweepManifest, error) {
+	b := *base
+	b.Sweep = nil
+	eff, err := b.Effective("")
+	if err != nil {
+		return nil, err
+	}
+	list, err := json.Marshal(points)
+	if err != nil {
+		return nil, err
+	}
+	return &sweepManifest{Version: sweepLayoutVersion, Scenario: base.Name, ScenarioSHA256: hexSHA256(eff),
+		PointsSHA256: hexSHA256(list), Columns: columns, Points: points}, nil
+}
+
+func hexSHA256(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"handoff/scenarios/sweep"
+)
+
+// parallelResult is how one call of sweepParallel's fn ended.
+type parallelResult struct {
+	i   int
+	err error
+}
+
+// sweepParallel calls fn(0) … fn(n−1) on up to jobs goroutines, starting
+// them in index order. Once ctx is done or a call fails it hands out no
+// new index (one already handed to a worker may still start), waits for
+// the running calls, and returns the error of the lowest failed index,
+// else ctx's error if some index was not run, else nil.
+// done (nil: none) runs after each successful call and tick (nil: none)
+// every second, both on the calling goroutine.
+func sweepParallel(ctx context.Context, n, jobs int, fn func(i int) error, done, tick func()) error {
+	next, out, stop := make(chan int), make(chan parallelResult), make(chan struct{})
+	var wg sync.WaitGroup
+	for range min(jobs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				select {
+				case <-stop: // a call failed, or ctx ended, while i was handed out
+				case <-ctx.Done():
+				default:
+					out <- parallelResult{i, fn(i)}
+				}
+			}
+		}()
+	}
+	go func() { feedIndexes(ctx, next, stop, n); wg.Wait(); close(out) }()
+	var ticks <-chan time.Time
+	if tick != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		ticks = t.C
+	}
+	var first *parallelResult
+	for ran := 0; ; {
+		select {
+		case r, ok := <-out:
+			switch {
+			case !ok && first != nil:
+				return first.err
+			case !ok && ran < n:
+				return ctx.Err()
+			case !ok:
+				return nil
+			case r.err == nil:
+				if ran++; done != nil {
+					done()
+				}
+			case first == nil:
+				close(stop)
+				first = &r
+			case r.i < first.i:
+				first = &r
+			}
+		case <-ticks:
+			tick()
+		}
+	}
+}
+
+// feedIndexes sends 0 … n−1 to next, in order, until stop is closed or
+// ctx is done, and then closes next.
+func feedIndexes(ctx context.Context, next chan<- int, stop <-chan struct{}, n int) {
+	defer close(next)
+	for i := range n {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		select {
+		case next <- i:
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// checkPoints loads every point's scenario once, on jobs goroutines, so
+// that a bad value fails before anything is written or run.
+func (pl *sweepPlan) checkPoints(ctx context.Context, points []sweep.Point, jobs int) error {
+	return sweepParallel(ctx, len(points), jobs, func(i int) error {
+		_, err := pl.load(points[i])
+		return err
+	}, nil, nil)
+}
+
+// runPoints runs the points on jobs goroutines, each point with its own
+// scenario, engine and RNG, and writes each one's files as soon as it
+// finishes; see sweepParallel for how it stops.
+func (pl *sweepPlan) runPoints(ctx context.Context, dir string, points []sweep.Point, jobs int, prog *sweepProgress) error {
+	var tick func()
+	if prog != nil {
+		tick = prog.draw
+	}
+	return sweepParallel(ctx, len(points), jobs, func(i int) error { return pl.runPoint(dir, points[i]) }, prog.step, tick)
+}
+
+// runPoint simulates one point and writes its files.
+func (pl *sweepPlan) runPoint(dir string, p sweep.Point) error {
+	l, err := pl.load(p)
+	if err != nil {
+		return err
+	}
+	sum, _, err := simulate(l)
+	if err != nil {
+		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+	}
+	return writePoint(dir, p, l, sum)
+}

@@ -1,0 +1,194 @@
+package router
+
+// The routers' own prefix indexes: what a router believes each instance
+// caches, learnt from its own decisions rather than from KV events.
+
+// TTLIndex predicts instances' prefix caches from a router's decisions, as
+// Dynamo's router does without KV events: it remembers, per (instance,
+// block hash), when it last routed a request holding that block there, and
+// forgets the entry ttl after that. Memory is O(live entries); each call
+// costs O(len(hashes)) plus amortised O(1) per expired entry.
+type TTLIndex struct {
+	ttlNs int64
+	last  map[ttlKey]int64 // routed-at time of each live entry
+	fifo  []ttlEntry       // writes in time order, for expiry
+	head  int              // fifo[:head] is expired
+}
+
+type ttlKey struct {
+	inst int
+	hash uint64
+}
+
+type ttlEntry struct {
+	key  ttlKey
+	atNs int64
+}
+
+// NewTTLIndex returns an empty index whose entries live ttlNs. Panics if
+// ttlNs ≤ 0.
+func NewTTLIndex(ttlNs int64) *TTLIndex {
+	if ttlNs <= 0 {
+		panic("router: TTLIndex needs a positive ttl")
+	}
+	return &TTLIndex{ttlNs: ttlNs, last: map[ttlKey]int64{}}
+}
+
+// Record notes that a request with these block hashes was routed to inst
+// at nowNs. Times must not go back.
+func (x *TTLIndex) Record(inst int, hashes []uint64, nowNs int64) {
+	x.expire(nowNs)
+	for _, h := range hashes {
+		k := ttlKey{inst, h}
+		x.last[k] = nowNs
+		x.fifo = append(x.fifo, ttlEntry{k, nowNs})
+	}
+}
+
+// Overlap returns how many leading blocks of hashes the index believes
+// inst holds at nowNs (entries younger than the ttl).
+func (x *TTLIndex) Overlap(inst int, hashes []uint64, nowNs int64) int {
+	x.expire(nowNs)
+	n := 0
+	for _, h := range hashes {
+		if _, ok := x.last[ttlKey{inst, h}]; !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// Len is the number of live entries (after the last call's expiry).
+func (x *TTLIndex) Len() int { return len(x.last) }
+
+// expire drops the entries last written ttl or more before nowNs.
+func (x *TTLIndex) expire(nowNs int64) {
+	for x.head < len(x.fifo) && nowNs-x.fifo[x.head].atNs >= x.ttlNs {
+		e := x.fifo[x.head]
+		if x.last[e.key] == e.atNs { // not rewritten since
+			delete(x.last, e.key)
+		}
+		x.head++
+	}
+	if x.head > 1024 && x.head > len(x.fifo)/2 {
+		x.fifo = append(x.fifo[:0], x.fifo[x.head:]...)
+		x.head = 0
+	}
+}
+
+// LRUIndex is llm-d's approximate prefix index: per instance, the block
+// hashes of the requests routed there, at most capacity of them, least
+// recently routed evicted first. Each call costs O(len(hashes)); memory is
+// O(capacity) per instance routed to.
+type LRUIndex struct {
+	capacity int
+	sets     []*lruSet // by instance index, nil until first routed to
+}
+
+// lruSet is one instance's LRU: a doubly linked list over slots, most
+// recent at head.
+type lruSet struct {
+	slot             map[uint64]int32
+	hash             []uint64
+	prev, next       []int32
+	headIdx, tailIdx int32
+}
+
+// NewLRUIndex returns an empty index holding up to capacity blocks per
+// instance. Panics if capacity < 1.
+func NewLRUIndex(capacity int) *LRUIndex {
+	if capacity < 1 {
+		panic("router: LRUIndex needs a positive capacity")
+	}
+	return &LRUIndex{capacity: capacity}
+}
+
+// Record notes a request with these block hashes routed to inst. The
+// blocks are touched last to first, so a prompt's leading blocks, which
+// other requests share, are the most recent and the last evicted.
+func (x *LRUIndex) Record(inst int, hashes []uint64) {
+	for len(x.sets) <= inst {
+		x.sets = append(x.sets, nil)
+	}
+	s := x.sets[inst]
+	if s == nil {
+		s = &lruSet{slot: map[uint64]int32{}, headIdx: -1, tailIdx: -1}
+		x.sets[inst] = s
+	}
+	for i := len(hashes) - 1; i >= 0; i-- {
+		s.touch(hashes[i], x.capacity)
+	}
+}
+
+// Matched returns how many leading blocks of hashes the index holds for
+// inst.
+func (x *LRUIndex) Matched(inst int, hashes []uint64) int {
+	if inst >= len(x.sets) || x.sets[inst] == nil {
+		return 0
+	}
+	s := x.sets[inst]
+	n := 0
+	for _, h := range hashes {
+		if _, ok := s.slot[h]; !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// Len returns how many blocks the index holds for inst.
+func (x *LRUIndex) Len(inst int) int {
+	if inst >= len(x.sets) || x.sets[inst] == nil {
+		return 0
+	}
+	return len(x.sets[inst].slot)
+}
+
+// touch makes h the most recent entry, inserting it (evicting the least
+// recent when full) if absent.
+func (s *lruSet) touch(h uint64, capacity int) {
+	if i, ok := s.slot[h]; ok {
+		s.unlink(i)
+		s.pushFront(i)
+		return
+	}
+	var i int32
+	if len(s.hash) < capacity {
+		i = int32(len(s.hash))
+		s.hash, s.prev, s.next = append(s.hash, h), append(s.prev, -1), append(s.next, -1)
+	} else {
+		i = s.tailIdx
+		s.unlink(i)
+		delete(s.slot, s.hash[i])
+		s.hash[i] = h
+	}
+	s.slot[h] = i
+	s.pushFront(i)
+}
+
+func (s *lruSet) unlink(i int32) {
+	p, n := s.prev[i], s.next[i]
+	if p >= 0 {
+		s.next[p] = n
+	} else {
+		s.headIdx = n
+	}
+	if n >= 0 {
+		s.prev[n] = p
+	} else {
+		s.tailIdx = p
+	}
+}
+
+func (s *lruSet) pushFront(i int32) {
+	s.prev[i], s.next[i] = -1, s.headIdx
+	if s.headIdx >= 0 {
+		s.prev[s.headIdx] = i
+	}
+	s.headIdx = i
+	if s.tailIdx < 0 {
+		s.tailIdx = i
+	}
+}

@@ -1,0 +1,220 @@
+package router
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// The llm-d scorer names.
+const (
+	ScorerPrefixCache   = "prefix-cache"         // matched blocks / request blocks, from the router's LRU index
+	ScorerKVUtilization = "kv-cache-utilization" // 1 − KV usage at the last refresh
+	ScorerQueue         = "queue"                // min-max over waiting sequences, fewer is better
+	ScorerLoadAware     = "load-aware"           // 0.5 empty, else 0.5·(1 − min(waiting, 128)/128)
+	ScorerActiveRequest = "active-request"       // min-max over outstanding requests, fewer is better
+)
+
+// The llm-d picker names.
+const (
+	PickerMaxScore       = "max-score"       // highest total score, ties at random
+	PickerWeightedRandom = "weighted-random" // probability proportional to total score
+)
+
+// ScorerNames returns the known scorer names, for validation.
+func ScorerNames() []string {
+	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest}
+}
+
+// PickerNames returns the known picker names, for validation.
+func PickerNames() []string { return []string{PickerMaxScore, PickerWeightedRandom} }
+
+// loadAwareQueueMax is the waiting count at which load-aware scores 0.
+const loadAwareQueueMax = 128
+
+// WeightedScorer is one scorer and its weight (≥ 0) in the total.
+type WeightedScorer struct {
+	Name   string
+	Weight float64
+}
+
+// LLMDConfig configures the llm-d scheduler.
+type LLMDConfig struct {
+	Scorers []WeightedScorer
+	Picker  string
+	// NonCachedTokens: in a disaggregated cluster, prefill on a prefiller
+	// iff the chosen decoder lacks at least this many prompt tokens;
+	// 0 never disaggregates (every request prefills on its decoder).
+	NonCachedTokens int
+	// LRUCapacityPerServer bounds the prefix index, in blocks per instance.
+	LRUCapacityPerServer int
+}
+
+// DefaultLLMDConfig returns llm-d's defaults: queue 2,
+// kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
+// 31250 blocks per server.
+func DefaultLLMDConfig() LLMDConfig {
+	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
+		Picker: PickerMaxScore, LRUCapacityPerServer: 31250}
+}
+
+// LLMD is llm-d's inference scheduler: the role split is the filter, then
+// each candidate's total is the weighted sum of its scores (each in
+// [0, 1]) and the picker chooses. Disaggregated, the decoder is chosen
+// first; the prefix decider then sends the prefill to a prefiller (chosen
+// by the same scorers) only if the decoder's non-cached tokens reach
+// NonCachedTokens.
+type LLMD struct {
+	cfg           LLMDConfig
+	ch            chooser
+	index         *LRUIndex
+	totals, score []float64
+}
+
+// NewLLMD returns the scheduler; ties and weighted-random draws come from
+// rng. Panics on a configuration the scenario loader would reject.
+func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
+	if rng == nil || cfg.NonCachedTokens < 0 {
+		panic("router: LLMD needs a random stream and non-cached tokens ≥ 0")
+	}
+	for _, s := range cfg.Scorers {
+		if !slices.Contains(ScorerNames(), s.Name) || !(s.Weight >= 0) {
+			panic(fmt.Sprintf("router: LLMD scorer %q with weight %g", s.Name, s.Weight))
+		}
+	}
+	if !slices.Contains(PickerNames(), cfg.Picker) {
+		panic(fmt.Sprintf("router: LLMD picker %q", cfg.Picker))
+	}
+	return &LLMD{cfg: cfg, ch: chooser{rng: rng}, index: NewLRUIndex(cfg.LRUCapacityPerServer)}
+}
+
+// Route implements Router.
+func (l *LLMD) Route(r *Request, c *Cluster) Decision {
+	if len(c.Decode) == 0 {
+		p := c.Prefill[l.pick(r, c.Prefill)].Index
+		l.index.Record(p, r.Hashes)
+		return Decision{Prefill: p, Decode: -1}
+	}
+	dec := c.Decode[l.pick(r, c.Decode)].Index
+	remote := l.remote(r, c.BlockSize, dec)
+	l.index.Record(dec, r.Hashes)
+	if !remote {
+		return Decision{Prefill: dec, Decode: -1}
+	}
+	p := c.Prefill[l.pick(r, c.Prefill)].Index
+	l.index.Record(p, r.Hashes)
+	return Decision{Prefill: p, Decode: dec}
+}
+
+// remote is the prefix decider: does decoder dec lack at least
+// NonCachedTokens of the prompt?
+func (l *LLMD) remote(r *Request, blockSize, dec int) bool {
+	if l.cfg.NonCachedTokens == 0 {
+		return false
+	}
+	nonCached := max(0, r.PromptTokens-l.index.Matched(dec, r.Hashes)*blockSize)
+	return nonCached >= l.cfg.NonCachedTokens
+}
+
+// pick returns the position in vs of the chosen candidate.
+func (l *LLMD) pick(r *Request, vs []View) int {
+	l.totals = l.Totals(l.totals[:0], r, vs)
+	if l.cfg.Picker == PickerWeightedRandom {
+		return l.ch.weighted(l.totals)
+	}
+	return l.ch.maxScore(l.totals)
+}
+
+// Totals appends to dst each candidate's weighted score total and returns
+// it. Cost O(scorers · candidates) plus the prefix lookups.
+func (l *LLMD) Totals(dst []float64, r *Request, vs []View) []float64 {
+	for range vs {
+		dst = append(dst, 0)
+	}
+	for _, s := range l.cfg.Scorers {
+		l.score = l.Score(l.score[:0], s.Name, r, vs)
+		for i, x := range l.score {
+			dst[i] += s.Weight * x
+		}
+	}
+	return dst
+}
+
+// Score appends to dst the named scorer's value for each candidate,
+// clamped to [0, 1]. Panics on an unknown name.
+func (l *LLMD) Score(dst []float64, name string, r *Request, vs []View) []float64 {
+	start := len(dst)
+	dst, ok := l.scoreInto(dst, name, r, vs)
+	if !ok {
+		panic(fmt.Sprintf("router: unknown llm-d scorer %q", name))
+	}
+	for i := start; i < len(dst); i++ {
+		dst[i] = min(1, max(0, dst[i]))
+	}
+	return dst
+}
+
+// scoreInto appends the named scorer's raw values; ok is false for an
+// unknown name.
+func (l *LLMD) scoreInto(dst []float64, name string, r *Request, vs []View) (out []float64, ok bool) {
+	switch name {
+	case ScorerPrefixCache:
+		return l.prefixScores(dst, r, vs), true
+	case ScorerKVUtilization:
+		return kvScores(dst, vs), true
+	case ScorerQueue:
+		return minMaxScores(dst, vs, func(v *View) int { return v.Waiting }), true
+	case ScorerLoadAware:
+		return loadAwareScores(dst, vs), true
+	case ScorerActiveRequest:
+		return minMaxScores(dst, vs, func(v *View) int { return v.Outstanding }), true
+	}
+	return dst, false
+}
+
+// prefixScores: the share of the request's blocks the LRU index holds
+// for each candidate (0 for a request without full blocks).
+func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
+	for i := range vs {
+		s := 0.0
+		if len(r.Hashes) > 0 {
+			s = float64(l.index.Matched(vs[i].Index, r.Hashes)) / float64(len(r.Hashes))
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+// kvScores: 1 − KV usage.
+func kvScores(dst []float64, vs []View) []float64 {
+	for i := range vs {
+		dst = append(dst, 1-vs[i].KVUsage())
+	}
+	return dst
+}
+
+// minMaxScores: (max − q)/(max − min) of a per-candidate count q, 1 for
+// every candidate when all counts are equal.
+func minMaxScores(dst []float64, vs []View, count func(*View) int) []float64 {
+	lo, hi := count(&vs[0]), count(&vs[0])
+	for i := range vs {
+		lo, hi = min(lo, count(&vs[i])), max(hi, count(&vs[i]))
+	}
+	for i := range vs {
+		s := 1.0
+		if hi > lo {
+			s = float64(hi-count(&vs[i])) / float64(hi-lo)
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+// loadAwareScores: 0.5 with nothing waiting, else 0.5·(1 − min(q, 128)/128).
+func loadAwareScores(dst []float64, vs []View) []float64 {
+	for i := range vs {
+		q := min(vs[i].Waiting, loadAwareQueueMax)
+		dst = append(dst, 0.5*(1-float64(q)/loadAwareQueueMax))
+	}
+	return dst
+}

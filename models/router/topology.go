@@ -1,0 +1,77 @@
+package router
+
+import "math/rand/v2"
+
+// TopologyAware is Dynamo's cost plus the network. Disaggregated, it
+// prices every (prefiller p, decoder d) pair and takes the cheapest:
+//
+//	cost(p, d) = prefill_cost_p + decode_cost_d + BlocksPerMs · transfer_ms(p, d)
+//	transfer_ms(p, d) = TransferNs(p, d, (ISL − B·overlap_d) · KVBytesPerToken) / 1e6
+//
+// prefill_cost_p is Dynamo's full cost of p and decode_cost_d its
+// load-only decode cost; the transfer moves the prompt tokens the decoder
+// does not cache, over the path and at the rate the network predicts now.
+// BlocksPerMs converts a millisecond of transfer into blocks of cost: a
+// prefiller computing T tokens/ms at block size B is worth T/B blocks per
+// ms of delay. Colocated, there is no transfer and it is exactly Dynamo.
+// Temperature, the queue threshold and the prefix source (KV events or
+// the router's own index) behave as in Dynamo, over pairs.
+type TopologyAware struct {
+	d           *Dynamo
+	blocksPerMs float64
+	pre, dec    []float64 // per-leg costs
+	uncached    []int     // per decoder: prompt tokens it does not cache
+	pairs       []float64 // cost of pair (i, j) at i·len(dec) + j
+}
+
+// NewTopologyAware returns the router. Panics if blocksPerMs < 0, if cfg
+// asks for conditional disaggregation (the pair search replaces it), or
+// on anything NewDynamo panics on.
+func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *TopologyAware {
+	if !(blocksPerMs >= 0) || cfg.Conditional != nil {
+		panic("router: TopologyAware needs blocks per ms ≥ 0 and no conditional disaggregation")
+	}
+	return &TopologyAware{d: NewDynamo(cfg, rng), blocksPerMs: blocksPerMs}
+}
+
+// Route implements Router.
+func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
+	if len(c.Decode) == 0 {
+		return t.d.Route(r, c)
+	}
+	if t.d.holds(c.Prefill) {
+		return held()
+	}
+	t.pairCosts(r, c)
+	k := t.d.ch.minCost(t.pairs, t.d.cfg.Temperature)
+	p, dec := c.Prefill[k/len(c.Decode)].Index, c.Decode[k%len(c.Decode)].Index
+	t.d.record(r, c, p)
+	t.d.record(r, c, dec)
+	return Decision{Prefill: p, Decode: dec}
+}
+
+// pairCosts fills t.pairs. Cost O(P·D) transfer predictions.
+func (t *TopologyAware) pairCosts(r *Request, c *Cluster) {
+	t.pre = t.d.prefillCosts(t.pre[:0], r, c, c.Prefill)
+	t.dec = t.d.decodeCosts(t.dec[:0], r, c.Decode, c.BlockSize)
+	t.uncached = t.uncached[:0]
+	for j := range c.Decode {
+		t.uncached = append(t.uncached, max(0, r.PromptTokens-t.d.overlap(r, c, c.Decode[j].Index)*c.BlockSize))
+	}
+	t.pairs = t.pairs[:0]
+	for i := range c.Prefill {
+		for j := range c.Decode {
+			t.pairs = append(t.pairs, t.pre[i]+t.dec[j]+t.networkBlocks(c, c.Prefill[i].Index, c.Decode[j].Index, t.uncached[j]))
+		}
+	}
+}
+
+// networkBlocks is the transfer term of a pair, in blocks: the predicted
+// time to move uncached tokens of KV from instance p to dec.
+func (t *TopologyAware) networkBlocks(c *Cluster, p, dec, uncached int) float64 {
+	if t.blocksPerMs == 0 {
+		return 0
+	}
+	ns := c.TransferNs(p, dec, float64(uncached)*c.KVBytesPerToken)
+	return t.blocksPerMs * float64(ns) / 1e6
+}

@@ -1,0 +1,129 @@
+package plot
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// CurvePoint is one configuration's result at one request rate.
+type CurvePoint struct {
+	Rate       float64 // offered request rate, in the unit its Curve's RateLabel names
+	Attainment float64 // share of requests that met the SLO, 0..1
+	GoodputRPS float64 // requests per s that met the SLO
+}
+
+// Curve is one configuration's results over request rates. Points may come
+// in any order; they are drawn sorted by Rate, and non-finite values are
+// left out.
+type Curve struct {
+	Name      string
+	RateLabel string // x-axis label with its unit; the first non-empty one is used, "" = defaultRateLabel
+	Points    []CurvePoint
+}
+
+// defaultRateLabel labels the rate axis when no curve names one.
+const defaultRateLabel = "request rate (req/s)"
+
+// Attainment draws SLO attainment (%) against request rate, one line per
+// curve, with a dashed horizontal line at target (a share, 0..1; 0 draws
+// none): the rate where a line crosses it is the configuration's
+// capacity. Cost: O(points log points).
+func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
+	p := newPlot("SLO attainment vs request rate", rateLabel(curves), "SLO attainment (%)")
+	l := newLegend()
+	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return 100 * pt.Attainment })
+	if err != nil {
+		return err
+	}
+	if target > 0 && !math.IsInf(p.X.Min, 0) {
+		line := refLine(p.X.Min, 100*target, p.X.Max, 100*target, dashed())
+		p.Add(line)
+		l.Add(fmt.Sprintf("target %s", percent(target)), line)
+		ink = append(ink, line.XYs)
+	}
+	p.Y.Min, p.Y.Max = 0, 100
+	return renderLegended(w, f, p, l, ink, corner{top: false, left: true})
+}
+
+// Goodput draws goodput (req/s) against request rate, one line per curve.
+// Cost: O(points log points).
+func Goodput(w io.Writer, f Format, curves []Curve) error {
+	p := newPlot("Goodput vs request rate", rateLabel(curves), "goodput (req/s within SLO)")
+	l := newLegend()
+	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return pt.GoodputRPS })
+	if err != nil {
+		return err
+	}
+	p.Y.Min = 0
+	return renderLegended(w, f, p, l, ink, corner{top: true, left: true})
+}
+
+// addCurves adds one line with markers per curve, y given by value, and
+// its legend entry when there is more than one curve; it returns the
+// lines' points.
+func addCurves(p *gplot.Plot, l *gplot.Legend, curves []Curve, value func(CurvePoint) float64) ([]plotter.XYs, error) {
+	var ink []plotter.XYs
+	for i, c := range curves {
+		xys := curveXYs(c.Points, value)
+		if len(xys) == 0 {
+			continue
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plot: curve %q: %w", c.Name, err)
+		}
+		line.LineStyle, pts.GlyphStyle = lineStyle(i)
+		p.Add(line, pts)
+		if len(curves) > 1 {
+			l.Add(shorten(c.Name), line, pts)
+		}
+		ink = append(ink, xys)
+	}
+	return ink, nil
+}
+
+// curveXYs returns the finite (rate, value) pairs sorted by rate.
+func curveXYs(pts []CurvePoint, value func(CurvePoint) float64) plotter.XYs {
+	xys := make(plotter.XYs, 0, len(pts))
+	for _, pt := range pts {
+		if x, y := pt.Rate, value(pt); finite(x) && finite(y) {
+			xys = append(xys, plotter.XY{X: x, Y: y})
+		}
+	}
+	slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	return xys
+}
+
+// rateLabel returns the first curve's non-empty RateLabel.
+func rateLabel(curves []Curve) string {
+	for _, c := range curves {
+		if c.RateLabel != "" {
+			return c.RateLabel
+		}
+	}
+	return defaultRateLabel
+}
+
+// percent formats a share as a percentage with up to one decimal, never
+// rounding a share to exactly 0 or 100 % unless it is.
+func percent(share float64) string {
+	s := fmt.Sprintf("%.1f", 100*share)
+	switch {
+	case s == "0.0" && share > 0:
+		return "<0.1%"
+	case s == "100.0" && share < 1:
+		return ">99.9%"
+	}
+	if len(s) > 2 && s[len(s)-2:] == ".0" {
+		s = s[:len(s)-2]
+	}
+	return s + "%"
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,0 +1,117 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"handoff/results"
+)
+
+// The files DrawDir recognises in a directory.
+const (
+	sweepCSV    = "results.csv"  // a sweep's table, one row per point
+	summaryJSON = "summary.json" // a run's summary
+	requestsCSV = "requests.csv" // a run's per-request records
+	pointsDir   = "points"       // a sweep's per-point run directories
+	plotsDir    = "plots"        // where DrawDir writes
+)
+
+// DrawDir re-draws, from saved results only, the plots of a sweep or run
+// directory into dir/plots, as PNG and SVG:
+//
+//   - a sweep (results.csv): attainment.* and goodput.* against the rate
+//     column, one curve per combination of the other varied columns;
+//     attribution.* and attribution_owner.*, one bar per point with a
+//     points/<id>/summary.json;
+//   - a run (summary.json): ttft_cdf.* and tpot_cdf.* from requests.csv
+//     (if present) with the SLO lines, attribution.* and
+//     attribution_owner.*.
+//
+// See readSweep for how results.csv's columns are read. Errors name the
+// file, and the line and column for bad values. Cost: linear in the
+// size of the files read.
+func DrawDir(dir string) error {
+	var figs []figure
+	var err error
+	switch {
+	case exists(filepath.Join(dir, sweepCSV)):
+		figs, err = sweepFigures(dir)
+	case exists(filepath.Join(dir, summaryJSON)):
+		figs, err = runFigures(dir)
+	default:
+		return fmt.Errorf("%s: no %s (a sweep) or %s (a run) to plot", dir, sweepCSV, summaryJSON)
+	}
+	if err != nil {
+		return err
+	}
+	return writeFigures(filepath.Join(dir, plotsDir), figs)
+}
+
+// figure is one plot to write under a base name, in every format.
+type figure struct {
+	name string
+	draw func(io.Writer, Format) error
+}
+
+// writeFigures renders each figure as PNG and SVG into out.
+func writeFigures(out string, figs []figure) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, fig := range figs {
+		for _, f := range []Format{PNG, SVG} {
+			buf.Reset()
+			path := filepath.Join(out, fig.name+"."+string(f))
+			if err := fig.draw(&buf, f); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// attributionFigures returns the component and owner attribution plots
+// of bars labelled labels.
+func attributionFigures(labels []string, attrs []results.Attribution) []figure {
+	if len(attrs) == 0 {
+		return nil
+	}
+	comp := make([]AttributionBar, len(attrs))
+	owner := make([]AttributionBar, len(attrs))
+	for i, a := range attrs {
+		comp[i], owner[i] = ComponentBar(labels[i], a), OwnerBar(labels[i], a)
+	}
+	return []figure{
+		{"attribution", func(w io.Writer, f Format) error { return Attribution(w, f, comp) }},
+		{"attribution_owner", func(w io.Writer, f Format) error { return Attribution(w, f, owner) }},
+	}
+}
+
+// readSummary reads a summary.json.
+func readSummary(path string) (results.Summary, error) {
+	var s results.Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// exists reports whether path names an existing file.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,172 @@
+package plot
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// copyFixture copies testdata/name into a fresh directory and returns it.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// plotFiles returns the names in dir/plots, sorted, after checking that
+// each is a plausible image.
+func plotFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, plotsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, plotsDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkImage(t, e.Name(), Format(filepath.Ext(e.Name())[1:]), b)
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// both returns each base name with .png and .svg, sorted.
+func both(bases ...string) []string {
+	var out []string
+	for _, b := range bases {
+		out = append(out, b+".png", b+".svg")
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestDrawDir(t *testing.T) {
+	tests := []struct {
+		fixture string
+		edit    func(t *testing.T, dir string) // nil: as committed
+		want    []string
+	}{
+		{"sweep", nil, both("attainment", "attribution", "attribution_owner", "goodput")},
+		{"run", nil, both("attribution", "attribution_owner", "tpot_cdf", "ttft_cdf")},
+		{"run", func(t *testing.T, dir string) { remove(t, dir, requestsCSV) }, both("attribution", "attribution_owner")},
+		{"sweep", func(t *testing.T, dir string) { // no points run yet
+			remove(t, dir, pointsDir)
+		}, both("attainment", "goodput")},
+		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate
+			rewrite(t, dir, sweepCSV, "workload.rate_scale", "router.policy")
+		}, both("attribution", "attribution_owner")},
+	}
+	for i, tt := range tests {
+		dir := copyFixture(t, tt.fixture)
+		if tt.edit != nil {
+			tt.edit(t, dir)
+		}
+		if err := DrawDir(dir); err != nil {
+			t.Fatalf("case %d (%s): %v", i, tt.fixture, err)
+		}
+		if got := plotFiles(t, dir); !slices.Equal(got, tt.want) {
+			t.Errorf("case %d (%s): wrote %v, want %v", i, tt.fixture, got, tt.want)
+		}
+		if *outDir != "" && tt.edit == nil {
+			keepPlots(t, filepath.Join(dir, plotsDir), filepath.Join(*outDir, tt.fixture))
+		}
+	}
+}
+
+func TestDrawDirErrors(t *testing.T) {
+	tests := []struct {
+		fixture string
+		edit    func(t *testing.T, dir string)
+		want    string
+	}{
+		{"run", func(t *testing.T, dir string) { remove(t, dir, summaryJSON) }, "no results.csv (a sweep) or summary.json (a run)"},
+		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, ",0.345,", ",lots,") },
+			"results.csv:5: column attainment: not a number"},
+		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "goodput_rps", "goodput") },
+			"results.csv:1: no goodput_rps column"},
+		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "\n0002,1,3,", "\n0002,1,x3,") },
+			"results.csv:4: column workload.rate_scale: not a rate"},
+		{"sweep", func(t *testing.T, dir string) {
+			rewrite(t, dir, filepath.Join(pointsDir, "0003", summaryJSON), "{", "[")
+		},
+			filepath.Join("0003", summaryJSON)},
+		{"run", func(t *testing.T, dir string) { rewrite(t, dir, requestsCSV, ",completed,", ",completed,,") },
+			"requests.csv"},
+	}
+	for i, tt := range tests {
+		dir := copyFixture(t, tt.fixture)
+		tt.edit(t, dir)
+		err := DrawDir(dir)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("case %d: got %v, want an error containing %q", i, err, tt.want)
+		}
+	}
+}
+
+// TestReadLatenciesCountsCompleted: the fixture's CSV holds one TTFT per
+// completed request.
+func TestReadLatenciesCountsCompleted(t *testing.T) {
+	sum, err := readSummary(filepath.Join("testdata", "run", summaryJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft, tpot, err := readLatencies(filepath.Join("testdata", "run", requestsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(ttft)) != sum.Requests.Completed || len(tpot) == 0 || len(tpot) > len(ttft) {
+		t.Errorf("%d TTFTs and %d TPOTs for %d completed requests", len(ttft), len(tpot), sum.Requests.Completed)
+	}
+}
+
+// keepPlots copies the files of dir into out, overwriting.
+func keepPlots(t *testing.T, dir, out string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(out, e.Name()), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func remove(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewrite replaces the first old with new in dir/name.
+func rewrite(t *testing.T, dir, name, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s has no %q", name, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

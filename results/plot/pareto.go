@@ -1,0 +1,149 @@
+package plot
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// CostPoint is one candidate deployment.
+type CostPoint struct {
+	Label      string
+	CostPerH   float64 // fleet cost, $ per hour
+	GoodputRPS float64 // requests per s within the SLO
+	Chosen     bool    // the one the planner picked
+}
+
+// ParetoFront returns the indices of the points no other point beats —
+// none has at least their goodput at no more cost, better in one — sorted
+// by goodput. Of equal points only the first is kept. Non-finite points
+// are never on the front. Cost: O(n log n).
+func ParetoFront(points []CostPoint) []int {
+	idx := make([]int, 0, len(points))
+	for i, p := range points {
+		if finite(p.CostPerH) && finite(p.GoodputRPS) {
+			idx = append(idx, i)
+		}
+	}
+	// Highest goodput first, cheapest first among equals: a point is on
+	// the front when it is strictly cheaper than everything before it.
+	slices.SortStableFunc(idx, func(a, b int) int {
+		pa, pb := points[a], points[b]
+		return cmp.Or(cmp.Compare(pb.GoodputRPS, pa.GoodputRPS), cmp.Compare(pa.CostPerH, pb.CostPerH))
+	})
+	var front []int
+	for _, i := range idx {
+		if len(front) == 0 || points[i].CostPerH < points[front[len(front)-1]].CostPerH {
+			front = append(front, i)
+		}
+	}
+	slices.Reverse(front)
+	return front
+}
+
+// Pareto draws cost ($/h) against goodput, one marker per point: points
+// off the front in grey, the front in colour joined by a line and
+// labelled, the chosen point (if any) ringed in red. Cost: O(n log n).
+func Pareto(w io.Writer, f Format, points []CostPoint) error {
+	p := newPlot("Cost vs goodput", "goodput (req/s within SLO)", "cost ($/h)")
+	l := newLegend()
+	front := ParetoFront(points)
+	onFront := make([]bool, len(points))
+	for _, i := range front {
+		onFront[i] = true
+	}
+	var rest, chosen plotter.XYs
+	for i, pt := range points {
+		if !finite(pt.CostPerH) || !finite(pt.GoodputRPS) {
+			continue
+		}
+		if !onFront[i] {
+			rest = append(rest, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+		}
+		if pt.Chosen {
+			chosen = append(chosen, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+		}
+	}
+	addMarkers(p, l, rest, "dominated", draw.GlyphStyle{Color: mutedColor, Radius: vg.Points(3), Shape: draw.CircleGlyph{}})
+	if err := addFront(p, l, points, front); err != nil {
+		return err
+	}
+	addMarkers(p, l, chosen, "chosen", draw.GlyphStyle{Color: alertColor, Radius: vg.Points(7), Shape: draw.RingGlyph{}})
+	padRange(&p.X, 0.08)
+	padRange(&p.Y, 0.08)
+	ink := []plotter.XYs{{}, chosen} // the front's line, then the markers one by one
+	for _, i := range front {
+		ink[0] = append(ink[0], plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH})
+	}
+	for _, xy := range rest {
+		ink = append(ink, plotter.XYs{xy})
+	}
+	return renderLegended(w, f, p, l, ink, corner{top: false, left: false})
+}
+
+// addFront adds the front's line, markers and labels.
+func addFront(p *gplot.Plot, l *gplot.Legend, points []CostPoint, front []int) error {
+	if len(front) == 0 {
+		return nil
+	}
+	xys := make(plotter.XYs, len(front))
+	labels := make([]string, len(front))
+	for k, i := range front {
+		xys[k] = plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH}
+		labels[k] = shorten(points[i].Label)
+	}
+	line, pts, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return fmt.Errorf("plot: Pareto front: %w", err)
+	}
+	line.LineStyle, pts.GlyphStyle = lineStyle(0)
+	pts.GlyphStyle.Radius = vg.Points(3.5)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return fmt.Errorf("plot: Pareto labels: %w", err)
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = sans(8)
+		lb.TextStyle[i].XAlign = draw.XRight
+	}
+	lb.Offset = vg.Point{X: -vg.Points(5), Y: vg.Points(3)}
+	p.Add(line, pts, lb)
+	l.Add("Pareto front", line, pts)
+	return nil
+}
+
+// addMarkers adds a scatter of xys in style gs, and its legend entry.
+func addMarkers(p *gplot.Plot, l *gplot.Legend, xys plotter.XYs, name string, gs draw.GlyphStyle) {
+	if len(xys) == 0 {
+		return
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		panic("plot: " + err.Error()) // finite points never fail
+	}
+	sc.GlyphStyle = gs
+	p.Add(sc)
+	l.Add(name, sc)
+}
+
+// padRange widens an axis by share of its range on each side (at least
+// a little when the range is empty) and keeps it at or above 0 when the
+// data are.
+func padRange(a *gplot.Axis, share float64) {
+	if a.Min > a.Max {
+		return
+	}
+	d := max((a.Max-a.Min)*share, 0.05*max(a.Max, -a.Min, 1e-9))
+	nonNeg := a.Min >= 0
+	a.Min -= d
+	a.Max += d
+	if nonNeg && a.Min < 0 {
+		a.Min = 0
+	}
+}

@@ -1,0 +1,266 @@
+package plot
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"handoff/results"
+)
+
+// sweepTable is a sweep's results.csv: the point ids, the varied columns
+// and the figures the plots need.
+type sweepTable struct {
+	path       string
+	varied     []string   // the varied columns' names (scenario paths)
+	ids        []string   // per row
+	values     [][]string // per row, one per varied column
+	lines      []int      // per row, its line in the file
+	attainment []float64  // per row, share 0..1
+	goodputRPS []float64  // per row
+}
+
+// topLevelPaths are the undotted scenario paths a sweep can vary.
+var topLevelPaths = []string{"seed", "model", "name"}
+
+// readSweep reads a results.csv. Column 0 is the point id; the varied
+// columns follow it, each a scenario path (dotted, or one of
+// topLevelPaths); the first column that is not one ends them. The
+// figures come after, and must include attainment and goodput_rps.
+func readSweep(path string) (*sweepTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	n := 1
+	for n < len(header) && (strings.Contains(header[n], ".") || slices.Contains(topLevelPaths, header[n])) {
+		n++
+	}
+	cols, err := columnIndex(path, header[n:], "attainment", "goodput_rps")
+	if err != nil {
+		return nil, err
+	}
+	t := &sweepTable{path: path, varied: header[1:n]}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := t.add(r, rec, n, cols); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// add appends one row; figure columns are at n+cols[0] and n+cols[1].
+func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
+	line, _ := r.FieldPos(0)
+	var figs [2]float64
+	for k, name := range []string{"attainment", "goodput_rps"} {
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[n+cols[k]]), 64)
+		if err != nil {
+			return fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, line, name, rec[n+cols[k]])
+		}
+		figs[k] = v
+	}
+	t.ids = append(t.ids, rec[0])
+	t.values = append(t.values, slices.Clone(rec[1:n]))
+	t.lines = append(t.lines, line)
+	t.attainment = append(t.attainment, figs[0])
+	t.goodputRPS = append(t.goodputRPS, figs[1])
+	return nil
+}
+
+// sweepFigures returns the plots of a sweep directory.
+func sweepFigures(dir string) ([]figure, error) {
+	t, err := readSweep(filepath.Join(dir, sweepCSV))
+	if err != nil {
+		return nil, err
+	}
+	var labels []string
+	var attrs []results.Attribution
+	target := 0.0
+	short := shortNames(t.varied)
+	for i, id := range t.ids {
+		path := filepath.Join(dir, pointsDir, id, summaryJSON)
+		if !exists(path) {
+			continue // not run yet, or run elsewhere
+		}
+		sum, err := readSummary(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(attrs) == 0 {
+			target = sum.SLO.Target
+		}
+		labels = append(labels, orElse(describe(short, t.values[i], -1), id))
+		attrs = append(attrs, sum.Attribution)
+	}
+	figs, err := curveFigures(t, target)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, attributionFigures(labels, attrs)...), nil
+}
+
+// curveFigures returns attainment and goodput against the rate column,
+// or nothing when no varied column is a rate.
+func curveFigures(t *sweepTable, target float64) ([]figure, error) {
+	rate := rateColumn(t.varied)
+	if rate < 0 {
+		return nil, nil
+	}
+	curves, err := sweepCurves(t, rate)
+	if err != nil {
+		return nil, err
+	}
+	return []figure{
+		{"attainment", func(w io.Writer, f Format) error { return Attainment(w, f, curves, target) }},
+		{"goodput", func(w io.Writer, f Format) error { return Goodput(w, f, curves) }},
+	}, nil
+}
+
+// sweepCurves groups the rows by every varied column but the rate and the
+// seed, one curve per group in order of first appearance; rows of a group
+// at the same rate (replicas) are averaged.
+func sweepCurves(t *sweepTable, rate int) ([]Curve, error) {
+	short := shortNames(t.varied)
+	skip := slices.Index(t.varied, "seed")
+	label := rateAxisLabel(t.varied[rate])
+	var curves []Curve
+	type at struct {
+		curve int
+		rate  float64
+	}
+	index := map[string]int{} // group name → curve
+	count := map[at]int{}     // rows averaged into each point
+	for i, vals := range t.values {
+		x, err := parseRate(vals[rate])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column %s: %w", t.path, t.lines[i], t.varied[rate], err)
+		}
+		name := describe(short, vals, rate, skip)
+		c, ok := index[name]
+		if !ok {
+			c = len(curves)
+			index[name] = c
+			curves = append(curves, Curve{Name: orElse(name, "all points"), RateLabel: label})
+		}
+		key := at{c, x}
+		pts := curves[c].Points
+		k := slices.IndexFunc(pts, func(p CurvePoint) bool { return p.Rate == x })
+		if k < 0 {
+			curves[c].Points = append(pts, CurvePoint{Rate: x})
+			k = len(pts)
+		}
+		count[key]++
+		p, m := &curves[c].Points[k], float64(count[key])
+		p.Attainment += (t.attainment[i] - p.Attainment) / m
+		p.GoodputRPS += (t.goodputRPS[i] - p.GoodputRPS) / m
+	}
+	return curves, nil
+}
+
+// rateColumn returns the index of the varied column that sets the request
+// rate — one whose last path element has a word "rate" ("rate_scale",
+// "rate"), workload.* first — or -1.
+func rateColumn(varied []string) int {
+	best := -1
+	for i, path := range varied {
+		last := path[strings.LastIndex(path, ".")+1:]
+		if !slices.Contains(strings.Split(last, "_"), "rate") {
+			continue
+		}
+		if strings.HasPrefix(path, "workload.") {
+			return i
+		}
+		if best < 0 {
+			best = i
+		}
+	}
+	return best
+}
+
+// rateAxisLabel names the rate axis after its column.
+func rateAxisLabel(path string) string {
+	if strings.HasSuffix(path, "rate_scale") {
+		return "rate scale (× the workload's request rate)"
+	}
+	return defaultRateLabel
+}
+
+// parseRate reads a rate value: a number, optionally with /s, /min or /h
+// (converted to per s).
+func parseRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	div := 1.0
+	for _, u := range []struct {
+		suffix string
+		perS   float64
+	}{{"/s", 1}, {"/min", 60}, {"/h", 3600}} {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, div = strings.TrimSpace(rest), u.perS
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !finite(v) {
+		return 0, fmt.Errorf("not a rate: %q", s)
+	}
+	return v / div, nil
+}
+
+// describe returns "name=value, …" over the columns except those at skip.
+func describe(short, values []string, skip ...int) string {
+	var parts []string
+	for j, v := range values {
+		if !slices.Contains(skip, j) {
+			parts = append(parts, short[j]+"="+v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortNames returns each path's shortest tail of whole elements that no
+// other path ends with, keeping a pool's name: workload.rate_scale →
+// rate_scale, pools.decode.engine.max_num_seqs → decode.max_num_seqs.
+func shortNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		elems := strings.Split(p, ".")
+		k := len(elems) - 1
+		for ; k > 0; k-- {
+			tail := "." + strings.Join(elems[k:], ".")
+			if !slices.ContainsFunc(paths, func(q string) bool { return q != p && strings.HasSuffix("."+q, tail) }) {
+				break
+			}
+		}
+		out[i] = strings.Join(elems[k:], ".")
+		if elems[0] == "pools" && len(elems) > 2 && k > 1 {
+			out[i] = elems[1] + "." + out[i]
+		}
+	}
+	return out
+}
+
+// orElse returns s, or alt when s is empty.
+func orElse(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
