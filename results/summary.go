@@ -21,6 +21,7 @@ type RunInfo struct {
 
 	TransferOwner string // who answers for KV transfer time; "" = Nobody
 	RouterOwner   string // who answers for router queueing; "" = Nobody
+	Links         []LinkInfo
 }
 
 // RequestCounts counts requests by final status; Total is their sum.
@@ -71,6 +72,7 @@ type Summary struct {
 	Preemptions        int64             `json:"preemptions"` // Σ Record.Preemptions
 	Preemption         PreemptionSummary `json:"preemption"`
 	Attribution        Attribution       `json:"attribution"`
+	Network            NetworkSummary    `json:"network"`
 	SimTimeS           float64           `json:"sim_time_s"`
 	WallTimeS          float64           `json:"wall_time_s"`
 	Events             int64             `json:"events"`
@@ -122,6 +124,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	fillRates(&s, t, info)
 	s.Preemption = summarizePreemption(recs, info.Instances)
 	s.Attribution = attribute(recs, info)
+	s.Network = summarizeNetwork(info.Links)
 	s.Instances = summarizeInstances(info.Instances)
 	return s
 }

@@ -166,12 +166,21 @@ func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summ
 	wall := time.Since(start).Seconds()
 	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
 		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner}
+		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res)}
 	return results.Summarize(res.Records, res.ITL, info), res, nil
 }
 
 // instanceInfos copies the simulator's per-instance counters into the
 // results package's terms.
+// linkInfos copies the run's link counters for the summary.
+func linkInfos(res *sim.Result) []results.LinkInfo {
+	infos := make([]results.LinkInfo, len(res.Links))
+	for i, l := range res.Links {
+		infos[i] = results.LinkInfo{Name: l.Name, Bytes: l.Stats.Bytes, BusyNs: l.Stats.BusyNs, Transfers: l.Stats.Transfers}
+	}
+	return infos
+}
+
 func instanceInfos(res *sim.Result) []results.InstanceInfo {
 	infos := make([]results.InstanceInfo, len(res.Instances))
 	for i, in := range res.Instances {
