@@ -94,6 +94,9 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 	if opts.tracePath != "" {
 		configure = append(configure, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
 	}
+	if opts.outDir != "" {
+		configure = append(configure, withTimeline)
+	}
 	sum, res, err := simulate(l, configure...)
 	if err != nil {
 		return err
@@ -220,6 +223,7 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		{"summary.json", func(w io.Writer) error { return results.WriteJSON(w, sum) }},
 		{"requests.csv", func(w io.Writer) error { return results.WriteRequestsCSV(w, res.Records, instanceNames(res)) }},
 		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
+		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines) }},
 	}
 	for _, wr := range writers {
 		if err := writeFile(filepath.Join(dir, wr.name), wr.write); err != nil {

@@ -32,7 +32,15 @@ func runFigures(dir string) ([]figure, error) {
 			cdfFigure("ttft_cdf", "TTFT", CDFSeries{Name: name, ValuesS: ttft}, sum.SLO.TTFTS),
 			cdfFigure("tpot_cdf", "TPOT", CDFSeries{Name: name, ValuesS: tpot}, sum.SLO.TPOTS))
 	}
-	return append(figs, attributionFigures([]string{name}, []results.Attribution{sum.Attribution})...), nil
+	figs = append(figs, attributionFigures([]string{name}, []results.Attribution{sum.Attribution})...)
+	if path := filepath.Join(dir, "timeline.csv"); exists(path) {
+		tl, err := timelineFigures(path)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, tl...)
+	}
+	return figs, nil
 }
 
 // cdfFigure returns the CDF plot of one series.

@@ -1,0 +1,84 @@
+package plot
+
+import (
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// maxTimelinePlots bounds the timelines drawn from one run: the instances
+// with the most preemptions (then by name).
+const maxTimelinePlots = 8
+
+// timelineFigures reads a run's timeline.csv and returns one timeline plot
+// per instance, for the instances most worth a look.
+func timelineFigures(path string) ([]figure, error) {
+	tls, err := readTimelines(path)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(tls, func(a, b InstanceTimeline) int {
+		return cmp.Compare(len(b.PreemptionS), len(a.PreemptionS))
+	})
+	var figs []figure
+	for _, tl := range tls[:min(len(tls), maxTimelinePlots)] {
+		figs = append(figs, figure{"timeline_" + tl.Name, func(w io.Writer, f Format) error { return Timeline(w, f, tl) }})
+	}
+	return figs, nil
+}
+
+// readTimelines parses timeline.csv (kind,instance,time_s,kv_used,running,
+// waiting) into per-instance timelines in file order.
+func readTimelines(path string) ([]InstanceTimeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	if _, err := r.Read(); err != nil {
+		return nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	var tls []InstanceTimeline
+	index := map[string]int{}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return tls, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		k, ok := index[rec[1]]
+		if !ok {
+			k, index[rec[1]] = len(tls), len(tls)
+			tls = append(tls, InstanceTimeline{Name: rec[1]})
+		}
+		if err := addTimelineRow(&tls[k], rec); err != nil {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+}
+
+func addTimelineRow(tl *InstanceTimeline, rec []string) error {
+	t, err := strconv.ParseFloat(rec[2], 64)
+	if err != nil {
+		return fmt.Errorf("time_s: %w", err)
+	}
+	if rec[0] == "preemption" {
+		tl.PreemptionS = append(tl.PreemptionS, t)
+		return nil
+	}
+	kv, err1 := strconv.ParseFloat(rec[3], 64)
+	running, err2 := strconv.Atoi(rec[4])
+	if err := cmp.Or(err1, err2); err != nil {
+		return fmt.Errorf("kv_used/running: %w", err)
+	}
+	tl.Samples = append(tl.Samples, Sample{TimeS: t, KVUsed: kv, Batch: running})
+	return nil
+}
