@@ -13,6 +13,7 @@ const (
 	Dropped                 // could not be served (e.g. longer than any instance holds)
 )
 
+// String names the status as requests.csv does.
 func (s Status) String() string {
 	switch s {
 	case Completed:

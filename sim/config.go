@@ -20,6 +20,7 @@ const (
 	RoleDecode                // receives KV, generates the output
 )
 
+// String names the role as scenarios do.
 func (r Role) String() string {
 	return [...]string{"colocated", "prefill", "decode"}[r]
 }

@@ -13,6 +13,7 @@ const (
 	Reject                  // vLLM RFC #24256: as Recompute, but on re-admission a sequence whose cache hit is below its threshold is rejected
 )
 
+// String names the policy as scenarios do.
 func (p Policy) String() string { return [...]string{"recompute", "swap", "reject"}[p] }
 
 // Config is the engine's fixed configuration (vLLM's scheduler and cache
