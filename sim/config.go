@@ -48,6 +48,10 @@ type Instance struct {
 	// prefill step (layer-wise streaming) instead of after it.
 	KVHoldTimeoutNs int64
 	StreamKV        bool
+
+	// StagingBps, on a decoder whose KV layout differs from the prefillers'
+	// (a wafer), is the rate at which arriving KV is re-laid-out; 0 = none.
+	StagingBps float64
 }
 
 // Config is everything one run needs. It is built by the scenarios package

@@ -92,6 +92,10 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	generated := s.Generated
 	c.insts[i].Recycle(s)
 	f.dseq = nil
+	if ps := f.pseq; ps != nil { // refused before pulling: the prefiller still holds the KV
+		f.pseq = nil
+		c.releasePrefill(f.route.Prefill, ps)
+	}
 	f.attempt++
 	if f.attempt >= maxAttempts {
 		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
@@ -121,8 +125,11 @@ func (c *cluster) chargeRejected(rec *results.Record, f *flight, s *engine.Seq) 
 	switch {
 	case rec.FirstTokenNs == 0:
 		since := f.arrivedNs
-		if f.attempt > 0 {
+		switch {
+		case f.attempt > 0:
 			since = f.rejectedNs
+		case !f.pulled: // refused before it pulled anything (no free slot)
+			since = f.handoffNs
 		}
 		rec.Time[results.TDecodeFirst] += c.nowNs - since
 	case s.Generated == 0:

@@ -125,6 +125,8 @@ func auditBlocks(t testing.TB, c *cluster) {
 			held[f.route.Decode] += f.dseq.Blocks()
 		}
 	}
+	{
+	}
 	for i, in := range c.insts {
 		pool := in.Pool()
 		if err := pool.Check(); err != nil {

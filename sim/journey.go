@@ -168,7 +168,11 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		c.kickSoon(f.route.Decode)
 		return
 	case f.dseq == nil:
+		attempt := f.attempt
 		c.handoff(ps)
+		if f.attempt != attempt {
+			return // the decoder refused it at once: the request moved on
+		}
 	}
 	if t := c.cfg.Instances[p].KVHoldTimeoutNs; t > 0 && !f.pulled {
 		f.deadlineNs = c.nowNs + t
@@ -258,19 +262,15 @@ func (c *cluster) onNetwork() {
 }
 
 // transferred applies one finished KV transfer.
+// If the decoder stages KV into its own layout (a wafer), the KV is ready
+// only after bytes / staging rate more.
 func (c *cluster) transferred(ref int32) {
 	f := &c.flights[ref]
 	p, d := f.route.Prefill, f.route.Decode
-	f.arrivedNs = c.nowNs
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {
-		// Streaming may start the pull before the prefill ends; only what
-		// sticks out past the prefill's end is transfer time on the path.
-		start := max(f.pullNs, f.handoffNs)
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
-		rec.Time[results.TTransfer] += f.arrivedNs - start
-		rec.Time[results.TDecodeFirst] += start - f.handoffNs
 	}
 	if c.traced(f.req.ID) {
 		c.traceTransfer(f)
@@ -279,7 +279,35 @@ func (c *cluster) transferred(ref int32) {
 	c.insts[p].Recycle(f.pseq)
 	f.pseq = nil
 	c.outstanding[p]--
-	c.insts[d].KVArrived(f.dseq, c.nowNs)
+	if rate := c.cfg.Instances[d].StagingBps; rate > 0 {
+		bytes := float64(f.dseq.RemoteTokens) * c.cfg.KVBytesPerToken
+		c.q.push(c.nowNs+int64(bytes/rate*1e9+0.5), classStaging, ref)
+		return
+	}
+	c.kvReady(ref)
+}
+
+// kvReady hands the transferred (and staged) KV to the decoder.
+func (c *cluster) kvReady(ref int32) {
+	f := &c.flights[ref]
+	f.arrivedNs = c.nowNs
+	rec := &c.records[f.req.ID]
+	if f.attempt == 0 {
+		// Streaming may start the pull before the prefill ends; only what
+		// sticks out past the prefill's end is transfer time on the path.
+		start := max(f.pullNs, f.handoffNs)
+		rec.Time[results.TTransfer] += f.arrivedNs - start
+		rec.Time[results.TDecodeFirst] += start - f.handoffNs
+	}
+	c.insts[f.route.Decode].KVArrived(f.dseq, c.nowNs)
+}
+
+// releasePrefill frees a prefill sequence's held KV on instance p.
+func (c *cluster) releasePrefill(p int, ps *engine.Seq) {
+	c.insts[p].Release(ps)
+	c.insts[p].Recycle(ps)
+	c.outstanding[p]--
+	c.kickSoon(p)
 }
 
 func prefixTokens(segs []kv.Segment) int {

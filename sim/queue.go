@@ -9,6 +9,8 @@ const (
 	classNetwork uint8 = iota
 	classStep
 	classTimeout
+	classStaging
+	classRecompile
 	classArrival
 	classKick
 )

@@ -167,6 +167,12 @@ func (c *cluster) dispatch(e event) {
 		c.onStep(int(e.arg))
 	case classTimeout:
 		c.onHoldTimeout(e.arg)
+	case classStaging:
+		c.kvReady(e.arg)
+		c.kickSoon(c.flights[e.arg].route.Decode)
+	case classRecompile:
+		c.insts[e.arg].Recompiled()
+		c.kickSoon(int(e.arg))
 	case classArrival:
 		c.onArrival()
 	case classKick:
@@ -249,6 +255,9 @@ func (c *cluster) plan(i int) *perf.Batch {
 	}
 	if c.cfg.Instances[i].StreamKV {
 		for _, s := range res.FinalChunks {
+			if d := c.flights[s.Ref].route.Decode; c.insts[d].MayRefuse() {
+				continue // a decoder that may refuse it gets it whole, after the prefill
+			}
 			c.handoff(s)
 		}
 	}
@@ -257,6 +266,9 @@ func (c *cluster) plan(i int) *perf.Batch {
 	}
 	if b == nil && inst.Running() == 0 {
 		c.metrics[i].progressNs = -1 // idle: no busy spell to lock up
+	}
+	if b == nil && inst.RecompileDue() {
+		c.q.push(c.nowNs+max(c.cfg.Instances[i].Engine.RecompileNs, 1), classRecompile, int32(i))
 	}
 	return b
 }

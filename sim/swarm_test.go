@@ -65,6 +65,11 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	case 2:
 		ec.Preemption = engine.Reject
 	}
+	if role == RoleDecode && rng.IntN(3) == 0 { // a wafer: compiled slots
+		ec.Layouts = [][]engine.SlotClass{{{Count: 1 + rng.IntN(6), ContextTokens: 64 << rng.IntN(4)}},
+			{{Count: 1 + rng.IntN(2), ContextTokens: 1024}}}
+		ec.Pressure, ec.RecompileNs = engine.Pressure(rng.IntN(3)), rng.Int64N(100_000)
+	}
 	if err := ec.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +83,12 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	if rng.IntN(3) == 0 {
 		holdNs = 1 + rng.Int64N(100_000)
 	}
+	staging := 0.0
+	if len(ec.Layouts) > 0 {
+		staging = 1e8 * float64(1+rng.IntN(100))
+	}
 	for i := range insts {
+		insts[i].StagingBps = staging
 		insts[i].CacheHitThreshold, insts[i].RejectPhase = threshold, phase
 		insts[i].StreamKV, insts[i].KVHoldTimeoutNs = stream, holdNs
 	}

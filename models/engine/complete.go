@@ -60,6 +60,9 @@ func (in *Instance) finish(s *Seq) {
 	}
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
+	if in.cfg.slotMode() {
+		in.freeSlot(s)
+	}
 	s.state = stateDone
 }
 

@@ -28,12 +28,25 @@ type Config struct {
 	NoChunkedPrefill bool // admit a prefill only if it fits the budget whole
 	Preemption       Policy
 	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute)
+
+	// Slot mode (wafer-scale decoders): compiled layouts of sequence slots
+	// instead of a paged pool. Layouts[0] is the first; recompiling moves to
+	// another after RecompileNs. Empty: paged mode.
+	Layouts     [][]SlotClass
+	Pressure    Pressure
+	RecompileNs int64
 }
 
 // Validate fills defaults (block size 16) and checks the limits.
 func (c *Config) Validate() error {
 	if c.BlockSize == 0 {
 		c.BlockSize = 16
+	}
+	if c.slotMode() {
+		if err := c.validateSlots(); err != nil {
+			return err
+		}
+		c.NumBlocks, c.PrefixCaching = c.maxSlots(), false
 	}
 	switch {
 	case c.MaxBatchedTokens <= 0:
@@ -56,7 +69,21 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// CapacityTokens is the most tokens one sequence can hold in this instance.
+// CapacityTokens is the most tokens one sequence can hold in this instance:
+// its largest slot in slot mode.
 func (c *Config) CapacityTokens() int {
+	if c.slotMode() {
+		layouts := c.Layouts[:1] // only recompiling ever leaves the first layout
+		if c.Pressure == PressureRecompile {
+			layouts = c.Layouts
+		}
+		most := 0
+		for _, l := range layouts {
+			for _, sc := range l {
+				most = max(most, sc.ContextTokens)
+			}
+		}
+		return min(most, c.MaxModelLen)
+	}
 	return min(c.NumBlocks*c.BlockSize, c.MaxModelLen)
 }

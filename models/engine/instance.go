@@ -26,6 +26,9 @@ type Instance struct {
 	res      StepResult
 	freeSeqs []*Seq
 	stats    Stats
+
+	slots      slotState // slot mode only
+	nextLayout int
 }
 
 // Stats are an instance's cumulative counters.
@@ -39,7 +42,8 @@ type Stats struct {
 	PromptTokensSeen int64 // prompt tokens of admitted sequences
 	SwapOuts         int64 // preemptions that went to the host tier
 	SwappedBlocks    int64 // blocks copied out and back in
-	Rejections       int64 // sequences rejected for a low cache hit
+	Rejections       int64 // sequences rejected (low cache hit, or no slot under the reject pressure policy)
+	Recompiles       int64 // slot mode: recompile pauses
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices
@@ -57,7 +61,11 @@ type StepResult struct {
 
 // New returns an instance with an empty pool. cfg must have passed Validate.
 func New(cfg Config) *Instance {
-	return &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
+	in := &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
+	if cfg.slotMode() {
+		in.resetSlots(0)
+	}
+	return in
 }
 
 // Config returns the instance's configuration.
@@ -140,6 +148,9 @@ func (in *Instance) Release(s *Seq) {
 	}
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
+	if in.cfg.slotMode() {
+		in.freeSlot(s)
+	}
 	s.state = stateDone
 	in.holding--
 }

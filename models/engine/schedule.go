@@ -102,6 +102,9 @@ func (in *Instance) admitWaiting(budget int) {
 // hit and first chunk. It reports the tokens scheduled, or false when the
 // budget (without chunking) or the free blocks do not allow it.
 func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
+	if in.cfg.slotMode() {
+		return in.admitToSlot(q, s, budget)
+	}
 	hit := 0
 	if s.computed == 0 && len(s.blocks) == 0 {
 		hit = in.match(s)
@@ -142,6 +145,9 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 // local prefix-cache hit plus room for the rest) and hands it to the caller
 // to start the transfer. False when the blocks are not there.
 func (in *Instance) reserveRemote(s *Seq) bool {
+	if in.cfg.slotMode() {
+		return in.reserveSlot(s)
+	}
 	hit := in.match(s)
 	need := in.blocksFor(s.PromptTokens) - hit
 	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
@@ -204,6 +210,9 @@ func (in *Instance) acquire(s *Seq, hit int) {
 
 // grow makes sure the sequence has blocks for its first tokens tokens.
 func (in *Instance) grow(s *Seq, tokens int) bool {
+	if in.cfg.slotMode() {
+		return true // the slot holds the whole life of the sequence
+	}
 	if tokens <= len(s.blocks)*in.cfg.BlockSize {
 		return true // the common case: room in the last block
 	}

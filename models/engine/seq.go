@@ -51,6 +51,7 @@ type Seq struct {
 	CacheHitThreshold float64
 
 	hostBlocks int // blocks it holds in the host tier while swapped out
+	slotClass  int // slot mode: the class of the slot it holds
 	admitted   bool
 	blocks     []kv.BlockID
 	hashes     []uint64

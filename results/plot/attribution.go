@@ -48,6 +48,13 @@ const maxBars = 30
 // (owners) are sorted, Nobody last; the titles say "by component" when
 // every part is a time component, else "by owner". Cost: O(bars × parts).
 func Attribution(w io.Writer, f Format, bars []AttributionBar) error {
+	return attributionChart(w, f, bars, "")
+}
+
+// attributionChart is Attribution with key, if not empty, naming what the
+// bars' labels list ("rate_scale, decode.count" over labels "90, 4") on
+// a second line of each panel's title.
+func attributionChart(w io.Writer, f Format, bars []AttributionBar, key string) error {
 	note := ""
 	if len(bars) > maxBars {
 		note = fmt.Sprintf(" (first %d of %d)", maxBars, len(bars))
@@ -59,6 +66,9 @@ func Attribution(w io.Writer, f Format, bars []AttributionBar) error {
 		by = ", by owner"
 	}
 	note = by + note
+	if key != "" {
+		note += "\nbars: " + cut(key, maxHeaderRunes)
+	}
 	panelH := vg.Inch + vg.Length(len(bars))*vg.Points(max(16, 30-2*float64(len(bars))))
 	top, topLegend := stackedPanel("Before the first token (TTFT)"+note, bars, parts, panelH,
 		func(b AttributionBar) map[string]float64 { return b.TTFTS })

@@ -24,7 +24,16 @@ type CurvePoint struct {
 type Curve struct {
 	Name      string
 	RateLabel string // x-axis label with its unit; the first non-empty one is used, "" = defaultRateLabel
-	Points    []CurvePoint
+	// LegendTitle is an unmarked first legend line saying what the names
+	// list ("decode.hardware, decode.count" over names "h200, 4"); the
+	// first non-empty one is used.
+	LegendTitle string
+	// Hue and Variant pick the line's look when the curves form a grid of
+	// settings: curves of one Hue share a colour, curves of one Variant a
+	// dash pattern and marker. Zero in every curve: each curve gets its
+	// own colour.
+	Hue, Variant int
+	Points       []CurvePoint
 }
 
 // defaultRateLabel labels the rate axis when no curve names one.
@@ -69,6 +78,10 @@ func Goodput(w io.Writer, f Format, curves []Curve) error {
 // lines' points.
 func addCurves(p *gplot.Plot, l *gplot.Legend, curves []Curve, value func(CurvePoint) float64) ([]plotter.XYs, error) {
 	var ink []plotter.XYs
+	grid := slices.ContainsFunc(curves, func(c Curve) bool { return c.Hue != 0 || c.Variant != 0 })
+	if title := legendTitle(curves); title != "" && len(curves) > 1 {
+		l.Add(cut(title, maxHeaderRunes))
+	}
 	for i, c := range curves {
 		xys := curveXYs(c.Points, value)
 		if len(xys) == 0 {
@@ -79,6 +92,9 @@ func addCurves(p *gplot.Plot, l *gplot.Legend, curves []Curve, value func(CurveP
 			return nil, fmt.Errorf("plot: curve %q: %w", c.Name, err)
 		}
 		line.LineStyle, pts.GlyphStyle = lineStyle(i)
+		if grid {
+			line.LineStyle, pts.GlyphStyle = gridStyle(c.Hue, c.Variant)
+		}
 		p.Add(line, pts)
 		if len(curves) > 1 {
 			l.Add(shorten(c.Name), line, pts)
@@ -108,6 +124,16 @@ func rateLabel(curves []Curve) string {
 		}
 	}
 	return defaultRateLabel
+}
+
+// legendTitle returns the first curve's non-empty LegendTitle, or "".
+func legendTitle(curves []Curve) string {
+	for _, c := range curves {
+		if c.LegendTitle != "" {
+			return c.LegendTitle
+		}
+	}
+	return ""
 }
 
 // percent formats a share as a percentage with up to one decimal, never

@@ -81,8 +81,8 @@ func writeFigures(out string, figs []figure) error {
 }
 
 // attributionFigures returns the component and owner attribution plots
-// of bars labelled labels.
-func attributionFigures(labels []string, attrs []results.Attribution) []figure {
+// of bars labelled labels; key, if not empty, names what the labels list.
+func attributionFigures(labels []string, attrs []results.Attribution, key string) []figure {
 	if len(attrs) == 0 {
 		return nil
 	}
@@ -92,8 +92,8 @@ func attributionFigures(labels []string, attrs []results.Attribution) []figure {
 		comp[i], owner[i] = ComponentBar(labels[i], a), OwnerBar(labels[i], a)
 	}
 	return []figure{
-		{"attribution", func(w io.Writer, f Format) error { return Attribution(w, f, comp) }},
-		{"attribution_owner", func(w io.Writer, f Format) error { return Attribution(w, f, owner) }},
+		{"attribution", func(w io.Writer, f Format) error { return attributionChart(w, f, comp, key) }},
+		{"attribution_owner", func(w io.Writer, f Format) error { return attributionChart(w, f, owner, key) }},
 	}
 }
 

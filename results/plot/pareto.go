@@ -77,6 +77,7 @@ func Pareto(w io.Writer, f Format, points []CostPoint) error {
 	addMarkers(p, l, chosen, "chosen", draw.GlyphStyle{Color: alertColor, Radius: vg.Points(7), Shape: draw.RingGlyph{}})
 	padRange(&p.X, 0.08)
 	padRange(&p.Y, 0.08)
+	addFrontLabels(p, points, front)
 	ink := []plotter.XYs{{}, chosen} // the front's line, then the markers one by one
 	for _, i := range front {
 		ink[0] = append(ink[0], plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH})
@@ -87,16 +88,14 @@ func Pareto(w io.Writer, f Format, points []CostPoint) error {
 	return renderLegended(w, f, p, l, ink, corner{top: false, left: false})
 }
 
-// addFront adds the front's line, markers and labels.
+// addFront adds the front's line and markers.
 func addFront(p *gplot.Plot, l *gplot.Legend, points []CostPoint, front []int) error {
 	if len(front) == 0 {
 		return nil
 	}
 	xys := make(plotter.XYs, len(front))
-	labels := make([]string, len(front))
 	for k, i := range front {
 		xys[k] = plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH}
-		labels[k] = shorten(points[i].Label)
 	}
 	line, pts, err := plotter.NewLinePoints(xys)
 	if err != nil {
@@ -104,18 +103,42 @@ func addFront(p *gplot.Plot, l *gplot.Legend, points []CostPoint, front []int) e
 	}
 	line.LineStyle, pts.GlyphStyle = lineStyle(0)
 	pts.GlyphStyle.Radius = vg.Points(3.5)
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return fmt.Errorf("plot: Pareto labels: %w", err)
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = sans(8)
-		lb.TextStyle[i].XAlign = draw.XRight
-	}
-	lb.Offset = vg.Point{X: -vg.Points(5), Y: vg.Points(3)}
-	p.Add(line, pts, lb)
+	p.Add(line, pts)
 	l.Add("Pareto front", line, pts)
 	return nil
+}
+
+// addFrontLabels writes each front point's label above it, on the side
+// facing the middle of the x axis, so that no label pushes the data area
+// in from the edge. p's x range must be final.
+func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
+	for _, right := range []bool{true, false} {
+		var xy plotter.XYLabels
+		for _, i := range front {
+			pt := points[i]
+			if (p.X.Norm(pt.GoodputRPS) < 0.5) == right {
+				xy.XYs = append(xy.XYs, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+				xy.Labels = append(xy.Labels, shorten(pt.Label))
+			}
+		}
+		if len(xy.XYs) == 0 {
+			continue
+		}
+		lb, err := plotter.NewLabels(xy)
+		if err != nil {
+			panic("plot: " + err.Error()) // finite points with one label each never fail
+		}
+		align, dx := draw.XRight, -vg.Points(5)
+		if right {
+			align, dx = draw.XLeft, vg.Points(5)
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font = sans(8)
+			lb.TextStyle[i].XAlign = align
+		}
+		lb.Offset = vg.Point{X: dx, Y: vg.Points(3)}
+		p.Add(lb)
+	}
 }
 
 // addMarkers adds a scatter of xys in style gs, and its legend entry.

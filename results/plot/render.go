@@ -119,6 +119,19 @@ func lineStyle(i int) (draw.LineStyle, draw.GlyphStyle) {
 	return ls, gs
 }
 
+// dashPatterns tell line variants apart: solid, dashed, dotted, dash-dot.
+var dashPatterns = [...][]vg.Length{nil, {vg.Points(6), vg.Points(2.5)}, {vg.Points(1.5), vg.Points(2)},
+	{vg.Points(7), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
+
+// gridStyle returns the look of a line in a grid of settings: the hue-th
+// palette colour, the variant-th dash pattern and marker.
+func gridStyle(hue, variant int) (draw.LineStyle, draw.GlyphStyle) {
+	c := palette[hue%len(palette)]
+	ls := draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: dashPatterns[variant%len(dashPatterns)]}
+	gs := draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: glyphs[variant%len(glyphs)]}
+	return ls, gs
+}
+
 func rgb(r, g, b uint8) color.RGBA { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
 // dashed is the style of reference lines.

@@ -32,7 +32,7 @@ func runFigures(dir string) ([]figure, error) {
 			cdfFigure("ttft_cdf", "TTFT", CDFSeries{Name: name, ValuesS: ttft}, sum.SLO.TTFTS),
 			cdfFigure("tpot_cdf", "TPOT", CDFSeries{Name: name, ValuesS: tpot}, sum.SLO.TPOTS))
 	}
-	figs = append(figs, attributionFigures([]string{name}, []results.Attribution{sum.Attribution})...)
+	figs = append(figs, attributionFigures([]string{name}, []results.Attribution{sum.Attribution}, "")...)
 	if path := filepath.Join(dir, "timeline.csv"); exists(path) {
 		tl, err := timelineFigures(path)
 		if err != nil {

@@ -91,10 +91,10 @@ func sweepFigures(dir string) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	var labels []string
+	var ids []string
+	var rows [][]string
 	var attrs []results.Attribution
 	target := 0.0
-	short := shortNames(t.varied)
 	for i, id := range t.ids {
 		path := filepath.Join(dir, pointsDir, id, summaryJSON)
 		if !exists(path) {
@@ -107,14 +107,18 @@ func sweepFigures(dir string) ([]figure, error) {
 		if len(attrs) == 0 {
 			target = sum.SLO.Target
 		}
-		labels = append(labels, orElse(describe(short, t.values[i], -1), id))
+		ids, rows = append(ids, id), append(rows, t.values[i])
 		attrs = append(attrs, sum.Attribution)
 	}
 	figs, err := curveFigures(t, target)
 	if err != nil {
 		return nil, err
 	}
-	return append(figs, attributionFigures(labels, attrs)...), nil
+	labels, header := rowLabels(shortNames(t.varied), rows, varyingColumns(rows))
+	for i := range labels {
+		labels[i] = orElse(labels[i], ids[i])
+	}
+	return append(figs, attributionFigures(labels, attrs, header)...), nil
 }
 
 // curveFigures returns attainment and goodput against the rate column,
@@ -136,43 +140,51 @@ func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 
 // sweepCurves groups the rows by every varied column but the rate and the
 // seed, one curve per group in order of first appearance; rows of a group
-// at the same rate (replicas) are averaged.
+// at the same rate (replicas) are averaged. Columns that hold one value
+// in every row name no curve; when the names would be cut, the curves
+// are named by their values under a legend title (see rowLabels). With
+// two or more such columns, the first sets a curve's colour and the
+// others its dashes and marker (see styleIndices).
 func sweepCurves(t *sweepTable, rate int) ([]Curve, error) {
-	short := shortNames(t.varied)
-	skip := slices.Index(t.varied, "seed")
-	label := rateAxisLabel(t.varied[rate])
+	cols := varyingColumns(t.values, rate, slices.Index(t.varied, "seed"))
+	names, title := rowLabels(shortNames(t.varied), t.values, cols)
+	hue, variant := styleIndices(t.values, cols)
 	var curves []Curve
-	type at struct {
-		curve int
-		rate  float64
-	}
-	index := map[string]int{} // group name → curve
-	count := map[at]int{}     // rows averaged into each point
+	index := map[string]int{}     // group name → curve
+	count := map[[2]float64]int{} // (curve, rate) → rows averaged into the point
 	for i, vals := range t.values {
 		x, err := parseRate(vals[rate])
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: column %s: %w", t.path, t.lines[i], t.varied[rate], err)
 		}
-		name := describe(short, vals, rate, skip)
-		c, ok := index[name]
+		c, ok := index[names[i]]
 		if !ok {
 			c = len(curves)
-			index[name] = c
-			curves = append(curves, Curve{Name: orElse(name, "all points"), RateLabel: label})
+			index[names[i]] = c
+			cv := Curve{Name: orElse(names[i], "all points"), RateLabel: rateAxisLabel(t.varied[rate]), LegendTitle: title}
+			if hue != nil {
+				cv.Hue, cv.Variant = hue[i], variant[i]
+			}
+			curves = append(curves, cv)
 		}
-		key := at{c, x}
-		pts := curves[c].Points
-		k := slices.IndexFunc(pts, func(p CurvePoint) bool { return p.Rate == x })
-		if k < 0 {
-			curves[c].Points = append(pts, CurvePoint{Rate: x})
-			k = len(pts)
-		}
+		key := [2]float64{float64(c), x}
 		count[key]++
-		p, m := &curves[c].Points[k], float64(count[key])
-		p.Attainment += (t.attainment[i] - p.Attainment) / m
-		p.GoodputRPS += (t.goodputRPS[i] - p.GoodputRPS) / m
+		addToMean(&curves[c], x, t.attainment[i], t.goodputRPS[i], count[key])
 	}
 	return curves, nil
+}
+
+// addToMean folds one row into c's point at rate x, the n-th averaged
+// into it, adding the point if it is the first.
+func addToMean(c *Curve, x, attainment, goodputRPS float64, n int) {
+	k := slices.IndexFunc(c.Points, func(p CurvePoint) bool { return p.Rate == x })
+	if k < 0 {
+		c.Points = append(c.Points, CurvePoint{Rate: x})
+		k = len(c.Points) - 1
+	}
+	p, m := &c.Points[k], float64(n)
+	p.Attainment += (attainment - p.Attainment) / m
+	p.GoodputRPS += (goodputRPS - p.GoodputRPS) / m
 }
 
 // rateColumn returns the index of the varied column that sets the request
@@ -222,17 +234,6 @@ func parseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("not a rate: %q", s)
 	}
 	return v / div, nil
-}
-
-// describe returns "name=value, …" over the columns except those at skip.
-func describe(short, values []string, skip ...int) string {
-	var parts []string
-	for j, v := range values {
-		if !slices.Contains(skip, j) {
-			parts = append(parts, short[j]+"="+v)
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // shortNames returns each path's shortest tail of whole elements that no

@@ -1,0 +1,220 @@
+package engine
+
+import "fmt"
+
+// Wafer-scale decoders have no paged KV pool. A compiled program fixes a
+// set of sequence slots, each with a maximum context; a sequence's KV lives
+// in its slot for its whole life. Slot mode models that: admission takes a
+// free slot able to hold the sequence's prompt plus every token it may
+// generate, nothing grows afterwards, and nothing is ever preempted. When
+// no slot fits, Config.Pressure decides.
+
+// SlotClass is a group of identical slots in a compiled layout.
+type SlotClass struct {
+	Count         int // slots
+	ContextTokens int // longest context a slot holds
+}
+
+// Pressure is what a slot-mode instance does with a sequence no free slot
+// can take.
+type Pressure uint8
+
+// The pressure policies.
+const (
+	PressureQueue     Pressure = iota // wait for a slot (head-of-line)
+	PressureReject                    // refuse it; the router re-sends it (RFC #24256 style)
+	PressureRecompile                 // drain, pause, and come back with the next layout that holds it
+)
+
+func (p Pressure) String() string { return [...]string{"queue", "reject", "recompile"}[p] }
+
+// slotState is a slot-mode instance's layout and occupancy.
+type slotState struct {
+	layout   int   // index into Config.Layouts
+	free     []int // per class of the current layout
+	draining bool  // recompile: admit nothing until the running set empties
+	paused   bool  // recompiling: admit nothing until Recompiled
+}
+
+// slotMode reports whether the instance runs compiled slots.
+func (c *Config) slotMode() bool { return len(c.Layouts) > 0 }
+
+// validateSlots checks the layouts of a slot-mode configuration.
+func (c *Config) validateSlots() error {
+	for i, l := range c.Layouts {
+		if len(l) == 0 {
+			return fmt.Errorf("slot layout %d is empty", i)
+		}
+		for _, sc := range l {
+			if sc.Count <= 0 || sc.ContextTokens <= 0 {
+				return fmt.Errorf("slot layout %d has a class of %d slots of %d tokens", i, sc.Count, sc.ContextTokens)
+			}
+		}
+	}
+	return nil
+}
+
+// maxSlots is the most slots any layout has: the size of the instance's
+// slot pool (one pool block per slot).
+func (c *Config) maxSlots() int {
+	n := 0
+	for _, l := range c.Layouts {
+		m := 0
+		for _, sc := range l {
+			m += sc.Count
+		}
+		n = max(n, m)
+	}
+	return n
+}
+
+// resetSlots makes layout i current, all slots free.
+func (in *Instance) resetSlots(i int) {
+	st := &in.slots
+	st.layout, st.draining, st.paused = i, false, false
+	st.free = st.free[:0]
+	for _, sc := range in.cfg.Layouts[i] {
+		st.free = append(st.free, sc.Count)
+	}
+}
+
+// need is the context a sequence's slot must hold: its prompt plus every
+// token it may still generate here.
+func (s *Seq) need() int { return s.PromptTokens + s.MaxNew }
+
+// bestSlot returns the smallest class of the current layout with a free
+// slot for need tokens, or -1.
+func (in *Instance) bestSlot(need int) int {
+	best := -1
+	for k, sc := range in.cfg.Layouts[in.slots.layout] {
+		if in.slots.free[k] > 0 && sc.ContextTokens >= need &&
+			(best < 0 || sc.ContextTokens < in.cfg.Layouts[in.slots.layout][best].ContextTokens) {
+			best = k
+		}
+	}
+	return best
+}
+
+// layoutFor returns the first layout (from the current one on) with a
+// class able to hold need tokens, or -1.
+func (in *Instance) layoutFor(need int) int {
+	n := len(in.cfg.Layouts)
+	for d := range n {
+		i := (in.slots.layout + d) % n
+		for _, sc := range in.cfg.Layouts[i] {
+			if sc.ContextTokens >= need {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// takeSlot gives s a slot for its whole life, or reports why not: false
+// with nothing changed when it must wait. Under the reject policy a
+// sequence no free slot takes is refused from queue q; under recompile, one
+// the current layout cannot hold at all starts a drain.
+func (in *Instance) takeSlot(q *deque, s *Seq) (taken, rejected bool) {
+	st := &in.slots
+	if st.draining || st.paused {
+		return false, false
+	}
+	if k := in.bestSlot(s.need()); k >= 0 {
+		st.free[k]--
+		s.slotClass = k
+		s.blocks, _ = in.pool.Allocate(s.blocks[:0], 1) // one pool block stands for the slot
+		return true, false
+	}
+	switch in.cfg.Pressure {
+	case PressureReject:
+		in.reject(q, s)
+		return false, true
+	case PressureRecompile:
+		if l := in.layoutFor(s.need()); l >= 0 && l != st.layout {
+			st.draining = true
+			in.nextLayout = l
+		}
+	}
+	return false, false
+}
+
+// freeSlot returns a finished sequence's slot.
+func (in *Instance) freeSlot(s *Seq) {
+	in.slots.free[s.slotClass]++
+}
+
+// MayRefuse reports whether the instance may refuse a sequence it is
+// handed before taking its KV (slot mode under the reject policy).
+func (in *Instance) MayRefuse() bool {
+	return in.cfg.slotMode() && in.cfg.Pressure == PressureReject
+}
+
+// RecompileDue reports whether a draining instance has emptied and should
+// now pause to recompile; the caller waits Config.RecompileNs, then calls
+// Recompiled.
+func (in *Instance) RecompileDue() bool {
+	st := &in.slots
+	if !st.draining || len(in.running) > 0 || in.inStep || in.pulling > 0 || in.ready.len() > 0 {
+		return false
+	}
+	st.draining, st.paused = false, true
+	in.stats.Recompiles++
+	return true
+}
+
+// Recompiled ends a recompile pause: the instance comes back with the
+// layout its queue head needed, every slot free.
+func (in *Instance) Recompiled() {
+	if !in.slots.paused {
+		panic("engine: recompiled while not paused")
+	}
+	in.resetSlots(in.nextLayout)
+}
+
+// admitToSlot is admit in slot mode: a sequence without a slot takes one
+// (or waits, or is refused), then computes its next chunk. It reports the
+// tokens scheduled, and false when admission must stop.
+func (in *Instance) admitToSlot(q *deque, s *Seq, budget int) (int, bool) {
+	if len(s.blocks) == 0 {
+		taken, rejected := in.takeSlot(q, s)
+		if rejected {
+			return 0, true // refused: try the next
+		}
+		if !taken {
+			return 0, false
+		}
+	}
+	n := min(s.Tokens()-s.computed, budget)
+	if in.cfg.NoChunkedPrefill && n < s.Tokens()-s.computed {
+		return 0, false
+	}
+	if !s.admitted {
+		s.admitted = true
+		in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	}
+	q.popFront()
+	s.state = stateRunning
+	in.running = append(in.running, s)
+	in.plan(s, n)
+	return n, true
+}
+
+// reserveSlot is reserveRemote in slot mode: the whole prompt's KV will be
+// pulled into a slot.
+func (in *Instance) reserveSlot(s *Seq) bool {
+	taken, rejected := in.takeSlot(&in.waiting, s)
+	if rejected {
+		return true // refused and out of the queue: carry on admitting
+	}
+	if !taken {
+		return false
+	}
+	s.admitted = true
+	s.RemoteTokens = s.PromptTokens
+	in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	in.waiting.popFront()
+	s.state = statePulling
+	in.pulling++
+	in.res.Pulls = append(in.res.Pulls, s)
+	return true
+}
