@@ -157,7 +157,7 @@ func compareBuilds(t *testing.T, a, b *Loaded) {
 	}
 	for i := range ca.Instances {
 		ia, ib := ca.Instances[i], cb.Instances[i]
-		if ia.Name != ib.Name || ia.Role != ib.Role || ia.GPUs != ib.GPUs || ia.Engine != ib.Engine {
+		if ia.Name != ib.Name || ia.Role != ib.Role || ia.GPUs != ib.GPUs || !reflect.DeepEqual(ia.Engine, ib.Engine) {
 			t.Errorf("instance %d differs: %+v vs %+v", i, ia, ib)
 		}
 	}
