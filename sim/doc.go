@@ -10,14 +10,22 @@
 //     scenarios from a scenario file).
 //   - queue.go: the event queue, a 4-ary heap ordered by (time, class,
 //     sequence). Classes order same-instant events: network completions,
-//     then step completions, then arrivals.
+//     step completions, timeouts, staging, recompiles, arrivals, then
+//     deferred plans (kicks), so a plan sees everything due at its instant.
 //   - rng.go: Streams, one independent generator per named component.
-//   - run.go: Run, the event loop and the cluster state; kick starts an
-//     idle instance's next step.
-//   - journey.go: a request's life: arrival and placement, the handoff from
-//     prefill to decode, the transfer, completion, drops.
-//   - views.go: what routers see, and the capacity checks that drop
-//     requests no instance can hold.
+//   - run.go: Run, the event loop and the cluster state; kick and plan start
+//     an idle instance's next step and handle what planning did.
+//   - journey.go: a request's life: arrival and placement, prefill done and
+//     the handoff to a decoder, the KV transfer, staging, hold timeouts.
+//   - finish.go: first tokens, completion, rejections and the router's
+//     re-sending (RFC #24256 phases 1 and 2), drops; the time attribution.
+//   - views.go, book.go: what routers see (stale views refreshed every
+//     interval), their bookkeeping of routed work, requests they hold, and
+//     the capacity checks that drop requests no instance can hold.
+//   - metrics.go: per-instance preemption chains (cascades), lock-ups and
+//     the prefill share of busy time.
+//   - trace.go, timeline.go: the request-journey Tracer hook and the
+//     sampled KV/batch timelines.
 //
 // The models the core drives live in package models: engine (the vLLM V1
 // scheduler and its paged KV pool), perf (step times), network (links and

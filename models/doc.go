@@ -1,0 +1,22 @@
+// Package models is the root of handoff's component models. It holds no
+// code; each subpackage is one model, a deterministic state machine that
+// the core in package sim drives and that never schedules events, reads a
+// clock, logs or touches files.
+//
+// # Reading guide
+//
+//   - llm: the served-model catalog and its derived figures (KV bytes per
+//     token, weight bytes, FLOPs per token).
+//   - kv: the paged KV block pool with a chained-hash prefix cache, an LRU
+//     free queue (a ring of block IDs) and request-private blocks.
+//   - engine: one serving instance with vLLM V1 scheduling (running first,
+//     chunked prefill, head-of-line admission), recompute/swap/reject
+//     preemption, prefill and decode roles, time accounting, and the slot
+//     mode of wafer-scale decoders.
+//   - perf: step-time models (roofline, DistServe polynomial, Splitwise
+//     profile table, wafer pipeline).
+//   - network: links shared max-min fairly, flat and hierarchical
+//     topologies, placement, transfer predictions.
+//   - router: round robin, least loaded, Dynamo's KV router, llm-d's
+//     scorers and the topology-aware cost.
+package models
