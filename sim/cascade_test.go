@@ -52,6 +52,7 @@ func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
 	c, _ := victims(t, 0)
 	c.cfg.LockupThresholdNs = 1e9
 	c.busyWith(1, &batchParts{}, 1)
+	c.metrics[1].preemptedNow = true // the spell follows a preemption
 	for _, step := range []struct {
 		atNs   int64
 		tokens int
@@ -61,6 +62,11 @@ func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
 	}
 	if m := c.metrics[1]; m.lockups != 1 || m.lockupNs != 1.5e9 {
 		t.Fatalf("lock-ups %d (%d ns), want 1 of 1.5 s", m.lockups, m.lockupNs)
+	}
+	c.nowNs = 5e9 // a 2.1 s spell with no preemption: a long prefill, not a lock-up
+	c.progress(1, 1)
+	if m := c.metrics[1]; m.lockups != 1 {
+		t.Fatalf("lock-ups %d: a spell without preemption counted", m.lockups)
 	}
 }
 

@@ -13,6 +13,7 @@ type instanceMetrics struct {
 	longest      int   // deepest chain
 	cascadeNs    int64 // time spent in cascades
 	progressNs   int64 // last token produced, or when work began; -1 while idle
+	preemptedNow bool  // a preemption happened since the last progress
 	lockups      int   // busy spells with no token for longer than the threshold
 	lockupNs     int64
 	prefillNs    float64 // busy time attributed to prefill work
@@ -23,6 +24,7 @@ type instanceMetrics struct {
 // is running, its recovery (re-prefill or swap-in).
 func (c *cluster) preempted(i int, victims []*engine.Seq) {
 	m := &c.metrics[i]
+	m.preemptedNow = m.preemptedNow || len(victims) > 0
 	for _, s := range victims {
 		if id := c.flights[s.Ref].req.ID; c.traced(id) {
 			c.cfg.Tracer.Instant(id, instanceTrack(i), "preempted", c.nowNs)
@@ -64,14 +66,18 @@ func (c *cluster) endRecovery(i int, s *engine.Seq) {
 
 // progress notes that a step on instance i produced tokens for sequences
 // in normal decode (a token that merely ends a re-prefill does not count); a
-// busy spell without any for longer than the lock-up threshold is a lock-up:
-// the instance works, but on recovering what preemption destroyed.
+// busy spell without any, longer than the lock-up threshold, in which the
+// instance preempted or still had victims to recover, is a lock-up: it
+// works, but on recovering what preemption destroyed. (A long prefill with
+// no preemption is just a long prefill.)
 func (c *cluster) progress(i, tokens int) {
 	m := &c.metrics[i]
 	if tokens == 0 {
 		return
 	}
-	if gap := c.nowNs - m.progressNs; m.progressNs >= 0 && gap > c.cfg.LockupThresholdNs {
+	stalled := m.preemptedNow || m.pending > 0
+	m.preemptedNow = false
+	if gap := c.nowNs - m.progressNs; m.progressNs >= 0 && gap > c.cfg.LockupThresholdNs && stalled {
 		m.lockups++
 		m.lockupNs += gap
 	}

@@ -52,8 +52,8 @@ func Attribution(w io.Writer, f Format, bars []AttributionBar) error {
 }
 
 // attributionChart is Attribution with key, if not empty, naming what the
-// bars' labels list ("rate_scale, decode.count" over labels "90, 4") on
-// a second line of each panel's title.
+// bars' labels list ("rate_scale, decode.count" over labels "90, 4") in a
+// line above both panels.
 func attributionChart(w io.Writer, f Format, bars []AttributionBar, key string) error {
 	note := ""
 	if len(bars) > maxBars {
@@ -66,22 +66,38 @@ func attributionChart(w io.Writer, f Format, bars []AttributionBar, key string) 
 		by = ", by owner"
 	}
 	note = by + note
-	if key != "" {
-		note += "\nbars: " + cut(key, maxHeaderRunes)
-	}
 	panelH := vg.Inch + vg.Length(len(bars))*vg.Points(max(16, 30-2*float64(len(bars))))
 	top, topLegend := stackedPanel("Before the first token (TTFT)"+note, bars, parts, panelH,
 		func(b AttributionBar) map[string]float64 { return b.TTFTS })
 	bottom, bottomLegend := stackedPanel("After the first token (decode)"+note, bars, parts, panelH,
 		func(b AttributionBar) map[string]float64 { return b.DecodeS })
 	lw := max(legendWidth(topLegend), legendWidth(bottomLegend))
-	return render(w, f, plotWidth, max(2*panelH, 3.4*vg.Inch), func(c draw.Canvas) {
+	headH := vg.Length(0)
+	if key != "" {
+		headH = keyLineHeight
+	}
+	return render(w, f, plotWidth, max(2*panelH, 3.4*vg.Inch)+headH, func(c draw.Canvas) {
+		if key != "" {
+			drawKeyLine(c, "bars: "+cut(key, maxHeaderRunes))
+			c.Max.Y -= headH
+		}
 		half := c
 		half.Min.Y = c.Min.Y + (c.Max.Y-c.Min.Y)/2
 		drawBesideWidth(half, top, topLegend, lw)
 		half.Max.Y, half.Min.Y = half.Min.Y-vg.Points(8), c.Min.Y
 		drawBesideWidth(half, bottom, bottomLegend, lw)
 	})
+}
+
+// keyLineHeight is the height of the line drawKeyLine writes.
+const keyLineHeight vg.Length = 18 // pt
+
+// drawKeyLine writes s in the top-left corner of c, in the axis labels'
+// font.
+func drawKeyLine(c draw.Canvas, s string) {
+	st := draw.TextStyle{Color: inkColor, Font: sans(10), Handler: gplot.DefaultTextHandler}
+	st.XAlign, st.YAlign = draw.XLeft, draw.YTop
+	c.FillText(st, vg.Point{X: c.Min.X, Y: c.Max.Y}, s)
 }
 
 // stackedPanel returns one panel of stacked bars of the parts get returns,

@@ -26,9 +26,12 @@ const (
 // directory into dir/plots, as PNG and SVG:
 //
 //   - a sweep (results.csv): attainment.* and goodput.* against the rate
-//     column, one curve per combination of the other varied columns;
+//     column, one curve per combination of the other varied columns
+//     (coloured by the first when there are two or more);
 //     attribution.* and attribution_owner.*, one bar per point with a
-//     points/<id>/summary.json;
+//     points/<id>/summary.json. Labels leave out columns that hold one
+//     value throughout, and list values alone under a header naming the
+//     columns when "name=value" labels would be cut;
 //   - a run (summary.json): ttft_cdf.* and tpot_cdf.* from requests.csv
 //     (if present) with the SLO lines, attribution.* and
 //     attribution_owner.*.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	gplot "gonum.org/v1/plot"
@@ -108,35 +109,47 @@ func addFront(p *gplot.Plot, l *gplot.Legend, points []CostPoint, front []int) e
 	return nil
 }
 
-// addFrontLabels writes each front point's label above it, on the side
-// facing the middle of the x axis, so that no label pushes the data area
-// in from the edge. p's x range must be final.
+// addFrontLabels writes each front point's label beside it, on the side
+// facing the middle of the x axis so that no label pushes the data area
+// in from the edge, and above it — or below, when the next point of the
+// front is close enough for the two labels to collide. p's axis ranges
+// must be final.
 func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
-	for _, right := range []bool{true, false} {
-		var xy plotter.XYLabels
-		for _, i := range front {
-			pt := points[i]
-			if (p.X.Norm(pt.GoodputRPS) < 0.5) == right {
-				xy.XYs = append(xy.XYs, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
-				xy.Labels = append(xy.Labels, shorten(pt.Label))
-			}
+	type place struct{ right, below bool }
+	groups := map[place]*plotter.XYLabels{}
+	var order []place
+	for k, i := range front {
+		pt := points[i]
+		at := place{right: p.X.Norm(pt.GoodputRPS) < 0.5}
+		if k+1 < len(front) {
+			next := points[front[k+1]]
+			at.below = math.Abs(p.X.Norm(next.GoodputRPS)-p.X.Norm(pt.GoodputRPS)) < 0.25 &&
+				math.Abs(p.Y.Norm(next.CostPerH)-p.Y.Norm(pt.CostPerH)) < 0.08
 		}
-		if len(xy.XYs) == 0 {
-			continue
+		if groups[at] == nil {
+			groups[at] = &plotter.XYLabels{}
+			order = append(order, at)
 		}
-		lb, err := plotter.NewLabels(xy)
+		g := groups[at]
+		g.XYs = append(g.XYs, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+		g.Labels = append(g.Labels, shorten(pt.Label))
+	}
+	for _, at := range order {
+		lb, err := plotter.NewLabels(*groups[at])
 		if err != nil {
 			panic("plot: " + err.Error()) // finite points with one label each never fail
 		}
-		align, dx := draw.XRight, -vg.Points(5)
-		if right {
-			align, dx = draw.XLeft, vg.Points(5)
+		st := draw.TextStyle{Font: sans(8), XAlign: draw.XRight, YAlign: draw.YBottom}
+		lb.Offset = vg.Point{X: -vg.Points(5), Y: vg.Points(3)}
+		if at.right {
+			st.XAlign, lb.Offset.X = draw.XLeft, vg.Points(5)
+		}
+		if at.below {
+			st.YAlign, lb.Offset.Y = draw.YTop, -vg.Points(3)
 		}
 		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font = sans(8)
-			lb.TextStyle[i].XAlign = align
+			lb.TextStyle[i].Font, lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = st.Font, st.XAlign, st.YAlign
 		}
-		lb.Offset = vg.Point{X: dx, Y: vg.Points(3)}
 		p.Add(lb)
 	}
 }

@@ -30,6 +30,19 @@ func fixtureCurves() []Curve {
 	return curves
 }
 
+// gridCurves are fixtureCurves as a 2 × 2 grid of settings under a
+// legend title, plus a fourth curve.
+func gridCurves() []Curve {
+	curves := append(fixtureCurves(), fixtureCurves()[0])
+	for i := range curves {
+		curves[i].Name = []string{"h100, 2", "h100, 4", "b200, 2", "b200, 4"}[i]
+		curves[i].LegendTitle = "decode.hardware, decode.count"
+		curves[i].Hue, curves[i].Variant = i/2, i%2
+	}
+	curves[3].Points = curves[3].Points[:5]
+	return curves
+}
+
 // fixtureCDF is two lognormal latency samples, medians 120 and 200 ms.
 func fixtureCDF() []CDFSeries {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -86,8 +99,12 @@ var drawers = map[string]func(*bytes.Buffer, Format) error{
 	"goodput":     func(b *bytes.Buffer, f Format) error { return Goodput(b, f, fixtureCurves()) },
 	"ttft_cdf":    func(b *bytes.Buffer, f Format) error { return LatencyCDF(b, f, fixtureCDF(), 0.25, "TTFT") },
 	"attribution": func(b *bytes.Buffer, f Format) error { return Attribution(b, f, fixtureAttribution()) },
-	"timeline":    func(b *bytes.Buffer, f Format) error { return Timeline(b, f, fixtureTimeline()) },
-	"pareto":      func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
+	"attribution_keyed": func(b *bytes.Buffer, f Format) error {
+		return attributionChart(b, f, fixtureAttribution(), "pools.decode.count, pools.decode.hardware")
+	},
+	"attainment_grid": func(b *bytes.Buffer, f Format) error { return Attainment(b, f, gridCurves(), 0.9) },
+	"timeline":        func(b *bytes.Buffer, f Format) error { return Timeline(b, f, fixtureTimeline()) },
+	"pareto":          func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
 }
 
 func TestPlotsRender(t *testing.T) {
