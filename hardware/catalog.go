@@ -99,18 +99,31 @@ func (c *Catalog) addSpec(s AcceleratorSpec, base func() *Catalog) error {
 	case c.hasAccelerator(a.Name):
 		return spec.Fieldf("name", "duplicate accelerator %q", a.Name)
 	}
-	if a.ScaleUpLink != "" && !c.hasLink(a.ScaleUpLink) {
-		var b *Catalog
-		if base != nil {
-			b = base()
-		}
-		if !b.hasLink(a.ScaleUpLink) {
-			known := c.Merge(b).linkNames()
-			return spec.Fieldf("scale_up", "unknown link %q (known: %s)", a.ScaleUpLink, strings.Join(known, ", "))
-		}
+	if err := c.checkLink("scale_up", a.ScaleUpLink, base); err != nil {
+		return err
+	}
+	if err := c.checkLink("pipeline_link", a.Wafer.PipelineLink, base); err != nil {
+		return err
 	}
 	c.accels[a.Name] = a
 	return nil
+}
+
+// checkLink reports an error at field unless name is empty or a link of c
+// or of base's catalog (base may be nil).
+func (c *Catalog) checkLink(field, name string, base func() *Catalog) error {
+	if name == "" || c.hasLink(name) {
+		return nil
+	}
+	var b *Catalog
+	if base != nil {
+		b = base()
+	}
+	if b.hasLink(name) {
+		return nil
+	}
+	known := c.Merge(b).linkNames()
+	return spec.Fieldf(field, "unknown link %q (known: %s)", name, strings.Join(known, ", "))
 }
 
 // hasLink reports whether c (which may be nil) has a link named name.

@@ -36,6 +36,7 @@ type Accelerator struct {
 	CostPerHour        float64 // USD per device-hour
 	Source             string  // where the figures come from
 	EfficiencySource   string  // where MFU, MBU and StepOverheadNs come from
+	Wafer              Wafer   // kind wafer only: pipeline and staging figures (wafer.go)
 }
 
 // Link is an interconnect as the network model sees it.

@@ -25,6 +25,9 @@ type AcceleratorSpec struct {
 	CostPerHour      float64         `yaml:"cost_per_hour"` // USD per device-hour
 	Source           string          `yaml:"source,omitempty"`
 	EfficiencySource string          `yaml:"efficiency_source,omitempty"`
+
+	// Kind wafer only (wafer.go).
+	WaferSpec `yaml:",inline"`
 }
 
 // LinkSpec is a link as written in YAML. Resolve validates it and converts it
@@ -84,13 +87,16 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 			return Accelerator{}, spec.Fieldf(c.field, "%s", c.want)
 		}
 	}
+	if err := s.WaferSpec.check(kind); err != nil {
+		return Accelerator{}, err
+	}
 	return Accelerator{
 		Name: name, Kind: kind,
 		MemoryBytes: float64(s.Memory), MemoryBandwidthBps: float64(s.MemoryBandwidth),
 		BF16FLOPS: float64(s.BF16), FP8FLOPS: float64(s.FP8),
 		MFU: s.MFU, MBU: s.MBU, StepOverheadNs: int64(s.StepOverhead),
 		ScaleUpLink: canonicalName(s.ScaleUp), PowerW: s.PowerW, CostPerHour: s.CostPerHour,
-		Source: s.Source, EfficiencySource: s.EfficiencySource,
+		Source: s.Source, EfficiencySource: s.EfficiencySource, Wafer: s.WaferSpec.resolve(),
 	}, nil
 }
 
@@ -118,7 +124,7 @@ func (a Accelerator) Spec() AcceleratorSpec {
 		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS),
 		MFU: a.MFU, MBU: a.MBU, StepOverhead: units.Duration(a.StepOverheadNs),
 		ScaleUp: a.ScaleUpLink, PowerW: a.PowerW, CostPerHour: a.CostPerHour,
-		Source: a.Source, EfficiencySource: a.EfficiencySource,
+		Source: a.Source, EfficiencySource: a.EfficiencySource, WaferSpec: a.Wafer.spec(),
 	}
 }
 

@@ -85,11 +85,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err != nil {
 		return l.errorf(at+".hardware", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
-	ecfg, err := l.engineConfig(at, p, dev, m)
-	if err != nil {
-		return err
-	}
-	timer, err := l.stepTimer(at, p, hw, dev, m)
+	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m)
 	if err != nil {
 		return err
 	}
@@ -98,17 +94,39 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err := l.applyPolicy(at, p, hw, m, &ecfg, &tmpl); err != nil {
 		return err
 	}
+	if p.Wafer != nil {
+		applyWafer(p, dev, &tmpl)
+	}
 	tmpl.Engine = ecfg
 	for k := range p.Count {
 		inst := tmpl
 		inst.Name = fmt.Sprintf("%s-%d", p.Name, k)
 		b.Config.Instances = append(b.Config.Instances, inst)
 	}
-	b.GPUs += p.Count * p.TP
-	cost := float64(p.Count*p.TP) * dev.CostPerHour
+	b.GPUs += p.Count * p.devices()
+	cost := float64(p.Count*p.devices()) * dev.CostPerHour
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
 	return nil
+}
+
+// poolEngine builds a pool's engine configuration and step timer: slot
+// mode and the wafer model for wafer hardware (wafer.go), a paged pool
+// otherwise.
+func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator,
+	m *llm.Model) (engine.Config, perf.StepTimer, error) {
+	if err := l.checkWaferKind(at, p, dev); err != nil {
+		return engine.Config{}, nil, err
+	}
+	if p.Wafer != nil {
+		return l.waferEngine(at, p, hw, dev, m)
+	}
+	ecfg, err := l.engineConfig(at, p, dev, m)
+	if err != nil {
+		return ecfg, nil, err
+	}
+	timer, err := l.stepTimer(at, p, hw, dev, m)
+	return ecfg, timer, err
 }
 
 // maxBlocks bounds one instance's KV pool, whose bookkeeping takes about 30

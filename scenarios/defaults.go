@@ -52,6 +52,9 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	fill(l, at+"role", &p.Role, "colocated")
 	fill(l, at+"count", &p.Count, 1)
 	fill(l, at+"tp", &p.TP, 1)
+	if p.Wafer != nil {
+		l.waferDefaults(at, p)
+	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
 	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)
 	e := &p.Engine

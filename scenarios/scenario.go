@@ -65,7 +65,7 @@ type Pool struct {
 	TP         int      `yaml:"tp"`
 	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
 	Engine     Engine   `yaml:"engine"`
-	Preemption string   `yaml:"preemption"` // recompute | swap | reject
+	Preemption string   `yaml:"preemption"` // recompute | swap | reject; none on a wafer pool
 	Swap       *Swap    `yaml:"swap,omitempty"`
 	Reject     *Reject  `yaml:"reject,omitempty"`
 	Claims     []string `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
@@ -75,6 +75,7 @@ type Pool struct {
 	StreamKV      bool           `yaml:"stream_kv,omitempty"`
 	StepTime      StepTime       `yaml:"step_time"`
 	Placement     *Placement     `yaml:"placement,omitempty"` // with a topology only
+	Wafer         *WaferPool     `yaml:"wafer,omitempty"`     // wafer hardware only (wafer.go)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.
@@ -107,7 +108,7 @@ type Engine struct {
 
 // StepTime chooses and tunes the step-time model of a pool.
 type StepTime struct {
-	Model        string          `yaml:"model"`                   // roofline | polynomial | table
+	Model        string          `yaml:"model"`                   // roofline | polynomial | table; wafer on a wafer pool
 	File         string          `yaml:"file,omitempty"`          // polynomial: DistServe JSON; table: Splitwise CSV
 	ProfileModel string          `yaml:"profile_model,omitempty"` // model key inside File
 	ProfileHW    string          `yaml:"profile_hardware,omitempty"`

@@ -82,7 +82,7 @@ func (l *Loaded) validateWorkload() error {
 var (
 	roles       = []string{"colocated", "prefill", "decode"}
 	preemptions = []string{"recompute", "swap", "reject"}
-	stepTimes   = []string{"roofline", "polynomial", "table"}
+	stepTimes   = []string{"roofline", "polynomial", "table", "wafer"}
 )
 
 func (l *Loaded) validatePools() error {
@@ -130,6 +130,11 @@ func (l *Loaded) validateRoles() error {
 
 func (l *Loaded) validatePool(at string, p *Pool) error {
 	st := p.StepTime
+	if p.Wafer != nil {
+		if err := l.validateWafer(at, p); err != nil {
+			return err
+		}
+	}
 	switch {
 	case p.Name == "":
 		return l.errorf(at+".name", "required")
@@ -141,8 +146,10 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".hardware", "required: an accelerator name (handoff catalog hardware)")
 	case p.TP < 1 || p.TP > maxTP:
 		return l.errorf(at+".tp", "must be in [1, %d], got %d", maxTP, p.TP)
-	case !slices.Contains(preemptions, p.Preemption):
+	case p.Wafer == nil && !slices.Contains(preemptions, p.Preemption):
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
+	case p.Wafer == nil && st.Model == defaultWaferStepTime:
+		return l.errorf(at+".step_time.model", "the wafer model goes with a wafer block on wafer hardware")
 	case (p.Swap != nil) != (p.Preemption == "swap"):
 		return l.errorf(at+".swap", "swap settings go with preemption: swap, and preemption: swap needs them "+
 			"(e.g. swap: {host_memory: 256GB})")

@@ -1,0 +1,79 @@
+package hardware
+
+import (
+	"handoff/hardware/spec"
+	"handoff/hardware/units"
+)
+
+// Wafer holds the figures only a wafer-scale accelerator (kind wafer) has:
+// what the wafer step-time model (models/perf.Wafer) needs beyond the
+// roofline figures, and the default rate at which KV made by another kind
+// of device is re-laid-out for the wafer's compiled placement. Zero for
+// other kinds.
+type Wafer struct {
+	// StageLatencyNs is the time one token's activations take to cross one
+	// pipeline stage (one wafer holding its share of the layers), beyond the
+	// SRAM-bandwidth and compute terms: the dataflow latency of the
+	// layer-after-layer path across the fabric.
+	StageLatencyNs int64
+	// PrefillEfficiency is the share of the decode MFU that prompt
+	// processing reaches on the wafer, in (0, 1].
+	PrefillEfficiency float64
+	// StagingBps is the default rate, bytes per second, at which arriving
+	// KV is re-laid-out into the wafer's slots (0 = no staging cost).
+	StagingBps float64
+	// PipelineLink names the link between wafers pipelined together.
+	PipelineLink string
+}
+
+// WaferSpec is Wafer as written in YAML, inline in an accelerator entry.
+type WaferSpec struct {
+	StageLatency      units.Duration  `yaml:"stage_latency,omitempty"`
+	PrefillEfficiency float64         `yaml:"prefill_efficiency,omitempty"`
+	StagingRate       units.Bandwidth `yaml:"staging_rate,omitempty"`
+	PipelineLink      string          `yaml:"pipeline_link,omitempty"`
+}
+
+// check validates the wafer fields of an accelerator of kind k: a wafer
+// needs its stage latency and prefill efficiency; other kinds take none.
+func (w WaferSpec) check(k Kind) error {
+	if k != KindWafer {
+		if w != (WaferSpec{}) {
+			return spec.Fieldf(w.firstField(), "applies to kind wafer only, not %s", k)
+		}
+		return nil
+	}
+	switch {
+	case !(w.StageLatency > 0):
+		return spec.Fieldf("stage_latency", "required for a wafer and must be positive (e.g. 545us)")
+	case !(w.PrefillEfficiency > 0 && w.PrefillEfficiency <= 1):
+		return spec.Fieldf("prefill_efficiency", "required for a wafer and must be in (0, 1] (a share of mfu), got %g",
+			w.PrefillEfficiency)
+	case !(w.StagingRate >= 0):
+		return spec.Fieldf("staging_rate", "must not be negative")
+	}
+	return nil
+}
+
+// firstField names the first wafer field w sets.
+func (w WaferSpec) firstField() string {
+	switch {
+	case w.StageLatency != 0:
+		return "stage_latency"
+	case w.PrefillEfficiency != 0:
+		return "prefill_efficiency"
+	case w.StagingRate != 0:
+		return "staging_rate"
+	}
+	return "pipeline_link"
+}
+
+func (w WaferSpec) resolve() Wafer {
+	return Wafer{StageLatencyNs: int64(w.StageLatency), PrefillEfficiency: w.PrefillEfficiency,
+		StagingBps: float64(w.StagingRate), PipelineLink: canonicalName(w.PipelineLink)}
+}
+
+func (w Wafer) spec() WaferSpec {
+	return WaferSpec{StageLatency: units.Duration(w.StageLatencyNs), PrefillEfficiency: w.PrefillEfficiency,
+		StagingRate: units.Bandwidth(w.StagingBps), PipelineLink: w.PipelineLink}
+}
