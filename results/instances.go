@@ -24,6 +24,7 @@ type InstanceInfo struct {
 	ReprefillTokens int64 // tokens recomputed after a preemption
 	SwapOuts        int64 // preemptions that went to the host tier
 	Rejections      int64 // sequences the instance refused
+	Recompiles      int64 // wafer: recompile pauses
 
 	Cascades       int   // preemption chains of depth ≥ 2
 	LongestCascade int   // deepest chain
@@ -69,6 +70,7 @@ type InstanceSummary struct {
 	LockupS         float64 `json:"lockup_s"`
 	SwapOuts        int64   `json:"swap_outs"`
 	Rejections      int64   `json:"rejections"`
+	Recompiles      int64   `json:"recompiles"`
 }
 
 // PreemptionSummary gathers preemption statistics over the decode
@@ -107,7 +109,7 @@ func summarizeInstances(insts []InstanceInfo) []InstanceSummary {
 			Preemptions: in.Preemptions, ReprefillTokens: in.ReprefillTokens,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeS: nsToS(float64(in.CascadeNs)),
 			Lockups: in.Lockups, LockupS: nsToS(float64(in.LockupNs)),
-			SwapOuts: in.SwapOuts, Rejections: in.Rejections}
+			SwapOuts: in.SwapOuts, Rejections: in.Rejections, Recompiles: in.Recompiles}
 	}
 	return out
 }

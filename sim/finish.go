@@ -99,7 +99,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	f.attempt++
 	if f.attempt >= maxAttempts {
 		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
-		rec.Reason = fmt.Sprintf("rejected: refused by decoders %d times (low cache hit after preemption)", f.attempt)
+		rec.Reason = fmt.Sprintf("rejected: refused by decoders %d times", f.attempt)
 		rec.OutputTokens = int32(f.delivered + generated)
 		c.freeFlight(ref)
 		c.ended++

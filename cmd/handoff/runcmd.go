@@ -190,7 +190,7 @@ func instanceInfos(res *sim.Result) []results.InstanceInfo {
 		infos[i] = results.InstanceInfo{Name: in.Name, Pool: in.Pool, Role: in.Role.String(), Owner: in.Owner,
 			GPUs: in.GPUs, BusyNs: in.BusyNs, PrefillBusyNs: in.PrefillBusyNs,
 			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
-			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections,
+			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
 			Lockups: in.Lockups, LockupNs: in.LockupNs}
 	}
