@@ -26,6 +26,7 @@ const (
 	PressureRecompile                 // drain, pause, and come back with the next layout that holds it
 )
 
+// String names the policy as scenarios do.
 func (p Pressure) String() string { return [...]string{"queue", "reject", "recompile"}[p] }
 
 // slotState is a slot-mode instance's layout and occupancy.
