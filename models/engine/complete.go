@@ -58,12 +58,24 @@ func (in *Instance) finish(s *Seq) {
 		in.holding++
 		return
 	}
-	in.pool.Free(s.blocks)
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	if in.cfg.slotMode() {
 		in.freeSlot(s)
 	}
 	s.state = stateDone
+}
+
+// settlePrivate hashes the sequence's full private blocks and records them
+// in its blocks, so that after a preemption it can find them again.
+func (in *Instance) settlePrivate(s *Seq) {
+	if !in.cfg.PrefixCaching || s.committed <= s.shared {
+		return
+	}
+	in.hashTo(s, s.committed*in.cfg.BlockSize)
+	for j := s.shared; j < s.committed; j++ {
+		in.pool.CommitPrivate(s.blocks[j], s.hashes[j])
+	}
 }
 
 // removeFinished drops finished sequences from the running set, keeping the
@@ -89,12 +101,13 @@ func (in *Instance) commitFull(s *Seq) {
 	if full <= s.committed {
 		return
 	}
-	in.hashTo(s, full*in.cfg.BlockSize)
-	for j := s.committed; j < full; j++ {
-		if j < s.shared {
+	// Shareable blocks are published now; private ones only get a hash if
+	// a preemption ever needs one (settlePrivate), and are freed as
+	// anonymous content otherwise (kv.FreeSettled).
+	if shared := min(full, s.shared); shared > s.committed {
+		in.hashTo(s, shared*in.cfg.BlockSize)
+		for j := s.committed; j < shared; j++ {
 			in.pool.Commit(s.blocks[j], s.hashes[j])
-		} else {
-			in.pool.CommitPrivate(s.blocks[j], s.hashes[j])
 		}
 	}
 	s.committed = full

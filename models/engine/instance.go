@@ -146,7 +146,7 @@ func (in *Instance) Release(s *Seq) {
 	if s.state != stateHolding {
 		panic(fmt.Sprintf("engine: releasing a sequence in state %d that holds nothing", s.state))
 	}
-	in.pool.Free(s.blocks)
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	if in.cfg.slotMode() {
 		in.freeSlot(s)

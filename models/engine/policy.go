@@ -10,7 +10,7 @@ func (in *Instance) swapOut(s *Seq) bool {
 	}
 	in.hostUsed += n
 	s.hostBlocks = n
-	in.pool.Free(s.blocks)
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	s.committed = 0
 	s.SwapOuts++

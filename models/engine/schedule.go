@@ -176,14 +176,15 @@ func (in *Instance) match(s *Seq) int {
 	if !in.cfg.PrefixCaching {
 		return 0
 	}
-	in.hashTo(s, s.Tokens())
 	limit := (s.Tokens() - 1) / in.cfg.BlockSize
 	shared := min(s.shared, limit)
+	in.hashTo(s, shared*in.cfg.BlockSize)
 	hit := in.pool.Match(s.hashes[:shared])
 	if hit < shared || hit >= min(limit, len(s.stale)) {
 		return hit
 	}
 	end := min(limit, len(s.stale))
+	in.hashTo(s, end*in.cfg.BlockSize)
 	return hit + in.pool.Held(s.stale[hit:end], s.hashes[hit:end])
 }
 
@@ -234,6 +235,7 @@ func (in *Instance) preempt(s *Seq) {
 	if in.cfg.Preemption == Swap && in.swapOut(s) {
 		return
 	}
+	in.settlePrivate(s)
 	s.stale = append(s.stale[:0], s.blocks...)
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]

@@ -83,6 +83,9 @@ func (p *Pool) checkHashes() error {
 	hashed := 0
 	for b, blk := range p.blocks {
 		h := blk.hash
+		if blk.anon && (h != noneHash || blk.refs != 0 || !p.prefixCaching) {
+			return fmt.Errorf("kv: settled block %d is in use, hashed or in a pool without caching", b)
+		}
 		if h == noneHash {
 			if blk.private {
 				return fmt.Errorf("kv: block %d is private but holds no hash", b)

@@ -56,6 +56,7 @@ type block struct {
 	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used
 	refs    int32  // references held by tables
 	private bool   // hash is known to its sequence only (CommitPrivate)
+	anon    bool   // free, holding content nobody can ask for again (FreeSettled)
 }
 
 // NewPool returns a pool of numBlocks free, uncached blocks of blockSize
@@ -199,11 +200,11 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	for range n {
 		b := p.popHead()
 		blk := &p.blocks[b]
-		if blk.hash != noneHash {
-			if !blk.private {
+		if blk.hash != noneHash || blk.anon {
+			if blk.hash != noneHash && !blk.private {
 				p.cached.del(blk.hash)
 			}
-			blk.hash, blk.private = noneHash, false
+			blk.hash, blk.private, blk.anon = noneHash, false, false
 			p.stats.Evicted++
 		}
 		blk.refs = 1
@@ -264,7 +265,7 @@ func (p *Pool) Free(table []BlockID) {
 		blk.refs--
 		switch {
 		case blk.refs > 0:
-		case blk.hash != noneHash:
+		case blk.hash != noneHash || blk.anon:
 			p.pushTail(b)
 		default:
 			p.pushHead(b)

@@ -61,3 +61,21 @@ func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
 	}
 	return table
 }
+
+// FreeSettled is Free for a sequence that is done with its blocks for good
+// (it finished, or its KV moved to a host tier): the full blocks
+// table[contentFrom:contentTo] that carry no hash — private content whose
+// hash was never computed, since nobody can ask for it again — are queued
+// as cached blocks are (at the tail, counted as evicted when reused), so the
+// free queue's order is exactly what committing them would have made it.
+// Without prefix caching it is Free. Cost O(len(table)).
+func (p *Pool) FreeSettled(table []BlockID, contentFrom, contentTo int) {
+	if p.prefixCaching {
+		for i := contentFrom; i < contentTo; i++ {
+			if blk := &p.blocks[table[i]]; blk.hash == noneHash && blk.refs == 1 {
+				blk.anon = true
+			}
+		}
+	}
+	p.Free(table)
+}
