@@ -5,13 +5,15 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"handoff/scenarios/sweep"
 )
 
 func newValidateCmd(stdout io.Writer) *cobra.Command {
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO",
-		Short: "Check a scenario (schema, catalogs, files) without running it",
+		Short: "Check a scenario (schema, catalogs, files, its sweep block) without running it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			l, err := loadScenario(args[0], sets, 0)
@@ -25,6 +27,14 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 			defer b.Close()
 			fmt.Fprintf(stdout, "%s: ok (%d instances, %d GPUs, model %s)\n", args[0],
 				len(b.Config.Instances), b.GPUs, b.Model.Name)
+			if l.Sweep == nil {
+				return nil
+			}
+			pl, err := planSweep(args[0], sets, nil, sweep.Shard{Index: 0, Count: 1})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: sweep ok (%d points)\n", args[0], len(pl.points))
 			return nil
 		},
 	}
