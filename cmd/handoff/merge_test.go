@@ -35,12 +35,17 @@ func TestMergeFlags(t *testing.T) {
 	if got.outDir != "all" || strings.Join(got.dirs, " ") != "a b" || !got.noPlots {
 		t.Errorf("options %+v", got)
 	}
+	cmd = newMergeCmd(io.Discard, func(o *mergeOptions, _ io.Writer) error { got = o; return nil })
+	cmd.SetArgs([]string{"a", "b"})
+	if err := cmd.Execute(); err != nil || got.outDir != "a" {
+		t.Errorf("merge without -o: %v, out %q; want the first directory", err, got.outDir)
+	}
 	cmd = newMergeCmd(io.Discard, func(*mergeOptions, io.Writer) error { return nil })
-	cmd.SetArgs([]string{"a"})
+	cmd.SetArgs(nil)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	if err := cmd.Execute(); err == nil {
-		t.Error("merge without -o succeeded")
+		t.Error("merge of no directories succeeded")
 	}
 }
 

@@ -28,21 +28,25 @@ func newMergeCmd(stdout io.Writer, runF func(*mergeOptions, io.Writer) error) *c
 	}
 	opts := &mergeOptions{}
 	cmd := &cobra.Command{
-		Use:   "merge -o OUT DIR...",
+		Use:   "merge [-o OUT] DIR...",
 		Short: "Join the output directories of a sharded sweep",
 		Long: "merge checks that the directories hold shards of one sweep, copies every point into OUT\n" +
 			"and writes OUT/results.csv (the same bytes an unsharded sweep writes) and the plots.\n" +
-			"Every point must be finished in one of the directories. OUT may be one of them.",
-		Example: "  handoff merge -o out/all out/shard-0 out/shard-1 out/shard-2",
-		Args:    cobra.MinimumNArgs(1),
+			"Every point must be finished in one of the directories. OUT may be one of them; without -o\n" +
+			"it is the first directory.",
+		Example: "  handoff merge -o out/all out/shard-0 out/shard-1 out/shard-2\n" +
+			"  handoff merge out/shard-0 out/shard-1 out/shard-2",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.dirs = args
+			if opts.outDir == "" {
+				opts.outDir = args[0]
+			}
 			return runF(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write the merged sweep into `DIR` (required)")
+	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write the merged sweep into `DIR` (default: the first directory)")
 	cmd.Flags().BoolVar(&opts.noPlots, "no-plots", false, "skip the plots")
-	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
