@@ -31,7 +31,7 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 	}
 	f.firstAcct = s.Acct
 	if c.traced(f.req.ID) {
-		c.traceFirstToken(i, f)
+		c.traceFirstToken(i, f, s)
 	}
 }
 
@@ -51,8 +51,8 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	rec := &c.records[f.req.ID]
 	c.addDecodeTime(rec, f, s)
 	if c.traced(f.req.ID) {
-		start := f.arrivedNs // P/D: from the KV's arrival
-		if c.cfg.Instances[i].Role != RoleDecode {
+		start := f.arrivedNs // from the KV's arrival, or the first token if prefilled here
+		if !s.Remote {
 			start = rec.FirstTokenNs
 		}
 		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), "decode", start, c.nowNs)

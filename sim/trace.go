@@ -1,5 +1,7 @@
 package sim
 
+import "handoff/models/engine"
+
 // TrackKind says what a trace track stands for.
 type TrackKind uint8
 
@@ -78,11 +80,12 @@ func (c *cluster) traceTransfer(f *flight) {
 	}
 }
 
-// traceFirstToken records the first token on instance i; on a colocated
-// instance it also closes the prefill phase.
-func (c *cluster) traceFirstToken(i int, f *flight) {
+// traceFirstToken records the first token on instance i; when the prompt
+// was prefilled there (colocated, or locally on a decoder) it also closes
+// the prefill phase.
+func (c *cluster) traceFirstToken(i int, f *flight, s *engine.Seq) {
 	t, id := c.cfg.Tracer, f.req.ID
-	if c.cfg.Instances[i].Role != RoleDecode {
+	if !s.Remote {
 		t.Span(id, instanceTrack(i), "prefill", f.enqueuedNs, c.nowNs)
 	}
 	t.Instant(id, instanceTrack(i), "first token", c.nowNs)

@@ -134,11 +134,30 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 		in.stats.PrefixHitTokens += int64(s.CachedTokens)
 		in.stats.PromptTokensSeen += int64(s.PromptTokens)
 	}
+	in.startRunning(q, s, n)
+	return n, true
+}
+
+// startRunning moves the head s of queue q into the running set with its
+// first n tokens planned.
+func (in *Instance) startRunning(q *deque, s *Seq, n int) {
 	q.popFront()
 	s.state = stateRunning
 	in.running = append(in.running, s)
 	in.plan(s, n)
-	return n, true
+}
+
+// startPulling moves the waiting head s, which holds room for its prompt,
+// to the pulling state and hands it to the caller to start its transfer of
+// remoteTokens prompt tokens.
+func (in *Instance) startPulling(s *Seq, remoteTokens int) {
+	s.admitted = true
+	s.RemoteTokens = remoteTokens
+	in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	in.waiting.popFront()
+	s.state = statePulling
+	in.pulling++
+	in.res.Pulls = append(in.res.Pulls, s)
 }
 
 // reserveRemote allocates blocks for a remote sequence's whole prompt (its
@@ -156,15 +175,9 @@ func (in *Instance) reserveRemote(s *Seq) bool {
 	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
 	s.committed = hit
-	s.admitted = true
 	s.CachedTokens = hit * in.cfg.BlockSize
-	s.RemoteTokens = s.PromptTokens - s.CachedTokens
 	in.stats.PrefixHitTokens += int64(s.CachedTokens)
-	in.stats.PromptTokensSeen += int64(s.PromptTokens)
-	in.waiting.popFront()
-	s.state = statePulling
-	in.pulling++
-	in.res.Pulls = append(in.res.Pulls, s)
+	in.startPulling(s, s.PromptTokens-s.CachedTokens)
 	return true
 }
 

@@ -193,10 +193,7 @@ func (in *Instance) admitToSlot(q *deque, s *Seq, budget int) (int, bool) {
 		s.admitted = true
 		in.stats.PromptTokensSeen += int64(s.PromptTokens)
 	}
-	q.popFront()
-	s.state = stateRunning
-	in.running = append(in.running, s)
-	in.plan(s, n)
+	in.startRunning(q, s, n)
 	return n, true
 }
 
@@ -210,12 +207,6 @@ func (in *Instance) reserveSlot(s *Seq) bool {
 	if !taken {
 		return false
 	}
-	s.admitted = true
-	s.RemoteTokens = s.PromptTokens
-	in.stats.PromptTokensSeen += int64(s.PromptTokens)
-	in.waiting.popFront()
-	s.state = statePulling
-	in.pulling++
-	in.res.Pulls = append(in.res.Pulls, s)
+	in.startPulling(s, s.PromptTokens)
 	return true
 }
