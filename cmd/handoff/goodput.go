@@ -53,8 +53,7 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.outDir, "out", "o", "", "write goodput.csv, and the attainment plot into DIR/plots, to `DIR`")
-	f.StringArrayVar(&opts.sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
-	f.Uint64Var(&opts.seed, "seed", 0, "override the scenario's seed")
+	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
 	f.Float64Var(&opts.tolerance, "tolerance", search.DefaultTolerance,
 		"stop when the bracket [lo, hi) of rates has hi/lo − 1 below this")

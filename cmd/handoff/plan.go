@@ -72,8 +72,7 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-goodput plot into DIR/plots, to `DIR`")
-	f.StringArrayVar(&opts.sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
-	f.Uint64Var(&opts.seed, "seed", 0, "override the scenario's seed")
+	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.targetRate, "target-rate", 0, "request rate to serve, requests per s (required)")
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
 	f.StringArrayVar(&opts.counts, "count", nil, "search `POOL=MIN:MAX` instances in a pool (repeatable; overrides the plan block)")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"handoff/results"
 	"handoff/results/journey"
@@ -53,8 +54,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		},
 	}
 	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
-	cmd.Flags().StringArrayVar(&opts.sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
-	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's seed")
+	scenarioFlags(cmd.Flags(), &opts.sets, &opts.seed)
 	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
 	cmd.Flags().Int64Var(&opts.traceRequests, "trace-requests", defaultTraceRequests,
@@ -64,13 +64,9 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 
 // loadScenario loads a scenario with --set and --seed applied.
 func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
-	sets := make([]scenarios.Set, 0, len(rawSets))
-	for _, raw := range rawSets {
-		s, err := scenarios.ParseSet(raw)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, s)
+	sets, err := parseSetFlags(rawSets)
+	if err != nil {
+		return nil, err
 	}
 	l, err := scenarios.Load(path, sets...)
 	if err != nil {
@@ -80,6 +76,15 @@ func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded
 		l.Seed = seed
 	}
 	return l, nil
+}
+
+// scenarioFlags adds the --set and (when seed is not nil) --seed flags that
+// every command running a scenario shares.
+func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
+	f.StringArrayVar(sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
+	if seed != nil {
+		f.Uint64Var(seed, "seed", 0, "override the scenario's seed")
+	}
 }
 
 // runScenario simulates the scenario, prints its summary and writes the

@@ -38,6 +38,6 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario field, `path=value` (repeatable)")
+	scenarioFlags(cmd.Flags(), &sets, nil)
 	return cmd
 }
