@@ -6,11 +6,13 @@ package kv
 // its prompt past the shared segments, and everything it generates. Their
 // chained hashes can never be produced by another sequence, so publishing
 // them in the shared index (one random memory access per commit and one per
-// eviction, millions per run) buys nothing. A private block carries its hash
-// like any cached block — it goes to the tail of the free queue when freed
-// and is evicted in the same LRU order — but only its own sequence can find
-// it again, by remembering which blocks it held (as a recompute-preempted
-// sequence does). Observable behaviour is identical to committing it.
+// eviction, millions per run) buys nothing. Only the sequence itself can
+// want them again — after a recompute preemption, by remembering which
+// blocks it held — so it hashes them then (CommitPrivate) and finds them
+// with Held. A sequence done with its blocks frees them with FreeSettled:
+// they queue at the tail and count as evicted when reused, exactly as
+// committed blocks would, without a hash ever being computed. Observable
+// behaviour is identical to committing every full block.
 
 // CommitPrivate records that block b holds the full block with chained hash
 // h, without entering h in the shared index. No-op without prefix caching.
