@@ -3,8 +3,9 @@ package kv
 import "fmt"
 
 // Check verifies the pool's invariants and returns the first violation, or
-// nil: refcounts ≥ 0; the free queue's ring holds each refcount-0 block live
-// exactly once and no used block live, with its counts right; FreeBlocks +
+// nil: refcounts ≥ 0; the free queue holds each refcount-0 block exactly
+// once (a live ring entry, or for an anonymous block a placeholder and a
+// place on the stack) and no used block, with its counts right; FreeBlocks +
 // UsedBlocks == NumBlocks; every shared block's hash maps back to it, no
 // private block's hash is in the index, and every cache entry names a block
 // holding its hash; no hashes without prefix caching. Cost O(NumBlocks): for
@@ -19,8 +20,10 @@ func (p *Pool) Check() error {
 	return p.checkHashes()
 }
 
-// checkBlocks audits refcounts and each block's ring slot: a free block's
-// live entry lies in the ring's occupied span, a used block has none.
+// checkBlocks audits refcounts and each block's place in the free queue: a
+// free block's live entry lies in the ring's occupied span, or, if it is
+// anonymous, it is on the anonymous stack exactly once; a used block has
+// neither.
 func (p *Pool) checkBlocks() error {
 	zero := 0
 	for b, blk := range p.blocks {
@@ -33,6 +36,12 @@ func (p *Pool) checkBlocks() error {
 			continue
 		}
 		zero++
+		if blk.anon != (blk.pos == onAnonStack) {
+			return fmt.Errorf("kv: free block %d is anonymous %v but claims slot %d", b, blk.anon, blk.pos)
+		}
+		if blk.anon {
+			continue
+		}
 		s := int(blk.pos)
 		if blk.pos == notQueued || s >= len(p.queue) || (s-p.qHead+len(p.queue))%len(p.queue) >= p.qLen {
 			return fmt.Errorf("kv: free block %d claims slot %d, outside the ring's occupied span", b, blk.pos)
@@ -44,30 +53,49 @@ func (p *Pool) checkBlocks() error {
 	if zero != p.numFree {
 		return fmt.Errorf("kv: %d blocks have refcount 0 but FreeBlocks is %d", zero, p.numFree)
 	}
+	return p.checkAnonStack()
+}
+
+// checkAnonStack audits the anonymous stack: each entry a distinct free
+// anonymous block. With checkBlocks, which finds every free anonymous block
+// claiming a place on it, the stack holds exactly those blocks.
+func (p *Pool) checkAnonStack() error {
+	seen := make(map[BlockID]bool, len(p.anon))
+	for _, b := range p.anon {
+		if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != onAnonStack {
+			return fmt.Errorf("kv: anonymous stack holds %d, not a free anonymous block, or twice", b)
+		}
+		seen[b] = true
+	}
 	return nil
 }
 
-// checkRing audits the ring's shape and counts: every entry names a block,
-// live entries number FreeBlocks, and stale ones are within the bound that
-// keeps the ring from overflowing. With checkBlocks, this makes the live
-// entries exactly the free blocks, once each.
+// checkRing audits the ring's shape and counts: every entry names a block
+// or stands for an anonymous one, live entries number FreeBlocks, the
+// placeholders number the anonymous blocks, and stale entries are within
+// the bound that keeps the ring from overflowing. With checkBlocks, this
+// makes the live entries exactly the free blocks, once each.
 func (p *Pool) checkRing() error {
 	n := len(p.blocks)
 	if len(p.queue) != 2*n || p.qHead < 0 || p.qHead >= len(p.queue) || p.qLen < 0 || p.qLen > len(p.queue) {
 		return fmt.Errorf("kv: free queue ring of %d slots has head %d, length %d", len(p.queue), p.qHead, p.qLen)
 	}
-	live := 0
+	live, placeholders := 0, 0
 	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
 		b := p.queue[s]
-		if b < 0 || int(b) >= n {
+		switch {
+		case b == anonEntry:
+			live++
+			placeholders++
+		case b < 0 || int(b) >= n:
 			return fmt.Errorf("kv: free queue slot %d holds %d, outside [0, %d)", s, b, n)
-		}
-		if p.blocks[b].pos == uint32(s) {
+		case p.blocks[b].pos == uint32(s):
 			live++
 		}
 	}
-	if live != p.numFree {
-		return fmt.Errorf("kv: free queue has %d live entries, want %d", live, p.numFree)
+	if live != p.numFree || placeholders != len(p.anon) {
+		return fmt.Errorf("kv: free queue has %d live entries (%d anonymous), want %d (%d)",
+			live, placeholders, p.numFree, len(p.anon))
 	}
 	if stale := p.qLen - live; stale > n {
 		return fmt.Errorf("kv: free queue has %d stale entries, more than the %d blocks", stale, n)

@@ -39,6 +39,7 @@ type Pool struct {
 	prefixCaching bool
 	blocks        []block   // per-block state, len NumBlocks
 	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
+	anon          []BlockID // free anonymous blocks, most recently settled last (see freelist.go)
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	numFree       int       // live ring entries: blocks with refcount 0
@@ -53,7 +54,7 @@ type Pool struct {
 // where parallel slices cost a line per field.
 type block struct {
 	hash    uint64 // committed hash, 0 = none
-	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used
+	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used, onAnonStack while free and anonymous
 	refs    int32  // references held by tables
 	private bool   // hash is known to its sequence only (CommitPrivate)
 	anon    bool   // free, holding content nobody can ask for again (FreeSettled)
@@ -80,6 +81,7 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	// Without prefix caching the table stays empty and every look-up misses.
 	if prefixCaching {
 		p.cached = newIndex(numBlocks)
+		p.anon = make([]BlockID, 0, numBlocks)
 	} else {
 		p.cached = newIndex(0)
 	}
@@ -265,7 +267,9 @@ func (p *Pool) Free(table []BlockID) {
 		blk.refs--
 		switch {
 		case blk.refs > 0:
-		case blk.hash != noneHash || blk.anon:
+		case blk.anon:
+			p.pushAnon(b)
+		case blk.hash != noneHash:
 			p.pushTail(b)
 		default:
 			p.pushHead(b)
