@@ -128,7 +128,10 @@ func (c *cluster) onStep(i int) {
 	res := c.insts[i].Complete(c.stepStartNs[i], c.nowNs)
 	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
 	c.recordGaps(res.TokenGapsNs)
-	c.progress(i, len(res.TokenGapsNs)+len(res.FirstTokens)-len(res.Recovered))
+	if res.SteadyTokens > 0 {
+		c.itl.AddN(res.SteadyGapNs, int64(res.SteadyTokens))
+	}
+	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+len(res.FirstTokens)-len(res.Recovered))
 	c.recovered(i, res.Recovered)
 	prefillRole := c.cfg.Instances[i].Role == RolePrefill
 	if !prefillRole {

@@ -12,21 +12,32 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 		panic("engine: completing with no step in flight")
 	}
 	in.res.reset()
-	for _, s := range in.step {
+	in.completeCruising(nowNs)
+	in.busyNs += nowNs - startNs
+	in.lastEndNs = nowNs
+	for j, s := range in.step {
 		s.account(startNs, nowNs)
 		s.computed += s.scheduled
 		s.scheduled = 0
 		in.commitFull(s)
-		if s.computed == s.Tokens() {
+		sampled := s.computed == s.Tokens()
+		if sampled {
 			if s.reprefill {
 				s.reprefill = false
 				in.res.Recovered = append(in.res.Recovered, s)
 			}
 			in.emitToken(s, nowNs)
 		}
+		switch pos := int(in.stepPos[j]); {
+		case s.state != stateRunning:
+			in.running[pos].due = finishedEntry
+		case sampled:
+			in.maybeCruise(pos, s)
+		}
 	}
 	clear(in.step)
 	in.step = in.step[:0]
+	in.stepPos = in.stepPos[:0]
 	if len(in.res.Finished) > 0 {
 		in.removeFinished()
 	}
@@ -82,9 +93,9 @@ func (in *Instance) settlePrivate(s *Seq) {
 // order of the rest.
 func (in *Instance) removeFinished() {
 	kept := in.running[:0]
-	for _, s := range in.running {
-		if s.state == stateRunning {
-			kept = append(kept, s)
+	for _, e := range in.running {
+		if e.due != finishedEntry {
+			kept = append(kept, e)
 		}
 	}
 	clear(in.running[len(kept):])

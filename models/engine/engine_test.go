@@ -57,8 +57,8 @@ func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 		t.Fatalf("second step %+v, want one decode over 101 tokens", *b)
 	}
 	res = in.Complete(15, 15)
-	if len(res.TokenGapsNs) != 1 || res.TokenGapsNs[0] != 5 {
-		t.Fatalf("gaps %v, want [5]", res.TokenGapsNs)
+	if g := gaps(res); len(g) != 1 || g[0] != 5 {
+		t.Fatalf("gaps %v, want [5]", g)
 	}
 	res = step(t, in, 20)
 	if len(res.Finished) != 1 || !s.Finished() || in.Pool().UsedBlocks() != 0 {

@@ -15,12 +15,13 @@ type Instance struct {
 	waiting  deque
 	ready    deque // decode role: prompt KV arrived; they hold their blocks
 	swapped  deque // swap policy: preempted to the host tier, oldest first
-	running  []*Seq
+	running  []runEntry
 	hostUsed int // host-tier blocks in use
 	pulling  int // decode role: sequences whose prompt KV is in flight
 	holding  int // prefill role: finished sequences holding blocks
 
-	step     []*Seq // sequences computing in the step in flight
+	step     []*Seq  // sequences computing in the step in flight, cruising ones aside
+	stepPos  []int32 // their positions in the running set
 	batch    perf.Batch
 	inStep   bool
 	res      StepResult
@@ -29,6 +30,13 @@ type Instance struct {
 
 	slots      slotState // slot mode only
 	nextLayout int
+
+	// Cruising sequences (cruise.go).
+	cruising   int   // how many
+	cruiseBase int64 // Σ computed − cruiseFrom over them
+	busyNs     int64 // Σ durations of the steps completed
+	lastEndNs  int64 // end of the last step completed
+	noCruise   bool  // tests: schedule every sequence eagerly
 }
 
 // Stats are an instance's cumulative counters.
@@ -56,7 +64,11 @@ type StepResult struct {
 	Rejected    []*Seq  // reject policy: refused on re-admission; they hold nothing and are done here
 	FinalChunks []*Seq  // prefill role: computing their last prompt tokens in this step (layer-wise streaming may start)
 	Recovered   []*Seq  // finished recomputing their context, or swapped back in
-	TokenGapsNs []int64 // inter-token gaps of non-first tokens produced by the step
+	TokenGapsNs []int64 // inter-token gaps of non-first tokens produced by the step, but for:
+	// SteadyTokens more tokens, each SteadyGapNs after its sequence's previous
+	// one: those of the cruising sequences (see cruise.go).
+	SteadyTokens int
+	SteadyGapNs  int64
 }
 
 // New returns an instance with an empty pool. cfg must have passed Validate.

@@ -44,9 +44,9 @@ func (in *Instance) swapIn(s *Seq, budget int) (int, bool) {
 	in.swapped.popFront()
 	s.state = stateRunning
 	s.swappedIn = true
-	in.running = append(in.running, s)
+	pos := in.addRunning(s)
 	in.res.Recovered = append(in.res.Recovered, s)
-	in.plan(s, n)
+	in.plan(s, pos, n)
 	return n, true
 }
 

@@ -18,42 +18,55 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 	}
 	in.res.reset()
 	in.batch = perf.Batch{}
-	budget, preempted := in.scheduleRunning(in.cfg.MaxBatchedTokens)
+	k := in.stats.Steps + 1 // the step being planned
+	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
 	if !preempted {
 		in.admitAll(budget)
-	} else if len(in.step) == 0 {
+	} else if len(in.step)+in.cruising == 0 {
 		// The pass preempted every running sequence and so may not admit:
 		// vLLM's engine loop schedules again at once.
 		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
-	if len(in.step) == 0 {
+	if len(in.step)+in.cruising == 0 {
 		return nil, &in.res
 	}
+	in.planCruising(k)
 	in.inStep = true
 	in.stats.Steps++
 	return &in.batch, &in.res
 }
 
-// scheduleRunning gives each running sequence its tokens, preempting from
-// the tail when blocks run out. It returns the budget left and whether it
-// preempted.
-func (in *Instance) scheduleRunning(budget int) (int, bool) {
+// scheduleRunning gives each running sequence its tokens for step k,
+// preempting from the tail when blocks run out. A cruising sequence not due
+// yet just takes its decode token from the budget; the others are brought
+// up to date first, as are those the budget leaves out. It returns the
+// budget left and whether it preempted.
+func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 	preempted := false
-	for i := 0; i < len(in.running) && budget > 0; i++ {
-		s := in.running[i]
+	i := 0
+	for ; i < len(in.running) && budget > 0; i++ {
+		if in.running[i].due > k {
+			budget--
+			continue
+		}
+		in.settle(i)
+		s := in.running[i].s
 		n := min(s.Tokens()-s.computed, budget)
 		for !in.grow(s, s.computed+n) {
-			victim := in.running[len(in.running)-1]
-			in.running = in.running[:len(in.running)-1]
+			last := len(in.running) - 1
+			in.settle(last)
+			victim := in.running[last].s
+			in.running = in.running[:last]
 			in.preempt(victim)
 			preempted = true
 			if victim == s {
 				return budget, preempted
 			}
 		}
-		in.plan(s, n)
+		in.plan(s, i, n)
 		budget -= n
 	}
+	in.settleFrom(i)
 	return budget, preempted
 }
 
@@ -143,8 +156,7 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 func (in *Instance) startRunning(q *deque, s *Seq, n int) {
 	q.popFront()
 	s.state = stateRunning
-	in.running = append(in.running, s)
-	in.plan(s, n)
+	in.plan(s, in.addRunning(s), n)
 }
 
 // startPulling moves the waiting head s, which holds room for its prompt,
@@ -261,10 +273,12 @@ func (in *Instance) preempt(s *Seq) {
 	in.res.Preempted = append(in.res.Preempted, s)
 }
 
-// plan adds n tokens of s to the step and to the batch summary.
-func (in *Instance) plan(s *Seq, n int) {
+// plan adds n tokens of s, at running position pos, to the step and to the
+// batch summary.
+func (in *Instance) plan(s *Seq, pos, n int) {
 	s.scheduled = n
 	in.step = append(in.step, s)
+	in.stepPos = append(in.stepPos, int32(pos))
 	if s.Hold && s.computed+n == s.Tokens() {
 		in.res.FinalChunks = append(in.res.FinalChunks, s)
 	}
@@ -299,4 +313,5 @@ func (r *StepResult) reset() {
 	r.FinalChunks = r.FinalChunks[:0]
 	r.Recovered = r.Recovered[:0]
 	r.TokenGapsNs = r.TokenGapsNs[:0]
+	r.SteadyTokens, r.SteadyGapNs = 0, 0
 }

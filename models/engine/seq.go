@@ -57,6 +57,9 @@ type Seq struct {
 	hashes     []uint64
 	shared     int          // leading blocks made only of Prefix tokens: shareable with other sequences
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
+
+	cruiseFrom   int64 // cruising (cruise.go): the step after which it began
+	cruiseBusyNs int64 // and its instance's total step time then
 }
 
 // Tokens is the sequence's context: prompt plus every token generated here.

@@ -60,7 +60,7 @@ func (p *Pool) checkBlocks() error {
 // anonymous block. With checkBlocks, which finds every free anonymous block
 // claiming a place on it, the stack holds exactly those blocks.
 func (p *Pool) checkAnonStack() error {
-	seen := make(map[BlockID]bool, len(p.anon))
+	seen := make([]bool, len(p.blocks))
 	for _, b := range p.anon {
 		if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != onAnonStack {
 			return fmt.Errorf("kv: anonymous stack holds %d, not a free anonymous block, or twice", b)

@@ -1,0 +1,121 @@
+package engine
+
+// Cruising: steady decoding without touching the sequence.
+//
+// Most of a run's work is decode steps in which a sequence computes one
+// token and samples the next: its counters each grow by one, the step's
+// time is charged to it, and the gap since its last token is the step's.
+// Done eagerly, that is a visit to every running sequence in every step,
+// and in a many-instance run each visit is a cache miss.
+//
+// So after a step in which a running sequence sampled a token, it cruises
+// until the first step that needs it: the one that must give it a new
+// block, or the one that produces its last token here. Until then its
+// running entry carries that step's number (due) and nothing else about it
+// is read or written. The instance keeps what cruising sequences have in
+// common: their number, the sum of their contexts (for the step's price),
+// and the running total of step durations. When a cruising sequence is due,
+// preempted, or left out of a step by the token budget, settle brings its
+// counters, accounting and last-token time up to date exactly as the
+// skipped steps would have, and it is scheduled eagerly from there. All
+// arithmetic is on integers, so the two ways give identical results
+// (TestCruiseMatchesEager checks this against an instance that never
+// cruises).
+
+// runEntry is one sequence of the running set. due is 0 unless the
+// sequence cruises; then it is the number of the first step in which it
+// needs attention. finishedEntry marks a sequence that finished in the
+// step just completed, until removeFinished drops it.
+type runEntry struct {
+	s   *Seq
+	due int64
+}
+
+const finishedEntry = -1
+
+// addRunning appends s to the running set and returns its position.
+func (in *Instance) addRunning(s *Seq) int {
+	in.running = append(in.running, runEntry{s: s})
+	return len(in.running) - 1
+}
+
+// maybeCruise lets the running sequence s at position pos, which just
+// sampled a token in step k = in.stats.Steps, cruise if its next step
+// needs nothing of it.
+func (in *Instance) maybeCruise(pos int, s *Seq) {
+	if in.noCruise || s.reprefill || in.cfg.PrefixCaching && s.committed < s.shared {
+		return
+	}
+	k := in.stats.Steps
+	// The step producing its last token here, and the first step whose
+	// token does not fit in its blocks (slots hold the whole sequence).
+	due := k + int64(min(s.MaxNew-s.Generated, in.cfg.MaxModelLen-s.Tokens()))
+	if !in.cfg.slotMode() {
+		due = min(due, k+int64(len(s.blocks)*in.cfg.BlockSize-s.computed)+1)
+	}
+	if due <= k+1 {
+		return
+	}
+	in.running[pos].due = due
+	s.cruiseFrom, s.cruiseBusyNs = k, in.busyNs
+	in.cruising++
+	in.cruiseBase += int64(s.computed) - k
+}
+
+// settle ends the cruise of the sequence at running position pos, if it
+// cruises, applying the steps it took part in since it began: one token
+// each, their durations charged to compute and the gaps between them to
+// the queue. Call it between steps only.
+func (in *Instance) settle(pos int) {
+	e := &in.running[pos]
+	if e.due <= 0 {
+		return
+	}
+	e.due = 0
+	s := e.s
+	in.cruising--
+	in.cruiseBase -= int64(s.computed) - s.cruiseFrom
+	steps := int(in.stats.Steps - s.cruiseFrom)
+	if steps == 0 {
+		return
+	}
+	s.computed += steps
+	s.Generated += steps
+	compute := in.busyNs - s.cruiseBusyNs
+	s.Acct[AcctCompute] += compute
+	s.Acct[AcctQueue] += in.lastEndNs - s.markNs - compute
+	s.markNs, s.LastTokenNs = in.lastEndNs, in.lastEndNs
+	if in.cfg.PrefixCaching { // commitFull, with every shared block long committed
+		s.committed = max(s.committed, s.computed/in.cfg.BlockSize)
+	}
+}
+
+// settleFrom settles every running sequence from position pos on.
+func (in *Instance) settleFrom(pos int) {
+	for i := pos; i < len(in.running) && in.cruising > 0; i++ {
+		in.settle(i)
+	}
+}
+
+// planCruising adds the cruising sequences, one decode token each, to the
+// batch of step k.
+func (in *Instance) planCruising(k int64) {
+	if in.cruising == 0 {
+		return
+	}
+	// Each one's context is computed + (k−1−cruiseFrom) tokens, plus the
+	// one it computes now.
+	in.batch.DecodeSeqs += in.cruising
+	in.batch.DecodeContext += in.cruiseBase + int64(in.cruising)*k
+}
+
+// completeCruising applies the step ending at nowNs to the cruising
+// sequences: one token each, all sampled one step after their previous one.
+func (in *Instance) completeCruising(nowNs int64) {
+	if in.cruising == 0 {
+		return
+	}
+	in.res.SteadyTokens = in.cruising
+	in.res.SteadyGapNs = nowNs - in.lastEndNs
+	in.stats.DecodeTokens += int64(in.cruising)
+}

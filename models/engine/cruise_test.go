@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"handoff/models/kv"
+)
+
+// cruiseWorld drives two instances with the same configuration and the same
+// arrivals, transfers and step times: lazy lets sequences cruise, eager
+// never does. Every batch, every step result and the state of every
+// sequence the results hand out must agree (sequences are matched by Ref).
+type cruiseWorld struct {
+	r           *rand.Rand
+	lazy, eager *Instance
+	role        int // 0 colocated, 1 decode (remote prompts), 2 prefill (held)
+	seqs        [][2]*Seq
+	pulls       [][2]*Seq // pulling: their KV arrives (or is lost) later
+	held        [][2]*Seq // prefill role: finished, released later
+	nowNs       int64
+	err         error
+}
+
+func (w *cruiseWorld) fail(format string, args ...any) {
+	if w.err == nil {
+		w.err = fmt.Errorf("at %d ns: %s", w.nowNs, fmt.Sprintf(format, args...))
+	}
+}
+
+func randomCruiseConfig(r *rand.Rand) Config {
+	cfg := Config{
+		MaxBatchedTokens: []int{8, 40, 256, 8192}[r.IntN(4)],
+		MaxSeqs:          1 + r.IntN(12),
+		BlockSize:        []int{1, 4, 16}[r.IntN(3)],
+		NumBlocks:        10 + r.IntN(150),
+		MaxModelLen:      []int{90, 1 << 20}[r.IntN(2)],
+		PrefixCaching:    r.IntN(2) == 0,
+		Preemption:       Policy(r.IntN(3)),
+		HostBlocks:       r.IntN(60),
+	}
+	if r.IntN(5) == 0 {
+		cfg.Layouts = [][]SlotClass{{{Count: 1 + r.IntN(3), ContextTokens: 400}, {Count: 1 + r.IntN(3), ContextTokens: 120}},
+			{{Count: 1, ContextTokens: 600}}}
+		cfg.Pressure = Pressure(r.IntN(3))
+		cfg.RecompileNs = 100
+	}
+	return cfg
+}
+
+func newCruiseWorld(seed uint64) (*cruiseWorld, error) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	cfg := randomCruiseConfig(r)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &cruiseWorld{r: r, lazy: New(cfg), eager: New(cfg), role: r.IntN(3)}
+	w.eager.noCruise = true
+	return w, nil
+}
+
+// arrive enqueues one new sequence on both instances.
+func (w *cruiseWorld) arrive() {
+	capacity := w.lazy.cfg.CapacityTokens()
+	prompt := 1 + w.r.IntN(min(150, capacity-1))
+	out := 1 + w.r.IntN(min(80, capacity-prompt))
+	var prefix []kv.Segment
+	if w.r.IntN(2) == 0 {
+		prefix = []kv.Segment{{ID: uint64(1 + w.r.IntN(3)), Tokens: min(prompt, 1+w.r.IntN(40))}}
+	}
+	var pair [2]*Seq
+	for k, in := range []*Instance{w.lazy, w.eager} {
+		s := in.NewSeq()
+		s.Ref = int32(len(w.seqs))
+		s.PromptTokens, s.MaxNew, s.UniqueID, s.Prefix = prompt, out, uint64(len(w.seqs))+100, prefix
+		s.Remote = w.role == 1
+		if w.role == 2 {
+			s.Hold, s.MaxNew = true, 1
+		}
+		if in.cfg.Preemption == Reject {
+			s.CacheHitThreshold = 0.5
+		}
+		in.Enqueue(s, w.nowNs)
+		pair[k] = s
+	}
+	w.seqs = append(w.seqs, pair)
+}
+
+// sameSeqs compares two result lists by Ref and the listed sequences' state.
+func (w *cruiseWorld) sameSeqs(what string, lazy, eager []*Seq) {
+	if len(lazy) != len(eager) {
+		w.fail("%s: %d sequences, eager %d", what, len(lazy), len(eager))
+		return
+	}
+	for i, a := range lazy {
+		b := eager[i]
+		sa := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d", a.Ref, a.computed, a.Generated, a.committed, a.Acct,
+			a.markNs, a.LastTokenNs, len(a.blocks), a.Preemptions, a.state)
+		sb := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d", b.Ref, b.computed, b.Generated, b.committed, b.Acct,
+			b.markNs, b.LastTokenNs, len(b.blocks), b.Preemptions, b.state)
+		if sa != sb {
+			w.fail("%s[%d]: ref computed generated committed acct mark last blocks preemptions state\nlazy  %s\neager %s",
+				what, i, sa, sb)
+		}
+	}
+}
+
+// gaps is every inter-token gap a result reports, sorted.
+func gaps(res *StepResult) []int64 {
+	g := slices.Clone(res.TokenGapsNs)
+	for range res.SteadyTokens {
+		g = append(g, res.SteadyGapNs)
+	}
+	slices.Sort(g)
+	return g
+}
+
+func (w *cruiseWorld) compareResults(lr, er *StepResult) {
+	w.sameSeqs("FirstTokens", lr.FirstTokens, er.FirstTokens)
+	w.sameSeqs("Finished", lr.Finished, er.Finished)
+	w.sameSeqs("Preempted", lr.Preempted, er.Preempted)
+	w.sameSeqs("Pulls", lr.Pulls, er.Pulls)
+	w.sameSeqs("Rejected", lr.Rejected, er.Rejected)
+	w.sameSeqs("FinalChunks", lr.FinalChunks, er.FinalChunks)
+	w.sameSeqs("Recovered", lr.Recovered, er.Recovered)
+	if lg, eg := gaps(lr), gaps(er); !slices.Equal(lg, eg) {
+		w.fail("gaps %v, eager %v", lg, eg)
+	}
+	l, e := w.lazy, w.eager
+	if l.stats != e.stats || l.pool.Stats() != e.pool.Stats() || l.pool.FreeBlocks() != e.pool.FreeBlocks() ||
+		l.Running() != e.Running() || l.Waiting() != e.Waiting() || l.pulling != e.pulling ||
+		l.holding != e.holding || l.hostUsed != e.hostUsed {
+		w.fail("instance state differs: stats %+v / %+v, pool %+v / %+v", l.stats, e.stats, l.pool.Stats(), e.pool.Stats())
+	}
+}
+
+// handOut acts on what a result hands the caller: pulls to complete later,
+// held sequences to release later, finished and rejected ones to recycle.
+func (w *cruiseWorld) handOut(lr, er *StepResult) {
+	for i, s := range lr.Pulls {
+		w.pulls = append(w.pulls, [2]*Seq{s, er.Pulls[i]})
+	}
+	for i, s := range lr.Finished {
+		if s.Hold {
+			w.held = append(w.held, [2]*Seq{s, er.Finished[i]})
+		} else {
+			w.lazy.Recycle(s)
+			w.eager.Recycle(er.Finished[i])
+		}
+	}
+	for i, s := range lr.Rejected {
+		w.lazy.Recycle(s)
+		w.eager.Recycle(er.Rejected[i])
+	}
+}
+
+// external delivers one pending transfer or releases one held sequence.
+func (w *cruiseWorld) external() {
+	if len(w.pulls) > 0 && w.r.IntN(2) == 0 {
+		i := w.r.IntN(len(w.pulls))
+		p := w.pulls[i]
+		w.pulls = slices.Delete(w.pulls, i, i+1)
+		if w.r.IntN(8) == 0 {
+			w.lazy.KVLost(p[0], w.nowNs)
+			w.eager.KVLost(p[1], w.nowNs)
+		} else {
+			w.lazy.KVArrived(p[0], w.nowNs)
+			w.eager.KVArrived(p[1], w.nowNs)
+		}
+	}
+	if len(w.held) > 0 && w.r.IntN(2) == 0 {
+		i := w.r.IntN(len(w.held))
+		h := w.held[i]
+		w.held = slices.Delete(w.held, i, i+1)
+		w.lazy.Release(h[0])
+		w.eager.Release(h[1])
+		w.lazy.Recycle(h[0])
+		w.eager.Recycle(h[1])
+	}
+}
+
+// tick advances time and runs one step if there is one to run.
+func (w *cruiseWorld) tick() {
+	w.nowNs += int64(w.r.IntN(3)) * int64(w.r.IntN(200))
+	if w.r.IntN(3) == 0 {
+		w.arrive()
+	}
+	w.external()
+	if l, e := w.lazy.RecompileDue(), w.eager.RecompileDue(); l != e {
+		w.fail("RecompileDue %v, eager %v", l, e)
+	} else if l {
+		w.lazy.Recompiled()
+		w.eager.Recompiled()
+	}
+	lb, lr := w.lazy.Schedule()
+	eb, er := w.eager.Schedule()
+	if (lb == nil) != (eb == nil) || lb != nil && *lb != *eb {
+		w.fail("batch %+v, eager %+v", lb, eb)
+		return
+	}
+	w.compareResults(lr, er)
+	w.handOut(lr, er)
+	if lb == nil {
+		return
+	}
+	start := w.nowNs
+	w.nowNs += 1 + int64(w.r.IntN(500))
+	lr, er = w.lazy.Complete(start, w.nowNs), w.eager.Complete(start, w.nowNs)
+	w.compareResults(lr, er)
+	w.handOut(lr, er)
+}
+
+// TestCruiseMatchesEager holds cruising to its promise (cruise.go): over
+// random configurations (paged and slot mode, every preemption and pressure
+// policy, budgets that leave sequences out, prefix caching, all three
+// roles), an instance whose sequences cruise produces exactly what one that
+// visits every sequence in every step does, and the cruising path is taken.
+func TestCruiseMatchesEager(t *testing.T) {
+	seeds, ticks := uint64(600), 600
+	if testing.Short() {
+		seeds = 100
+	}
+	var cruised int64
+	for seed := range seeds {
+		w, err := newCruiseWorld(seed)
+		if err != nil {
+			continue // an impossible configuration
+		}
+		for range ticks {
+			w.tick()
+			cruised += int64(w.lazy.res.SteadyTokens)
+			if w.err != nil {
+				t.Fatalf("seed %d (role %d, config %+v): %v", seed, w.role, w.lazy.cfg, w.err)
+			}
+		}
+		if err := w.lazy.pool.Check(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if cruised == 0 {
+		t.Fatal("no sequence ever cruised: the test exercises nothing")
+	}
+	t.Logf("%d tokens produced by cruising sequences", cruised)
+}
