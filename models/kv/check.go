@@ -36,10 +36,10 @@ func (p *Pool) checkBlocks() error {
 			continue
 		}
 		zero++
-		if blk.anon != (blk.pos == onAnonStack) {
-			return fmt.Errorf("kv: free block %d is anonymous %v but claims slot %d", b, blk.anon, blk.pos)
-		}
-		if blk.anon {
+		if blk.pos == onAnonStack {
+			if blk.hash != noneHash || !p.prefixCaching {
+				return fmt.Errorf("kv: anonymous block %d holds a hash, or the pool does not cache", b)
+			}
 			continue
 		}
 		s := int(blk.pos)
@@ -111,9 +111,6 @@ func (p *Pool) checkHashes() error {
 	hashed := 0
 	for b, blk := range p.blocks {
 		h := blk.hash
-		if blk.anon && (h != noneHash || blk.refs != 0 || !p.prefixCaching) {
-			return fmt.Errorf("kv: settled block %d is in use, hashed or in a pool without caching", b)
-		}
 		if h == noneHash {
 			if blk.private {
 				return fmt.Errorf("kv: block %d is private but holds no hash", b)

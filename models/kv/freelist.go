@@ -93,8 +93,10 @@ func (p *Pool) enqueue(b BlockID, s int) {
 }
 
 // popHead removes the queue's head block and returns it, dropping the stale
-// entries before it; the queue must not be empty. Amortised O(1).
-func (p *Pool) popHead() BlockID {
+// entries before it; the queue must not be empty. An anonymous block is
+// returned with its state untouched, for the caller to overwrite. Amortised
+// O(1).
+func (p *Pool) popHead() (b BlockID, anonymous bool) {
 	for {
 		s := p.qHead
 		b := p.queue[s]
@@ -103,14 +105,13 @@ func (p *Pool) popHead() BlockID {
 		if b == anonEntry {
 			b = p.anon[len(p.anon)-1]
 			p.anon = p.anon[:len(p.anon)-1]
-			p.blocks[b].pos = notQueued
 			p.numFree--
-			return b
+			return b, true
 		}
 		if blk := &p.blocks[b]; blk.pos == uint32(s) {
 			blk.pos = notQueued
 			p.numFree--
-			return b
+			return b, false
 		}
 	}
 }

@@ -57,7 +57,6 @@ type block struct {
 	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used, onAnonStack while free and anonymous
 	refs    int32  // references held by tables
 	private bool   // hash is known to its sequence only (CommitPrivate)
-	anon    bool   // free, holding content nobody can ask for again (FreeSettled)
 }
 
 // NewPool returns a pool of numBlocks free, uncached blocks of blockSize
@@ -200,13 +199,21 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 		return table, false
 	}
 	for range n {
-		b := p.popHead()
+		b, anonymous := p.popHead()
+		if anonymous {
+			// Its state is known without reading it (a write does not
+			// wait for the cache line): only its content is evicted.
+			p.blocks[b] = block{pos: notQueued, refs: 1}
+			p.stats.Evicted++
+			table = append(table, b)
+			continue
+		}
 		blk := &p.blocks[b]
-		if blk.hash != noneHash || blk.anon {
-			if blk.hash != noneHash && !blk.private {
+		if blk.hash != noneHash {
+			if !blk.private {
 				p.cached.del(blk.hash)
 			}
-			blk.hash, blk.private, blk.anon = noneHash, false, false
+			blk.hash, blk.private = noneHash, false
 			p.stats.Evicted++
 		}
 		blk.refs = 1
@@ -257,7 +264,11 @@ func (p *Pool) commitCheck(b BlockID, h uint64) bool {
 //     evicting it first spares cached ones.
 //
 // Cost O(len(table)). Panics if a block in table is already free.
-func (p *Pool) Free(table []BlockID) {
+func (p *Pool) Free(table []BlockID) { p.free(table, 0, 0) }
+
+// free is Free, but a block of table[contentFrom:contentTo] that carries no
+// hash is queued as anonymous content (see FreeSettled).
+func (p *Pool) free(table []BlockID, contentFrom, contentTo int) {
 	for i := len(table) - 1; i >= 0; i-- {
 		b := table[i]
 		blk := &p.blocks[b]
@@ -267,10 +278,10 @@ func (p *Pool) Free(table []BlockID) {
 		blk.refs--
 		switch {
 		case blk.refs > 0:
-		case blk.anon:
-			p.pushAnon(b)
 		case blk.hash != noneHash:
 			p.pushTail(b)
+		case i >= contentFrom && i < contentTo:
+			p.pushAnon(b)
 		default:
 			p.pushHead(b)
 		}

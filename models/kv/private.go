@@ -72,12 +72,8 @@ func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
 // free queue's order is exactly what committing them would have made it.
 // Without prefix caching it is Free. Cost O(len(table)).
 func (p *Pool) FreeSettled(table []BlockID, contentFrom, contentTo int) {
-	if p.prefixCaching {
-		for i := contentFrom; i < contentTo; i++ {
-			if blk := &p.blocks[table[i]]; blk.hash == noneHash && blk.refs == 1 {
-				blk.anon = true
-			}
-		}
+	if !p.prefixCaching {
+		contentFrom, contentTo = 0, 0
 	}
-	p.Free(table)
+	p.free(table, contentFrom, contentTo)
 }
