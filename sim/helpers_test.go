@@ -7,7 +7,6 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/engine"
-	"handoff/models/kv"
 	"handoff/models/network"
 	"handoff/models/perf"
 	"handoff/results"
@@ -125,18 +124,12 @@ func auditBlocks(t testing.TB, c *cluster) {
 			held[f.route.Decode] += f.dseq.Blocks()
 		}
 	}
-	{
-	}
 	for i, in := range c.insts {
 		pool := in.Pool()
 		if err := pool.Check(); err != nil {
 			t.Fatalf("t=%d ns, %s: %v", c.nowNs, c.cfg.Instances[i].Name, err)
 		}
-		refs := 0
-		for b := range pool.NumBlocks() {
-			refs += pool.RefCount(kv.BlockID(b))
-		}
-		if refs != held[i] {
+		if refs := pool.References(); refs != held[i] {
 			t.Fatalf("t=%d ns, %s: pool counts %d references, sequences hold %d blocks",
 				c.nowNs, c.cfg.Instances[i].Name, refs, held[i])
 		}

@@ -85,7 +85,7 @@ func (in *Instance) settlePrivate(s *Seq) {
 	}
 	in.hashTo(s, s.committed*in.cfg.BlockSize)
 	for j := s.shared; j < s.committed; j++ {
-		in.pool.CommitPrivate(s.blocks[j], s.hashes[j])
+		in.pool.CommitPrivate(s.blocks, j, s.hashes[j])
 	}
 }
 
@@ -118,7 +118,7 @@ func (in *Instance) commitFull(s *Seq) {
 	if shared := min(full, s.shared); shared > s.committed {
 		in.hashTo(s, shared*in.cfg.BlockSize)
 		for j := s.committed; j < shared; j++ {
-			in.pool.Commit(s.blocks[j], s.hashes[j])
+			in.pool.Commit(s.blocks, j, s.hashes[j])
 		}
 	}
 	s.committed = full

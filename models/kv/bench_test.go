@@ -40,9 +40,9 @@ func (d *benchDriver) step(inst *benchInstance) {
 	tab, _ = p.Allocate(tab, len(d.hs)-hit)
 	for j := hit; j < len(d.hs); j++ {
 		if j < shared {
-			p.Commit(tab[j], d.hs[j])
+			p.Commit(tab, j, d.hs[j])
 		} else {
-			p.CommitPrivate(tab[j], d.hs[j])
+			p.CommitPrivate(tab, j, d.hs[j])
 		}
 	}
 	inst.tables[inst.oldest] = tab
@@ -54,7 +54,7 @@ func (d *benchDriver) step(inst *benchInstance) {
 			panic("bench: pool exhausted")
 		}
 		d.ctr++
-		p.CommitPrivate(t[len(t)-1], mix64(d.ctr)|1)
+		p.CommitPrivate(t, len(t)-1, mix64(d.ctr)|1)
 		inst.tables[i] = t
 	}
 }

@@ -20,28 +20,39 @@ func (p *Pool) Check() error {
 	return p.checkHashes()
 }
 
+// References returns the references all tables hold, counting each table
+// entry once: what the sequences' block tables add up to. Cost
+// O(NumBlocks): for audits.
+func (p *Pool) References() int {
+	n := p.owned
+	for _, blk := range p.blocks {
+		n += int(blk.refs)
+	}
+	return n
+}
+
 // checkBlocks audits refcounts and each block's place in the free queue: a
-// free block's live entry lies in the ring's occupied span, or, if it is
-// anonymous, it is on the anonymous stack exactly once; a used block has
+// free block's live entry lies in the ring's occupied span; an anonymous
+// block (refcount 0, no hash) is either on the anonymous stack, exactly
+// once, or held by a table, and p.owned counts those; a used block has
 // neither.
 func (p *Pool) checkBlocks() error {
-	zero := 0
+	zero, anonymous := 0, 0
 	for b, blk := range p.blocks {
 		switch {
 		case blk.refs < 0:
 			return fmt.Errorf("kv: block %d has refcount %d", b, blk.refs)
+		case blk.pos == onAnonStack && (blk.refs != 0 || blk.hash != noneHash || blk.private || !p.prefixCaching):
+			return fmt.Errorf("kv: anonymous block %d is in use, holds a hash, or the pool does not cache", b)
+		case blk.pos == onAnonStack:
+			anonymous++
+			continue
 		case blk.refs > 0 && blk.pos != notQueued:
 			return fmt.Errorf("kv: used block %d claims free queue slot %d", b, blk.pos)
 		case blk.refs > 0:
 			continue
 		}
 		zero++
-		if blk.pos == onAnonStack {
-			if blk.hash != noneHash || !p.prefixCaching {
-				return fmt.Errorf("kv: anonymous block %d holds a hash, or the pool does not cache", b)
-			}
-			continue
-		}
 		s := int(blk.pos)
 		if blk.pos == notQueued || s >= len(p.queue) || (s-p.qHead+len(p.queue))%len(p.queue) >= p.qLen {
 			return fmt.Errorf("kv: free block %d claims slot %d, outside the ring's occupied span", b, blk.pos)
@@ -50,8 +61,11 @@ func (p *Pool) checkBlocks() error {
 			return fmt.Errorf("kv: free block %d claims slot %d, which holds %d", b, s, p.queue[s])
 		}
 	}
-	if zero != p.numFree {
-		return fmt.Errorf("kv: %d blocks have refcount 0 but FreeBlocks is %d", zero, p.numFree)
+	if anonymous != len(p.anon)+p.owned || p.owned < 0 {
+		return fmt.Errorf("kv: %d anonymous blocks, but %d on the stack and %d held", anonymous, len(p.anon), p.owned)
+	}
+	if zero+len(p.anon) != p.numFree {
+		return fmt.Errorf("kv: %d blocks are free but FreeBlocks is %d", zero+len(p.anon), p.numFree)
 	}
 	return p.checkAnonStack()
 }

@@ -95,10 +95,10 @@ func (w *diffWorld) commit(s *diffSeq, from int) {
 	for i := from; i < len(s.hashes) && i < len(s.table); i++ {
 		switch b, h := s.table[i], s.hashes[i]; {
 		case i < s.shared || s.policy == 0 || s.policy == 2 && h&2 == 0:
-			w.p.Commit(b, h)
+			w.p.Commit(s.table, i, h)
 			w.ref.Commit(b, h)
 		default:
-			w.p.CommitPrivate(b, h)
+			w.p.CommitPrivate(s.table, i, h)
 			w.ref.CommitPrivate(b, h)
 		}
 	}
@@ -256,9 +256,9 @@ func TestRingCompaction(t *testing.T) {
 	p := NewPool(8, 1, true)
 	tab, _ := p.Allocate(nil, 8)
 	hs := make([]uint64, 8)
-	for i, b := range tab {
+	for i := range tab {
 		hs[i] = uint64(100 + i)
-		p.Commit(b, hs[i])
+		p.Commit(tab, i, hs[i])
 	}
 	p.Free(tab)
 	for i, b := range []int{6, 4, 2, 0, 5} {

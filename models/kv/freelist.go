@@ -29,6 +29,16 @@ import "math"
 // through all of them, which in a many-instance run meant a cache miss for
 // nearly every block allocated.
 //
+// A block a table takes from the stack stays anonymous: its state is left
+// as it was on the stack, the table holds it as own(b), a negative entry,
+// and p.owned counts it. Nothing about it needs reading or writing until
+// the table frees it — back onto the stack, or, if it is not settled
+// content, to the head of the queue like any uncached block — or commits a
+// hash to it, when it becomes an ordinary block in use. A sequence whose
+// blocks are all private so costs the pool no access to their state at
+// all, which in a many-instance run was a cache miss per block allocated
+// and another per block freed.
+//
 // Bound: stale entries appear only when a free block is taken out of the
 // queue, and compact runs as soon as they outnumber the live ones, so there
 // are never more than NumBlocks of them, nor more than NumBlocks live ones:
@@ -61,18 +71,37 @@ func (p *Pool) pushTail(b BlockID) {
 	p.enqueue(b, s)
 }
 
-// pushAnon appends an anonymous free block to the tail of the queue: a
-// placeholder entry there, the block on the stack.
+// pushAnon makes free block b, which holds no hash, anonymous and appends
+// it to the tail of the queue.
 func (p *Pool) pushAnon(b BlockID) {
+	p.blocks[b].pos = onAnonStack
+	p.pushPlaceholder(b)
+}
+
+// pushPlaceholder appends anonymous block b to the tail of the queue: a
+// placeholder entry there, the block on the stack.
+func (p *Pool) pushPlaceholder(b BlockID) {
 	s := p.qHead + p.qLen
 	if s >= len(p.queue) {
 		s -= len(p.queue)
 	}
 	p.queue[s] = anonEntry
 	p.anon = append(p.anon, b)
-	p.blocks[b].pos = onAnonStack
 	p.qLen++
 	p.numFree++
+}
+
+// freeOwned frees an anonymous block a table held: back onto the stack if
+// it holds settled content, otherwise to the head of the queue as an
+// ordinary uncached block.
+func (p *Pool) freeOwned(b BlockID, settled bool) {
+	p.owned--
+	if settled {
+		p.pushPlaceholder(b)
+		return
+	}
+	p.blocks[b] = block{}
+	p.pushHead(b)
 }
 
 // pushHead inserts free block b at the head of the queue.

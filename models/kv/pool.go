@@ -2,8 +2,18 @@ package kv
 
 import "math"
 
-// BlockID indexes a block in a Pool, from 0 to NumBlocks()−1.
+// BlockID indexes a block in a Pool, from 0 to NumBlocks()−1. In a block
+// table a negative entry is an anonymous block the table owns (see
+// freelist.go): callers treat entries as opaque and hand the table back to
+// the pool.
 type BlockID int32
+
+// anonymous reports whether table entry b is an anonymous block.
+func (b BlockID) anonymous() bool { return b < 0 }
+
+// own is the table entry for anonymous block b, and for such an entry the
+// block (^ is its own inverse).
+func own(b BlockID) BlockID { return ^b }
 
 // Stats are a Pool's cumulative counters since NewPool.
 type Stats struct {
@@ -40,6 +50,7 @@ type Pool struct {
 	blocks        []block   // per-block state, len NumBlocks
 	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
 	anon          []BlockID // free anonymous blocks, most recently settled last (see freelist.go)
+	owned         int       // anonymous blocks held by tables
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	numFree       int       // live ring entries: blocks with refcount 0
@@ -110,11 +121,22 @@ func (p *Pool) UsedBlocks() int { return len(p.blocks) - p.numFree }
 // shared index (Commit); private hashes (CommitPrivate) are not counted.
 func (p *Pool) CachedBlocks() int { return p.cached.len() }
 
-// RefCount returns how many tables hold block b.
-func (p *Pool) RefCount(b BlockID) int { return int(p.blocks[b].refs) }
+// RefCount returns how many tables hold the block of table entry b.
+func (p *Pool) RefCount(b BlockID) int {
+	if b.anonymous() {
+		return 1
+	}
+	return int(p.blocks[b].refs)
+}
 
-// BlockHash returns the hash committed to block b, or 0 if it has none.
-func (p *Pool) BlockHash(b BlockID) uint64 { return p.blocks[b].hash }
+// BlockHash returns the hash committed to the block of table entry b, or 0
+// if it has none.
+func (p *Pool) BlockHash(b BlockID) uint64 {
+	if b.anonymous() {
+		return noneHash
+	}
+	return p.blocks[b].hash
+}
 
 // Stats returns the cumulative counters.
 func (p *Pool) Stats() Stats { return p.stats }
@@ -189,8 +211,9 @@ func (p *Pool) mustFind(h uint64) BlockID {
 
 // Allocate appends n fresh blocks to table, taken from the head of the free
 // queue (least recently freed first) with refcount 1, evicting the hash a
-// block carries. If fewer than n blocks are free it allocates nothing and
-// returns table and false. Cost O(n), amortised. Panics if n < 0.
+// block carries; an anonymous block is appended as such (see freelist.go).
+// If fewer than n blocks are free it allocates nothing and returns table and
+// false. Cost O(n), amortised. Panics if n < 0.
 func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	if n < 0 {
 		panic("kv: negative block count")
@@ -200,12 +223,10 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	}
 	for range n {
 		b, anonymous := p.popHead()
-		if anonymous {
-			// Its state is known without reading it (a write does not
-			// wait for the cache line): only its content is evicted.
-			p.blocks[b] = block{pos: notQueued, refs: 1}
+		if anonymous { // its content is evicted; the block stays anonymous
+			p.owned++
 			p.stats.Evicted++
-			table = append(table, b)
+			table = append(table, own(b))
 			continue
 		}
 		blk := &p.blocks[b]
@@ -223,27 +244,36 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	return table, true
 }
 
-// Commit records that block b holds the full block whose chained hash is h,
-// so later Match calls find it. If another block already holds h, b stays
-// uncached (first writer wins); committing the hash b already holds is a
-// no-op. No-op without prefix caching. Cost O(1). Panics if h is 0, b is
-// free, or b already holds a different hash.
-func (p *Pool) Commit(b BlockID, h uint64) {
-	if !p.prefixCaching || !p.commitCheck(b, h) {
+// Commit records that block table[i] holds the full block whose chained
+// hash is h, so later Match calls find it. If another block already holds
+// h, it stays uncached (first writer wins); committing the hash it already
+// holds is a no-op. The entry may change (an anonymous block stops being
+// one). No-op without prefix caching. Cost O(1). Panics if h is 0, the block
+// is free, or it already holds a different hash.
+func (p *Pool) Commit(table []BlockID, i int, h uint64) {
+	if !p.prefixCaching || !p.commitCheck(table, i, h) {
 		return
 	}
-	if p.cached.put(h, b) {
+	if b := table[i]; p.cached.put(h, b) {
 		p.blocks[b].hash = h
 	}
 }
 
 // commitCheck panics as Commit documents and reports whether committing h to
-// b changes anything (false if b already holds h).
-func (p *Pool) commitCheck(b BlockID, h uint64) bool {
-	blk := &p.blocks[b]
-	switch {
-	case h == noneHash:
+// table[i] changes anything (false if it already holds h). An anonymous
+// entry becomes its block, in use by this table.
+func (p *Pool) commitCheck(table []BlockID, i int, h uint64) bool {
+	if h == noneHash {
 		panic("kv: commit of hash 0")
+	}
+	if b := table[i]; b.anonymous() {
+		b = own(b)
+		p.blocks[b] = block{pos: notQueued, refs: 1}
+		p.owned--
+		table[i] = b
+	}
+	blk := &p.blocks[table[i]]
+	switch {
 	case blk.refs == 0:
 		panic("kv: commit to a free block")
 	case blk.hash == h:
@@ -271,6 +301,10 @@ func (p *Pool) Free(table []BlockID) { p.free(table, 0, 0) }
 func (p *Pool) free(table []BlockID, contentFrom, contentTo int) {
 	for i := len(table) - 1; i >= 0; i-- {
 		b := table[i]
+		if b.anonymous() {
+			p.freeOwned(own(b), i >= contentFrom && i < contentTo)
+			continue
+		}
 		blk := &p.blocks[b]
 		if blk.refs <= 0 {
 			panic("kv: free of a free block")

@@ -42,7 +42,7 @@ func (w *propWorld) admit() {
 		panic("allocation failed after capacity check")
 	}
 	for i := hit; i < len(s.hashes); i++ {
-		w.p.Commit(s.table[i], s.hashes[i])
+		w.p.Commit(s.table, i, s.hashes[i])
 	}
 	w.seqs = append(w.seqs, s)
 }
@@ -61,7 +61,7 @@ func (w *propWorld) grow(i int) {
 	n := len(s.hashes)
 	s.hashes = AppendBlockHashes(s.hashes, s.segs, s.uid, s.tokens, bs)
 	if len(s.hashes) > n {
-		w.p.Commit(s.table[n], s.hashes[n])
+		w.p.Commit(s.table, n, s.hashes[n])
 	}
 }
 
@@ -140,9 +140,9 @@ func TestPoolPanics(t *testing.T) {
 		"zero block size":   func() { NewPool(4, 0, true) },
 		"negative allocate": func() { p, _ := used(); p.Allocate(nil, -1) },
 		"double free":       func() { p, tab := used(); p.Free(tab); p.Free(tab) },
-		"commit to free":    func() { p, tab := used(); p.Free(tab); p.Commit(tab[0], 5) },
-		"commit hash 0":     func() { p, tab := used(); p.Commit(tab[0], 0) },
-		"recommit":          func() { p, tab := used(); p.Commit(tab[0], 5); p.Commit(tab[0], 6) },
+		"commit to free":    func() { p, tab := used(); p.Free(tab); p.Commit(tab, 0, 5) },
+		"commit hash 0":     func() { p, tab := used(); p.Commit(tab, 0, 0) },
+		"recommit":          func() { p, tab := used(); p.Commit(tab, 0, 5); p.Commit(tab, 0, 6) },
 		"acquire uncached":  func() { p, _ := used(); p.Acquire(nil, []uint64{7}) },
 	} {
 		t.Run(name, func(t *testing.T) { mustPanic(t, f) })
@@ -171,7 +171,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := NewPool(6, 4, true)
 			tab, _ := p.Allocate(nil, 2)
-			p.Commit(tab[0], 9)
+			p.Commit(tab, 0, 9)
 			if err := p.Check(); err != nil {
 				t.Fatalf("healthy pool: %v", err)
 			}
@@ -189,9 +189,9 @@ func TestPoolSteadyStateNoAlloc(t *testing.T) {
 	h := uint64(0)
 	allocs := testing.AllocsPerRun(2000, func() {
 		tab, _ = p.Allocate(tab[:0], 32)
-		for _, b := range tab {
+		for i := range tab {
 			h++
-			p.Commit(b, mix64(h)|1)
+			p.Commit(tab, i, mix64(h)|1)
 		}
 		p.Match([]uint64{mix64(h) | 1})
 		p.Free(tab)
@@ -210,9 +210,9 @@ func BenchmarkAllocateFree(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tab, _ = p.Allocate(tab[:0], 32)
-		for _, blk := range tab {
+		for i := range tab {
 			h++
-			p.Commit(blk, mix64(h)|1)
+			p.Commit(tab, i, mix64(h)|1)
 		}
 		p.Free(tab)
 	}
@@ -223,8 +223,8 @@ func BenchmarkMatch(b *testing.B) {
 	p := NewPool(4096, 16, true)
 	hs := AppendBlockHashes(nil, []Segment{{ID: 1, Tokens: 1000}}, 2, 64*16, 16)
 	tab, _ := p.Allocate(nil, len(hs))
-	for i, blk := range tab {
-		p.Commit(blk, hs[i])
+	for i := range tab {
+		p.Commit(tab, i, hs[i])
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -277,7 +277,7 @@ func BenchmarkPoolSimLike(b *testing.B) {
 		tab := p.Acquire(tables[i][:0], hs[:hit])
 		tab, _ = p.Allocate(tab, len(hs)-hit)
 		for j := hit; j < len(hs); j++ {
-			p.Commit(tab[j], hs[j])
+			p.Commit(tab, j, hs[j])
 		}
 		tables[i] = tab
 		i = (i + 1) % live

@@ -14,14 +14,15 @@ package kv
 // committed blocks would, without a hash ever being computed. Observable
 // behaviour is identical to committing every full block.
 
-// CommitPrivate records that block b holds the full block with chained hash
-// h, without entering h in the shared index. No-op without prefix caching.
-// Cost O(1). Panics as Commit does.
-func (p *Pool) CommitPrivate(b BlockID, h uint64) {
-	if !p.prefixCaching || !p.commitCheck(b, h) {
+// CommitPrivate records that block table[i] holds the full block with
+// chained hash h, without entering h in the shared index. The entry may
+// change, as with Commit. No-op without prefix caching. Cost O(1). Panics as
+// Commit does.
+func (p *Pool) CommitPrivate(table []BlockID, i int, h uint64) {
+	if !p.prefixCaching || !p.commitCheck(table, i, h) {
 		return
 	}
-	blk := &p.blocks[b]
+	blk := &p.blocks[table[i]]
 	blk.hash, blk.private = h, true
 }
 
@@ -31,7 +32,7 @@ func (p *Pool) CommitPrivate(b BlockID, h uint64) {
 func (p *Pool) Held(blocks []BlockID, hashes []uint64) int {
 	n := min(len(blocks), len(hashes))
 	for i := range n {
-		if h := hashes[i]; h == noneHash || p.blocks[blocks[i]].hash != h {
+		if h := hashes[i]; h == noneHash || blocks[i].anonymous() || p.blocks[blocks[i]].hash != h {
 			return i
 		}
 	}
@@ -43,7 +44,7 @@ func (p *Pool) Held(blocks []BlockID, hashes []uint64) int {
 func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
 	n := 0
 	for _, b := range blocks {
-		if p.blocks[b].refs == 0 {
+		if !b.anonymous() && p.blocks[b].refs == 0 {
 			n++
 		}
 	}
@@ -55,7 +56,7 @@ func (p *Pool) FreeAmongBlocks(blocks []BlockID) int {
 // holds no hash.
 func (p *Pool) AcquireBlocks(table, blocks []BlockID) []BlockID {
 	for _, b := range blocks {
-		if p.blocks[b].hash == noneHash {
+		if b.anonymous() || p.blocks[b].hash == noneHash {
 			panic("kv: acquiring a block that holds nothing")
 		}
 		p.ref(b)

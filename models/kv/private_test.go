@@ -16,10 +16,10 @@ func TestCommitPrivate(t *testing.T) {
 		}
 	}
 	tab, _ := p.Allocate(nil, 3)
-	p.CommitPrivate(tab[0], 11)
-	p.CommitPrivate(tab[1], 12)
-	p.CommitPrivate(tab[1], 12) // same hash again: no-op
-	p.Commit(tab[2], 13)
+	p.CommitPrivate(tab, 0, 11)
+	p.CommitPrivate(tab, 1, 12)
+	p.CommitPrivate(tab, 1, 12) // same hash again: no-op
+	p.Commit(tab, 2, 13)
 	audit("committed")
 	if got := p.BlockHash(tab[0]); got != 11 {
 		t.Errorf("BlockHash = %d, want 11", got)
@@ -65,8 +65,8 @@ func TestCommitPrivate(t *testing.T) {
 func TestPrivateQueueOrder(t *testing.T) {
 	p := NewPool(3, 1, true)
 	tab, _ := p.Allocate(nil, 3)
-	p.CommitPrivate(tab[0], 5)
-	p.Commit(tab[2], 7)
+	p.CommitPrivate(tab, 0, 5)
+	p.Commit(tab, 2, 7)
 	p.Free(tab)
 	got, _ := p.Allocate(nil, 3)
 	if want := []BlockID{1, 2, 0}; !slices.Equal(got, want) {
@@ -77,7 +77,7 @@ func TestPrivateQueueOrder(t *testing.T) {
 func TestCommitPrivateNoCaching(t *testing.T) {
 	p := NewPool(2, 1, false)
 	tab, _ := p.Allocate(nil, 1)
-	p.CommitPrivate(tab[0], 5)
+	p.CommitPrivate(tab, 0, 5)
 	if p.BlockHash(tab[0]) != 0 || p.Held(tab, []uint64{5}) != 0 {
 		t.Error("CommitPrivate stored a hash without prefix caching")
 	}
@@ -93,10 +93,10 @@ func TestPrivatePanics(t *testing.T) {
 		return p, tab
 	}
 	for name, f := range map[string]func(){
-		"hash 0":          func() { p, tab := used(); p.CommitPrivate(tab[0], 0) },
-		"free block":      func() { p, tab := used(); p.Free(tab); p.CommitPrivate(tab[0], 5) },
-		"different hash":  func() { p, tab := used(); p.CommitPrivate(tab[0], 5); p.CommitPrivate(tab[0], 6) },
-		"after Commit":    func() { p, tab := used(); p.Commit(tab[0], 5); p.CommitPrivate(tab[0], 6) },
+		"hash 0":          func() { p, tab := used(); p.CommitPrivate(tab, 0, 0) },
+		"free block":      func() { p, tab := used(); p.Free(tab); p.CommitPrivate(tab, 0, 5) },
+		"different hash":  func() { p, tab := used(); p.CommitPrivate(tab, 0, 5); p.CommitPrivate(tab, 0, 6) },
+		"after Commit":    func() { p, tab := used(); p.Commit(tab, 0, 5); p.CommitPrivate(tab, 0, 6) },
 		"acquire nothing": func() { p, tab := used(); p.AcquireBlocks(nil, tab[:1]) },
 		"out of range":    func() { p, _ := used(); p.RefCount(BlockID(p.NumBlocks())) },
 	} {

@@ -136,7 +136,7 @@ func (s *scriptState) run(t *testing.T, path string, lineNo int, line string) st
 			if err != nil || i >= len(s.tables[f[1]]) {
 				return fail("commit index %q", idx)
 			}
-			s.pool.Commit(s.tables[f[1]][i], s.hash(name))
+			s.pool.Commit(s.tables[f[1]], i, s.hash(name))
 		}
 	case "free":
 		s.pool.Free(s.tables[f[1]])
