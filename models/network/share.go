@@ -1,6 +1,9 @@
 package network
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // scratch holds per-link working state for the max-min computation.
 type scratch struct {
@@ -9,6 +12,9 @@ type scratch struct {
 	frozen []bool    // per flow slot
 	mark   []uint64  // per link: epoch in which it was last counted busy
 	epoch  uint64
+	links  []int32  // links carrying a flow, ascending: the only ones filling looks at
+	listed []uint64 // per link: the rates() round in which it joined links
+	round  uint64
 }
 
 // resize returns buf with length n, reusing its storage; contents are stale.
@@ -95,17 +101,24 @@ func (n *Network) rates() {
 	s.left = resize(s.left, len(n.capBps))
 	s.unfrz = resize(s.unfrz, len(n.capBps))
 	s.frozen = resize(s.frozen, len(n.flows))
-	for l, c := range n.capBps {
-		s.left[l], s.unfrz[l] = c/1e9, 0
-	}
+	s.listed = resize(s.listed, len(n.capBps)) // zero-filled when new; rounds start at 1
+	s.links = s.links[:0]
+	s.round++
 	for i := range n.flows {
-		if n.flows[i].live {
-			for _, l := range n.flows[i].path {
-				s.unfrz[l]++
-			}
-		}
 		s.frozen[i] = !n.flows[i].live
+		if !n.flows[i].live {
+			continue
+		}
+		for _, l := range n.flows[i].path {
+			if s.listed[l] != s.round {
+				s.listed[l] = s.round
+				s.links = append(s.links, l)
+				s.left[l], s.unfrz[l] = n.capBps[l]/1e9, 0
+			}
+			s.unfrz[l]++
+		}
 	}
+	slices.Sort(s.links) // ties go to the lowest link, as a scan of all would
 	for n.fillOnce() {
 	}
 	n.sameRate = true
@@ -116,9 +129,9 @@ func (n *Network) rates() {
 func (n *Network) fillOnce() bool {
 	s := &n.scratch
 	best, share := -1, math.Inf(1)
-	for l := range s.left {
+	for _, l := range s.links {
 		if s.unfrz[l] > 0 && s.left[l]/float64(s.unfrz[l]) < share {
-			best, share = l, s.left[l]/float64(s.unfrz[l])
+			best, share = int(l), s.left[l]/float64(s.unfrz[l])
 		}
 	}
 	if best < 0 {
