@@ -15,29 +15,31 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 	in.completeCruising(nowNs)
 	in.busyNs += nowNs - startNs
 	in.lastEndNs = nowNs
-	for j, s := range in.step {
+	for _, e := range in.step {
+		s := e.s
 		s.account(startNs, nowNs)
-		s.computed += s.scheduled
-		s.scheduled = 0
+		s.computed += int(e.tokens)
 		in.commitFull(s)
-		sampled := s.computed == s.Tokens()
-		if sampled {
+		// A sequence this step reports (first token, recovered) is read by
+		// the caller as it stands, so it may only cruise from its next step.
+		steady := s.computed == s.Tokens()
+		if steady {
+			steady = !s.reprefill && s.Generated > 0
 			if s.reprefill {
 				s.reprefill = false
 				in.res.Recovered = append(in.res.Recovered, s)
 			}
 			in.emitToken(s, nowNs)
 		}
-		switch pos := int(in.stepPos[j]); {
+		switch pos := int(e.pos); {
 		case s.state != stateRunning:
 			in.running[pos].due = finishedEntry
-		case sampled:
+		case steady:
 			in.maybeCruise(pos, s)
 		}
 	}
 	clear(in.step)
 	in.step = in.step[:0]
-	in.stepPos = in.stepPos[:0]
 	if len(in.res.Finished) > 0 {
 		in.removeFinished()
 	}

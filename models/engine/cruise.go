@@ -11,16 +11,22 @@ package engine
 // So after a step in which a running sequence sampled a token, it cruises
 // until the first step that needs it: the one that must give it a new
 // block, or the one that produces its last token here. Until then its
-// running entry carries that step's number (due) and nothing else about it
-// is read or written. The instance keeps what cruising sequences have in
+// running entry carries that step's number (due) and nothing about it is
+// read or written. The instance keeps what cruising sequences have in
 // common: their number, the sum of their contexts (for the step's price),
-// and the running total of step durations. When a cruising sequence is due,
-// preempted, or left out of a step by the token budget, settle brings its
-// counters, accounting and last-token time up to date exactly as the
-// skipped steps would have, and it is scheduled eagerly from there. All
-// arithmetic is on integers, so the two ways give identical results
-// (TestCruiseMatchesEager checks this against an instance that never
-// cruises).
+// the count of steps and the running total of step durations. Rather than
+// remember where its cruise began, a sequence keeps its token counters
+// relative to the step count and its accounting relative to the busy time:
+// as it starts cruising after step k, computed and Generated drop by k, so
+// that adding the steps completed gives their current values; the compute
+// bucket drops by the busy time then, the queue bucket gains it and loses
+// the time of its mark, so that adding the busy time and the gaps between
+// steps (the time since, less the busy time) settles both. When a cruising
+// sequence is due, preempted, or left out of a step by the token budget,
+// settle brings it up to date exactly as the skipped steps would have, and
+// it is scheduled eagerly from there. All arithmetic is on integers, so the
+// two ways give identical results (TestCruiseMatchesEager checks this
+// against an instance that never cruises).
 
 // runEntry is one sequence of the running set. due is 0 unless the
 // sequence cruises; then it is the number of the first step in which it
@@ -29,6 +35,14 @@ package engine
 type runEntry struct {
 	s   *Seq
 	due int64
+}
+
+// stepEntry is one sequence computing in the step in flight (cruising ones
+// aside): its position in the running set and its tokens.
+type stepEntry struct {
+	s      *Seq
+	pos    int32
+	tokens int32
 }
 
 const finishedEntry = -1
@@ -40,10 +54,10 @@ func (in *Instance) addRunning(s *Seq) int {
 }
 
 // maybeCruise lets the running sequence s at position pos, which just
-// sampled a token in step k = in.stats.Steps, cruise if its next step
-// needs nothing of it.
+// sampled a token (not its first here, nor the one ending a recompute) in
+// step k = in.stats.Steps, cruise if its next step needs nothing of it.
 func (in *Instance) maybeCruise(pos int, s *Seq) {
-	if in.noCruise || s.reprefill || in.cfg.PrefixCaching && s.committed < s.shared {
+	if in.noCruise || in.cfg.PrefixCaching && s.committed < s.shared {
 		return
 	}
 	k := in.stats.Steps
@@ -57,9 +71,12 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 		return
 	}
 	in.running[pos].due = due
-	s.cruiseFrom, s.cruiseBusyNs = k, in.busyNs
+	s.computed -= int(k)
+	s.Generated -= int(k)
+	s.Acct[AcctCompute] -= in.busyNs
+	s.Acct[AcctQueue] += in.busyNs - s.markNs
 	in.cruising++
-	in.cruiseBase += int64(s.computed) - k
+	in.cruiseBase += int64(s.computed)
 }
 
 // settle ends the cruise of the sequence at running position pos, if it
@@ -74,16 +91,12 @@ func (in *Instance) settle(pos int) {
 	e.due = 0
 	s := e.s
 	in.cruising--
-	in.cruiseBase -= int64(s.computed) - s.cruiseFrom
-	steps := int(in.stats.Steps - s.cruiseFrom)
-	if steps == 0 {
-		return
-	}
-	s.computed += steps
-	s.Generated += steps
-	compute := in.busyNs - s.cruiseBusyNs
-	s.Acct[AcctCompute] += compute
-	s.Acct[AcctQueue] += in.lastEndNs - s.markNs - compute
+	in.cruiseBase -= int64(s.computed)
+	k := in.stats.Steps
+	s.computed += int(k)
+	s.Generated += int(k)
+	s.Acct[AcctCompute] += in.busyNs
+	s.Acct[AcctQueue] += in.lastEndNs - in.busyNs
 	s.markNs, s.LastTokenNs = in.lastEndNs, in.lastEndNs
 	if in.cfg.PrefixCaching { // commitFull, with every shared block long committed
 		s.committed = max(s.committed, s.computed/in.cfg.BlockSize)
@@ -103,7 +116,7 @@ func (in *Instance) planCruising(k int64) {
 	if in.cruising == 0 {
 		return
 	}
-	// Each one's context is computed + (k−1−cruiseFrom) tokens, plus the
+	// Each one's context is its relative computed + k−1 tokens, plus the
 	// one it computes now.
 	in.batch.DecodeSeqs += in.cruising
 	in.batch.DecodeContext += in.cruiseBase + int64(in.cruising)*k

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"handoff/models/kv"
 )
@@ -243,4 +244,17 @@ func TestCruiseMatchesEager(t *testing.T) {
 		t.Fatal("no sequence ever cruised: the test exercises nothing")
 	}
 	t.Logf("%d tokens produced by cruising sequences", cruised)
+}
+
+// TestSeqLayout pins what the hot fields of Seq rely on: the struct is a
+// whole number of cache lines, so allocations keep them aligned, and they
+// all lie in the first two.
+func TestSeqLayout(t *testing.T) {
+	var s Seq
+	if size := unsafe.Sizeof(s); size%64 != 0 {
+		t.Errorf("Seq is %d bytes; adjust seqPad to make it a multiple of 64", size)
+	}
+	if end := unsafe.Offsetof(s.blocks) + unsafe.Sizeof(s.blocks); end > 128 {
+		t.Errorf("the hot fields end at byte %d, past the second cache line", end)
+	}
 }

@@ -20,8 +20,7 @@ type Instance struct {
 	pulling  int // decode role: sequences whose prompt KV is in flight
 	holding  int // prefill role: finished sequences holding blocks
 
-	step     []*Seq  // sequences computing in the step in flight, cruising ones aside
-	stepPos  []int32 // their positions in the running set
+	step     []stepEntry // sequences computing in the step in flight, cruising ones aside
 	batch    perf.Batch
 	inStep   bool
 	res      StepResult
@@ -33,7 +32,7 @@ type Instance struct {
 
 	// Cruising sequences (cruise.go).
 	cruising   int   // how many
-	cruiseBase int64 // Σ computed − cruiseFrom over them
+	cruiseBase int64 // Σ of their relative computed
 	busyNs     int64 // Σ durations of the steps completed
 	lastEndNs  int64 // end of the last step completed
 	noCruise   bool  // tests: schedule every sequence eagerly

@@ -276,9 +276,7 @@ func (in *Instance) preempt(s *Seq) {
 // plan adds n tokens of s, at running position pos, to the step and to the
 // batch summary.
 func (in *Instance) plan(s *Seq, pos, n int) {
-	s.scheduled = n
-	in.step = append(in.step, s)
-	in.stepPos = append(in.stepPos, int32(pos))
+	in.step = append(in.step, stepEntry{s: s, pos: int32(pos), tokens: int32(n)})
 	if s.Hold && s.computed+n == s.Tokens() {
 		in.res.FinalChunks = append(in.res.FinalChunks, s)
 	}

@@ -19,21 +19,25 @@ const (
 // fields before Enqueue and reads the counters afterwards; the engine owns the
 // rest. Seqs are recycled through Instance.NewSeq and Instance.Recycle.
 type Seq struct {
-	// Read or written on every step; kept together so a step touches few
-	// cache lines per sequence.
+	// What a step or a settling cruise reads and writes: the first two
+	// cache lines (a Seq is a multiple of 64 bytes, so allocations keep
+	// them aligned). While the sequence cruises, computed and Generated
+	// are kept relative to its instance's step count and Acct to its busy
+	// time (see cruise.go).
 	computed     int   // tokens whose KV is in the pool
-	scheduled    int   // tokens computed in the current step
+	committed    int   // leading blocks already committed to the prefix cache
+	shared       int   // leading blocks made only of Prefix tokens: shareable with other sequences
 	PromptTokens int   // tokens in the prompt
 	Generated    int   // tokens generated on this instance so far
 	MaxNew       int   // tokens to generate on this instance, ≥ 1
-	committed    int   // leading blocks already committed to the prefix cache
 	markNs       int64 // time its accounting has reached
+	LastTokenNs  int64 // when the last token was produced
 	state        seqState
 	reprefill    bool
-	swappedIn    bool  // swapped back in for the coming step
-	Hold         bool  // keep blocks after finishing until Release (prefill role)
-	LastTokenNs  int64 // when the last token was produced
-	Acct         Acct  // where its time here went
+	swappedIn    bool // swapped back in for the coming step
+	Hold         bool // keep blocks after finishing until Release (prefill role)
+	Acct         Acct // where its time here went
+	blocks       []kv.BlockID
 
 	Ref      int32        // caller's handle, opaque to the engine
 	Prefix   []kv.Segment // prompt content identity (prefix caching)
@@ -53,14 +57,13 @@ type Seq struct {
 	hostBlocks int // blocks it holds in the host tier while swapped out
 	slotClass  int // slot mode: the class of the slot it holds
 	admitted   bool
-	blocks     []kv.BlockID
 	hashes     []uint64
-	shared     int          // leading blocks made only of Prefix tokens: shareable with other sequences
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
-
-	cruiseFrom   int64 // cruising (cruise.go): the step after which it began
-	cruiseBusyNs int64 // and its instance's total step time then
+	_          [seqPad]byte
 }
+
+// seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
+const seqPad = 32
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
