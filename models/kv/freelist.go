@@ -10,11 +10,12 @@ import "math"
 // one live entry, a used block has pos == notQueued and none. Taking a free
 // block out of the middle of the queue (Acquire of a cached block) just sets
 // its pos to notQueued; its entry goes stale and stays where it is until
-// popHead skips it or compact drops it. The live entries, in ring order, are
-// the LRU queue a doubly-linked list would hold, in the same order.
+// Allocate skips it (dropStale) or compact drops it. The live entries, in
+// ring order, are the LRU queue a doubly-linked list would hold, in the same
+// order.
 //
 // A linked list made Allocate chase next pointers, one dependent cache miss
-// per block in pools far beyond the CPU caches; popHead reads IDs from
+// per block in pools far beyond the CPU caches; Allocate reads IDs from
 // consecutive slots, so the per-block fetches are independent and overlap
 // (BenchmarkPoolsRoundRobin).
 //
@@ -23,8 +24,8 @@ import "math"
 // in the queue matters, since each one evicted counts and the cached blocks
 // behind them survive until they are gone. Their ring entries are therefore
 // anonEntry placeholders, always live, and the blocks themselves wait on a
-// stack (p.anon); popHead reaching a placeholder takes the most recently
-// settled block. Reusing the blocks a finishing sequence just released keeps
+// stack (p.anon); Allocate reaching placeholders takes the most recently
+// settled blocks. Reusing the blocks a finishing sequence just released keeps
 // a busy pool's working set to the blocks in use rather than cycling
 // through all of them, which in a many-instance run meant a cache miss for
 // nearly every block allocated.
@@ -91,17 +92,69 @@ func (p *Pool) pushPlaceholder(b BlockID) {
 	p.numFree++
 }
 
-// freeOwned frees an anonymous block a table held: back onto the stack if
-// it holds settled content, otherwise to the head of the queue as an
-// ordinary uncached block.
-func (p *Pool) freeOwned(b BlockID, settled bool) {
-	p.owned--
-	if settled {
-		p.pushPlaceholder(b)
-		return
+// placeholdersAtHead counts the placeholders opening the queue, up to most
+// and up to the end of the ring's storage.
+func (p *Pool) placeholdersAtHead(most int) int {
+	most = min(most, p.qLen, len(p.queue)-p.qHead)
+	run := p.queue[p.qHead : p.qHead+most]
+	for k, b := range run {
+		if b != anonEntry {
+			return k
+		}
 	}
-	p.blocks[b] = block{}
-	p.pushHead(b)
+	return most
+}
+
+// takeAnonymous pops the k placeholders opening the queue and appends to
+// table the k anonymous blocks they stand for, most recently settled
+// first, as anonymous entries: their content is evicted, their state left
+// as it is.
+func (p *Pool) takeAnonymous(table []BlockID, k int) []BlockID {
+	top := len(p.anon) - k
+	for i := len(p.anon) - 1; i >= top; i-- {
+		table = append(table, own(p.anon[i]))
+	}
+	p.anon = p.anon[:top]
+	if p.qHead += k; p.qHead == len(p.queue) {
+		p.qHead = 0
+	}
+	p.qLen -= k
+	p.numFree -= k
+	p.owned += k
+	p.stats.Evicted += int64(k)
+	return table
+}
+
+// returnAnonymous frees the anonymous entries table[j..last], for the
+// smallest j ≥ from such that all are anonymous, walking back from last as
+// free does: each goes back onto the stack with a placeholder at the tail.
+// It returns j.
+func (p *Pool) returnAnonymous(table []BlockID, from, last int) int {
+	j := last
+	for j > from && table[j-1].anonymous() {
+		j--
+	}
+	for i := last; i >= j; i-- {
+		p.anon = append(p.anon, own(table[i]))
+	}
+	k := last - j + 1
+	s := p.qHead + p.qLen
+	if s >= len(p.queue) {
+		s -= len(p.queue)
+	}
+	first := min(k, len(p.queue)-s) // up to the end of the ring's storage, then from its start
+	fill(p.queue[s:s+first], anonEntry)
+	fill(p.queue[:k-first], anonEntry)
+	p.qLen += k
+	p.numFree += k
+	p.owned -= k
+	return j
+}
+
+func fill(s []BlockID, v BlockID) {
+	for i := range s {
+		s[i] = v
+	}
 }
 
 // pushHead inserts free block b at the head of the queue.
@@ -121,28 +174,29 @@ func (p *Pool) enqueue(b BlockID, s int) {
 	p.numFree++
 }
 
-// popHead removes the queue's head block and returns it, dropping the stale
-// entries before it; the queue must not be empty. An anonymous block is
-// returned with its state untouched, for the caller to overwrite. Amortised
-// O(1).
-func (p *Pool) popHead() (b BlockID, anonymous bool) {
-	for {
-		s := p.qHead
-		b := p.queue[s]
-		p.qHead = p.next(s)
+// dropStale drops the stale entries opening the queue, so that it opens
+// with a live entry (or is empty). Amortised O(1).
+func (p *Pool) dropStale() {
+	for p.qLen > 0 {
+		b := p.queue[p.qHead]
+		if b == anonEntry || p.blocks[b].pos == uint32(p.qHead) {
+			return
+		}
+		p.qHead = p.next(p.qHead)
 		p.qLen--
-		if b == anonEntry {
-			b = p.anon[len(p.anon)-1]
-			p.anon = p.anon[:len(p.anon)-1]
-			p.numFree--
-			return b, true
-		}
-		if blk := &p.blocks[b]; blk.pos == uint32(s) {
-			blk.pos = notQueued
-			p.numFree--
-			return b, false
-		}
 	}
+}
+
+// popHead removes the queue's head block and returns it; the queue must
+// open with a live entry that is not a placeholder (see dropStale and
+// placeholdersAtHead).
+func (p *Pool) popHead() BlockID {
+	b := p.queue[p.qHead]
+	p.qHead = p.next(p.qHead)
+	p.qLen--
+	p.blocks[b].pos = notQueued
+	p.numFree--
+	return b
 }
 
 // remove takes free block b out of the queue, leaving its entry stale.

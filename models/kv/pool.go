@@ -1,6 +1,9 @@
 package kv
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // BlockID indexes a block in a Pool, from 0 to NumBlocks()−1. In a block
 // table a negative entry is an anonymous block the table owns (see
@@ -221,14 +224,16 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	if n > p.numFree {
 		return table, false
 	}
-	for range n {
-		b, anonymous := p.popHead()
-		if anonymous { // its content is evicted; the block stays anonymous
-			p.owned++
-			p.stats.Evicted++
-			table = append(table, own(b))
+	table = slices.Grow(table, n)
+	for left := n; left > 0; {
+		p.dropStale()
+		if k := p.placeholdersAtHead(left); k > 0 {
+			table = p.takeAnonymous(table, k)
+			left -= k
 			continue
 		}
+		left--
+		b := p.popHead()
 		blk := &p.blocks[b]
 		if blk.hash != noneHash {
 			if !blk.private {
@@ -301,8 +306,14 @@ func (p *Pool) Free(table []BlockID) { p.free(table, 0, 0) }
 func (p *Pool) free(table []BlockID, contentFrom, contentTo int) {
 	for i := len(table) - 1; i >= 0; i-- {
 		b := table[i]
-		if b.anonymous() {
-			p.freeOwned(own(b), i >= contentFrom && i < contentTo)
+		if b.anonymous() && i >= contentFrom && i < contentTo {
+			i = p.returnAnonymous(table, contentFrom, i) // the run of them ending at i
+			continue
+		}
+		if b.anonymous() { // not settled content: an ordinary uncached block
+			p.owned--
+			p.blocks[own(b)] = block{}
+			p.pushHead(own(b))
 			continue
 		}
 		blk := &p.blocks[b]
