@@ -17,3 +17,14 @@ type Request struct {
 type Source interface {
 	Next(r *Request) (bool, error)
 }
+
+// Counted is a Source that knows how many requests it will yield at most;
+// a run reserves room for that many records up front instead of growing
+// them as requests arrive.
+type Counted interface {
+	Source
+	MaxRequests() int
+}
+
+// maxReserved caps the records a run reserves from a Counted source.
+const maxReserved = 1 << 22

@@ -141,6 +141,9 @@ func newCluster(cfg *Config) *cluster {
 		}
 	}
 	c.initRouting()
+	if src, ok := cfg.Source.(Counted); ok {
+		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
+	}
 	if cfg.TimelineIntervalNs > 0 {
 		c.timelines = make([]Timeline, n)
 		for i := range c.timelines {

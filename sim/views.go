@@ -28,6 +28,12 @@ func (c *cluster) initRouting() {
 	r.view = router.Cluster{Prefill: make([]router.View, len(c.prefillIdx)),
 		Decode: make([]router.View, len(c.decodeIdx)), KVBytesPerToken: c.cfg.KVBytesPerToken,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
+	for k, i := range c.prefillIdx {
+		c.fixView(&r.view.Prefill[k], i)
+	}
+	for k, i := range c.decodeIdx {
+		c.fixView(&r.view.Decode[k], i)
+	}
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.insts[i].Pool().Peek(hashes) }
 	r.view.TransferNs = c.predictTransferNs
 }
@@ -49,13 +55,19 @@ func (c *cluster) refreshViews() {
 	r.view.NowNs = c.nowNs
 }
 
+// fixView fills the parts of instance i's view that never change.
+func (c *cluster) fixView(v *router.View, i int) {
+	pool := c.insts[i].Pool()
+	*v = router.View{Index: i, TotalBlocks: pool.NumBlocks(), BlockSize: pool.BlockSize(),
+		MaxBatchedTokens: c.cfg.Instances[i].Engine.MaxBatchedTokens}
+}
+
+// fillView brings instance i's view up to date: its state unless the view
+// is stale, the router's bookkeeping always.
 func (c *cluster) fillView(v *router.View, i int, stale bool) {
 	if !stale {
 		in := c.insts[i]
-		pool := in.Pool()
-		*v = router.View{Index: i, Waiting: in.Waiting(), Running: in.Running(),
-			FreeBlocks: pool.FreeBlocks(), TotalBlocks: pool.NumBlocks(), BlockSize: pool.BlockSize(),
-			MaxBatchedTokens: c.cfg.Instances[i].Engine.MaxBatchedTokens}
+		v.Waiting, v.Running, v.FreeBlocks = in.Waiting(), in.Running(), in.Pool().FreeBlocks()
 	}
 	v.Outstanding = c.outstanding[i]
 	v.ActivePrefillTokens = c.routing.prefillTokens[i]

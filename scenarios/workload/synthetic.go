@@ -38,6 +38,15 @@ type synthetic struct {
 	timeNs        float64 // next arrival, unrounded
 }
 
+// MaxRequests implements sim.Counted: the request count, when no duration
+// may end the workload sooner (0, no reservation, otherwise).
+func (g *synthetic) MaxRequests() int {
+	if g.durationNs > 0 {
+		return 0
+	}
+	return int(g.maxRequests)
+}
+
 // Next implements sim.Source.
 func (g *synthetic) Next(r *sim.Request) (bool, error) {
 	if g.maxRequests > 0 && g.nextID >= g.maxRequests {

@@ -131,10 +131,23 @@ func TestSyntheticStops(t *testing.T) {
 		{"requests first", 250, units.Duration(10e9), 250},
 		{"duration first", 5000, units.Duration(10e9), 1000},
 	} {
-		reqs := synth(t, Synthetic{Requests: tc.requests, Duration: tc.duration, Arrival: constant,
-			InputTokens: fixed, OutputTokens: fixed}, 4)
+		spec := Synthetic{Requests: tc.requests, Duration: tc.duration, Arrival: constant,
+			InputTokens: fixed, OutputTokens: fixed}
+		reqs := synth(t, spec, 4)
 		if len(reqs) != tc.want {
 			t.Errorf("%s: %d requests, want %d", tc.name, len(reqs), tc.want)
+		}
+		// The count a run may reserve records for: known only without a duration.
+		src, err := NewSynthetic(spec, rand.New(rand.NewPCG(4, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if tc.duration == 0 {
+			want = tc.want
+		}
+		if got := src.(sim.Counted).MaxRequests(); got != want {
+			t.Errorf("%s: MaxRequests %d, want %d", tc.name, got, want)
 		}
 	}
 }
