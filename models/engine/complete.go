@@ -33,7 +33,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 		}
 		switch pos := int(e.pos); {
 		case s.state != stateRunning:
-			in.running[pos].due = finishedEntry
+			in.due[pos] = finishedEntry
 		case steady:
 			in.maybeCruise(pos, s)
 		}
@@ -94,14 +94,15 @@ func (in *Instance) settlePrivate(s *Seq) {
 // removeFinished drops finished sequences from the running set, keeping the
 // order of the rest.
 func (in *Instance) removeFinished() {
-	kept := in.running[:0]
-	for _, e := range in.running {
-		if e.due != finishedEntry {
-			kept = append(kept, e)
+	kept := 0
+	for i, s := range in.running {
+		if in.due[i] != finishedEntry {
+			in.running[kept], in.due[kept] = s, in.due[i]
+			kept++
 		}
 	}
-	clear(in.running[len(kept):])
-	in.running = kept
+	clear(in.running[kept:])
+	in.running, in.due = in.running[:kept], in.due[:kept]
 }
 
 // commitFull publishes the sequence's newly completed full blocks to the

@@ -28,15 +28,6 @@ package engine
 // two ways give identical results (TestCruiseMatchesEager checks this
 // against an instance that never cruises).
 
-// runEntry is one sequence of the running set. due is 0 unless the
-// sequence cruises; then it is the number of the first step in which it
-// needs attention. finishedEntry marks a sequence that finished in the
-// step just completed, until removeFinished drops it.
-type runEntry struct {
-	s   *Seq
-	due int64
-}
-
 // stepEntry is one sequence computing in the step in flight (cruising ones
 // aside): its position in the running set and its tokens.
 type stepEntry struct {
@@ -45,11 +36,13 @@ type stepEntry struct {
 	tokens int32
 }
 
+// finishedEntry is the due of a running sequence that just finished.
 const finishedEntry = -1
 
 // addRunning appends s to the running set and returns its position.
 func (in *Instance) addRunning(s *Seq) int {
-	in.running = append(in.running, runEntry{s: s})
+	in.running = append(in.running, s)
+	in.due = append(in.due, 0)
 	return len(in.running) - 1
 }
 
@@ -70,7 +63,7 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 	if due <= k+1 {
 		return
 	}
-	in.running[pos].due = due
+	in.due[pos] = due
 	s.computed -= int(k)
 	s.Generated -= int(k)
 	s.Acct[AcctCompute] -= in.busyNs
@@ -84,12 +77,11 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 // each, their durations charged to compute and the gaps between them to
 // the queue. Call it between steps only.
 func (in *Instance) settle(pos int) {
-	e := &in.running[pos]
-	if e.due <= 0 {
+	if in.due[pos] <= 0 {
 		return
 	}
-	e.due = 0
-	s := e.s
+	in.due[pos] = 0
+	s := in.running[pos]
 	in.cruising--
 	in.cruiseBase -= int64(s.computed)
 	k := in.stats.Steps

@@ -10,12 +10,17 @@ import (
 // Instance is one engine replica: its queues, its KV pool and the plan of the
 // step in flight.
 type Instance struct {
-	cfg      Config
-	pool     *kv.Pool
-	waiting  deque
-	ready    deque // decode role: prompt KV arrived; they hold their blocks
-	swapped  deque // swap policy: preempted to the host tier, oldest first
-	running  []runEntry
+	cfg     Config
+	pool    *kv.Pool
+	waiting deque
+	ready   deque // decode role: prompt KV arrived; they hold their blocks
+	swapped deque // swap policy: preempted to the host tier, oldest first
+	running []*Seq
+	// due[i] is 0 unless running[i] cruises (cruise.go); then it is the
+	// number of the first step in which it needs attention. finishedEntry
+	// marks one that finished in the step just completed, until
+	// removeFinished drops it.
+	due      []int64
 	hostUsed int // host-tier blocks in use
 	pulling  int // decode role: sequences whose prompt KV is in flight
 	holding  int // prefill role: finished sequences holding blocks

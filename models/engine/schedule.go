@@ -45,18 +45,18 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 	preempted := false
 	i := 0
 	for ; i < len(in.running) && budget > 0; i++ {
-		if in.running[i].due > k {
+		if in.due[i] > k {
 			budget--
 			continue
 		}
 		in.settle(i)
-		s := in.running[i].s
+		s := in.running[i]
 		n := min(s.Tokens()-s.computed, budget)
 		for !in.grow(s, s.computed+n) {
 			last := len(in.running) - 1
 			in.settle(last)
-			victim := in.running[last].s
-			in.running = in.running[:last]
+			victim := in.running[last]
+			in.running, in.due = in.running[:last], in.due[:last]
 			in.preempt(victim)
 			preempted = true
 			if victim == s {
