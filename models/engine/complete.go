@@ -97,12 +97,12 @@ func (in *Instance) removeFinished() {
 	kept := 0
 	for i, s := range in.running {
 		if in.due[i] != finishedEntry {
-			in.running[kept], in.due[kept] = s, in.due[i]
+			in.running[kept], in.due[kept], in.trip[kept] = s, in.due[i], in.trip[i]
 			kept++
 		}
 	}
 	clear(in.running[kept:])
-	in.running, in.due = in.running[:kept], in.due[:kept]
+	in.running, in.due, in.trip = in.running[:kept], in.due[:kept], in.trip[:kept]
 }
 
 // commitFull publishes the sequence's newly completed full blocks to the

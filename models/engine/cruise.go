@@ -39,11 +39,52 @@ type stepEntry struct {
 // finishedEntry is the due of a running sequence that just finished.
 const finishedEntry = -1
 
+// trip is what the instance keeps of one cruise besides its due step.
+type trip struct {
+	lastStep int64 // the step producing its last token here
+	grown    int   // blocks it took while cruising, held as a count (kv.Pool.AllocateAnonymous)
+}
+
 // addRunning appends s to the running set and returns its position.
 func (in *Instance) addRunning(s *Seq) int {
 	in.running = append(in.running, s)
 	in.due = append(in.due, 0)
+	in.trip = append(in.trip, trip{})
 	return len(in.running) - 1
+}
+
+// UncountedBlocks is how many blocks cruising sequences hold beyond their
+// Blocks (taken while cruising, added to their tables when they settle):
+// with those, the sequences' blocks add up to the pool's references.
+// Cost O(running): for audits.
+func (in *Instance) UncountedBlocks() int {
+	n := 0
+	for _, t := range in.trip {
+		n += t.grown
+	}
+	return n
+}
+
+// popRunning removes the last sequence of the running set and returns it.
+func (in *Instance) popRunning() *Seq {
+	last := len(in.running) - 1
+	s := in.running[last]
+	in.running, in.due, in.trip = in.running[:last], in.due[:last], in.trip[:last]
+	return s
+}
+
+// growCruising gives the cruising sequence at position pos, due at step
+// k only because its token needs a new block, that block — as a count, so
+// the sequence itself is not touched — and keeps it cruising. It reports
+// false, changing nothing, when no block is free.
+func (in *Instance) growCruising(pos int, k int64) bool {
+	if !in.pool.AllocateAnonymous(1) {
+		return false
+	}
+	t := &in.trip[pos]
+	t.grown++
+	in.due[pos] = min(k+int64(in.cfg.BlockSize), t.lastStep)
+	return true
 }
 
 // maybeCruise lets the running sequence s at position pos, which just
@@ -56,7 +97,8 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 	k := in.stats.Steps
 	// The step producing its last token here, and the first step whose
 	// token does not fit in its blocks (slots hold the whole sequence).
-	due := k + int64(min(s.MaxNew-s.Generated, in.cfg.MaxModelLen-s.Tokens()))
+	last := k + int64(min(s.MaxNew-s.Generated, in.cfg.MaxModelLen-s.Tokens()))
+	due := last
 	if !in.cfg.slotMode() {
 		due = min(due, k+int64(len(s.blocks)*in.cfg.BlockSize-s.computed)+1)
 	}
@@ -64,6 +106,7 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 		return
 	}
 	in.due[pos] = due
+	in.trip[pos] = trip{lastStep: last}
 	s.computed -= int(k)
 	s.Generated -= int(k)
 	s.Acct[AcctCompute] -= in.busyNs
@@ -75,13 +118,18 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 // settle ends the cruise of the sequence at running position pos, if it
 // cruises, applying the steps it took part in since it began: one token
 // each, their durations charged to compute and the gaps between them to
-// the queue. Call it between steps only.
+// the queue, and the blocks it took appended to its table. Call it between
+// steps only.
 func (in *Instance) settle(pos int) {
 	if in.due[pos] <= 0 {
 		return
 	}
 	in.due[pos] = 0
 	s := in.running[pos]
+	if t := &in.trip[pos]; t.grown > 0 {
+		s.blocks = in.pool.Claim(s.blocks, t.grown)
+		t.grown = 0
+	}
 	in.cruising--
 	in.cruiseBase -= int64(s.computed)
 	k := in.stats.Steps

@@ -241,7 +241,7 @@ func TestConservationUnderRandomLoad(t *testing.T) {
 					delete(live, s)
 				}
 			}
-			held := 0
+			held := in.UncountedBlocks()
 			for s := range live {
 				held += s.Blocks()
 			}

@@ -19,8 +19,9 @@ type Instance struct {
 	// due[i] is 0 unless running[i] cruises (cruise.go); then it is the
 	// number of the first step in which it needs attention. finishedEntry
 	// marks one that finished in the step just completed, until
-	// removeFinished drops it.
+	// removeFinished drops it. trip[i] is the rest of a cruise's state.
 	due      []int64
+	trip     []trip
 	hostUsed int // host-tier blocks in use
 	pulling  int // decode role: sequences whose prompt KV is in flight
 	holding  int // prefill role: finished sequences holding blocks

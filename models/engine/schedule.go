@@ -38,14 +38,15 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 
 // scheduleRunning gives each running sequence its tokens for step k,
 // preempting from the tail when blocks run out. A cruising sequence not due
-// yet just takes its decode token from the budget; the others are brought
-// up to date first, as are those the budget leaves out. It returns the
+// yet just takes its decode token from the budget, as does one due only for
+// a block it can get; the others are brought up to date first, as are those
+// the budget leaves out. It returns the
 // budget left and whether it preempted.
 func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 	preempted := false
 	i := 0
 	for ; i < len(in.running) && budget > 0; i++ {
-		if in.due[i] > k {
+		if d := in.due[i]; d > k || d == k && k < in.trip[i].lastStep && in.growCruising(i, k) {
 			budget--
 			continue
 		}
@@ -53,10 +54,8 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 		s := in.running[i]
 		n := min(s.Tokens()-s.computed, budget)
 		for !in.grow(s, s.computed+n) {
-			last := len(in.running) - 1
-			in.settle(last)
-			victim := in.running[last]
-			in.running, in.due = in.running[:last], in.due[:last]
+			in.settle(len(in.running) - 1)
+			victim := in.popRunning()
 			in.preempt(victim)
 			preempted = true
 			if victim == s {

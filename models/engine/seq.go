@@ -71,7 +71,8 @@ func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
 // Finished reports whether the sequence has generated all it will here.
 func (s *Seq) Finished() bool { return s.state == stateHolding || s.state == stateDone }
 
-// Blocks is the number of KV blocks the sequence holds.
+// Blocks is the number of KV blocks in the sequence's table; a cruising
+// sequence may hold more (see Instance.UncountedBlocks).
 func (s *Seq) Blocks() int { return len(s.blocks) }
 
 // reset clears the sequence for reuse, keeping slice capacity.

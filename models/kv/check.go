@@ -24,7 +24,7 @@ func (p *Pool) Check() error {
 // entry once: what the sequences' block tables add up to. Cost
 // O(NumBlocks): for audits.
 func (p *Pool) References() int {
-	n := p.owned
+	n := p.owned + len(p.counted)
 	for _, blk := range p.blocks {
 		n += int(blk.refs)
 	}
@@ -42,8 +42,8 @@ func (p *Pool) checkBlocks() error {
 		switch {
 		case blk.refs < 0:
 			return fmt.Errorf("kv: block %d has refcount %d", b, blk.refs)
-		case blk.pos == onAnonStack && (blk.refs != 0 || blk.hash != noneHash || blk.private || !p.prefixCaching):
-			return fmt.Errorf("kv: anonymous block %d is in use, holds a hash, or the pool does not cache", b)
+		case blk.pos == onAnonStack && (blk.refs != 0 || blk.hash != noneHash || blk.private):
+			return fmt.Errorf("kv: anonymous block %d has references or holds a hash", b)
 		case blk.pos == onAnonStack:
 			anonymous++
 			continue
@@ -61,8 +61,9 @@ func (p *Pool) checkBlocks() error {
 			return fmt.Errorf("kv: free block %d claims slot %d, which holds %d", b, s, p.queue[s])
 		}
 	}
-	if anonymous != len(p.anon)+p.owned || p.owned < 0 {
-		return fmt.Errorf("kv: %d anonymous blocks, but %d on the stack and %d held", anonymous, len(p.anon), p.owned)
+	if anonymous != len(p.anon)+p.owned+len(p.counted) || p.owned < 0 {
+		return fmt.Errorf("kv: %d anonymous blocks, but %d on the stack, %d held as entries and %d as counts",
+			anonymous, len(p.anon), p.owned, len(p.counted))
 	}
 	if zero+len(p.anon) != p.numFree {
 		return fmt.Errorf("kv: %d blocks are free but FreeBlocks is %d", zero+len(p.anon), p.numFree)
@@ -75,11 +76,13 @@ func (p *Pool) checkBlocks() error {
 // claiming a place on it, the stack holds exactly those blocks.
 func (p *Pool) checkAnonStack() error {
 	seen := make([]bool, len(p.blocks))
-	for _, b := range p.anon {
-		if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != onAnonStack {
-			return fmt.Errorf("kv: anonymous stack holds %d, not a free anonymous block, or twice", b)
+	for _, list := range [][]BlockID{p.anon, p.counted} {
+		for _, b := range list {
+			if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != onAnonStack {
+				return fmt.Errorf("kv: anonymous stack or count holds %d, not an anonymous block, or twice", b)
+			}
+			seen[b] = true
 		}
-		seen[b] = true
 	}
 	return nil
 }

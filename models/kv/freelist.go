@@ -40,6 +40,13 @@ import "math"
 // all, which in a many-instance run was a cache miss per block allocated
 // and another per block freed.
 //
+// A caller may also hold anonymous blocks as a mere count: a sequence
+// growing block by block while nothing else about it changes (see the
+// engine's cruising) takes them with AllocateAnonymous, which leaves the
+// queue exactly as Allocate would, and the pool keeps their IDs in
+// p.counted until Claim appends them to the table as anonymous entries.
+// The sequence is not touched until then.
+//
 // Bound: stale entries appear only when a free block is taken out of the
 // queue, and compact runs as soon as they outnumber the live ones, so there
 // are never more than NumBlocks of them, nor more than NumBlocks live ones:
@@ -114,15 +121,21 @@ func (p *Pool) takeAnonymous(table []BlockID, k int) []BlockID {
 	for i := len(p.anon) - 1; i >= top; i-- {
 		table = append(table, own(p.anon[i]))
 	}
-	p.anon = p.anon[:top]
+	p.takePlaceholders(k)
+	p.owned += k
+	return table
+}
+
+// takePlaceholders pops the k placeholders opening the queue and the k
+// blocks they stand for off the stack: their content is evicted.
+func (p *Pool) takePlaceholders(k int) {
+	p.anon = p.anon[:len(p.anon)-k]
 	if p.qHead += k; p.qHead == len(p.queue) {
 		p.qHead = 0
 	}
 	p.qLen -= k
 	p.numFree -= k
-	p.owned += k
 	p.stats.Evicted += int64(k)
-	return table
 }
 
 // returnAnonymous frees the anonymous entries table[j..last], for the

@@ -53,7 +53,8 @@ type Pool struct {
 	blocks        []block   // per-block state, len NumBlocks
 	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
 	anon          []BlockID // free anonymous blocks, most recently settled last (see freelist.go)
-	owned         int       // anonymous blocks held by tables
+	owned         int       // anonymous blocks held by tables as entries
+	counted       []BlockID // anonymous blocks held as counts (AllocateAnonymous), until claimed
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	numFree       int       // live ring entries: blocks with refcount 0
@@ -234,19 +235,64 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 		}
 		left--
 		b := p.popHead()
-		blk := &p.blocks[b]
-		if blk.hash != noneHash {
-			if !blk.private {
-				p.cached.del(blk.hash)
-			}
-			blk.hash, blk.private = noneHash, false
-			p.stats.Evicted++
-		}
-		blk.refs = 1
+		p.evict(b)
+		p.blocks[b].refs = 1
 		table = append(table, b)
 	}
 	p.stats.Allocated += int64(n)
 	return table, true
+}
+
+// evict drops the hash block b holds, if any, as Allocate reuses it.
+func (p *Pool) evict(b BlockID) {
+	blk := &p.blocks[b]
+	if blk.hash != noneHash {
+		if !blk.private {
+			p.cached.del(blk.hash)
+		}
+		blk.hash, blk.private = noneHash, false
+		p.stats.Evicted++
+	}
+}
+
+// AllocateAnonymous is Allocate for a caller that holds the n blocks as a
+// count rather than in a table (see freelist.go): they leave the free queue
+// exactly as Allocate's would, and become anonymous blocks the caller owns.
+// Claim later appends them to the table that owns them. It reports false,
+// allocating nothing, if fewer than n blocks are free. Cost O(n),
+// amortised.
+func (p *Pool) AllocateAnonymous(n int) bool {
+	if n > p.numFree {
+		return false
+	}
+	for left := n; left > 0; {
+		p.dropStale()
+		if k := p.placeholdersAtHead(left); k > 0 {
+			p.counted = append(p.counted, p.anon[len(p.anon)-k:]...)
+			p.takePlaceholders(k)
+			left -= k
+			continue
+		}
+		left--
+		b := p.popHead()
+		p.evict(b)
+		p.blocks[b] = block{pos: onAnonStack} // anonymous from now on
+		p.counted = append(p.counted, b)
+	}
+	p.stats.Allocated += int64(n)
+	return true
+}
+
+// Claim appends to table n of the blocks AllocateAnonymous handed out, as
+// anonymous entries. Panics if fewer are unclaimed.
+func (p *Pool) Claim(table []BlockID, n int) []BlockID {
+	top := len(p.counted) - n
+	for _, b := range p.counted[top:] {
+		table = append(table, own(b))
+	}
+	p.counted = p.counted[:top]
+	p.owned += n
+	return table
 }
 
 // Commit records that block table[i] holds the full block whose chained

@@ -16,6 +16,7 @@ type settledSeq struct {
 	lazy, eager  []BlockID
 	partial      bool
 	settledUntil int // lazy pool: leading blocks that carry their hash
+	pending      int // lazy pool: blocks allocated as a count, not yet claimed into the table
 }
 
 // settledWorld drives two pools through the same sequences: eager commits
@@ -64,7 +65,27 @@ func (w *settledWorld) commit(s *settledSeq, from int) {
 }
 
 // allocate extends both tables by n blocks; both must agree on success.
+// With mayCount, the lazy pool sometimes allocates them as a count
+// (AllocateAnonymous), claimed into the table only when the table is next
+// read, as the engine does for a cruising sequence.
 func (w *settledWorld) allocate(s *settledSeq, n int) bool {
+	return w.allocateMaybeCounted(s, n, false)
+}
+
+func (w *settledWorld) allocateMaybeCounted(s *settledSeq, n int, mayCount bool) bool {
+	if mayCount && w.r.IntN(2) == 0 {
+		lok := w.lazy.AllocateAnonymous(n)
+		e, eok := w.eager.Allocate(s.eager, n)
+		if lok != eok {
+			w.fail("AllocateAnonymous(%d): lazy %v, eager %v", n, lok, eok)
+		}
+		if lok {
+			s.pending += n
+		}
+		s.eager = e
+		return lok && eok
+	}
+	w.claim(s)
 	l, lok := w.lazy.Allocate(s.lazy, n)
 	e, eok := w.eager.Allocate(s.eager, n)
 	if lok != eok {
@@ -106,7 +127,7 @@ func (w *settledWorld) admit() {
 func (w *settledWorld) grow() {
 	i := w.r.IntN(len(w.seqs))
 	s := w.seqs[i]
-	if !w.allocate(s, 1) {
+	if !w.allocateMaybeCounted(s, 1, true) {
 		w.stop(i, true)
 		return
 	}
@@ -115,12 +136,19 @@ func (w *settledWorld) grow() {
 	w.commit(s, from)
 }
 
+// claim appends the lazy pool's blocks s holds as a count to its table.
+func (w *settledWorld) claim(s *settledSeq) {
+	s.lazy = w.lazy.Claim(s.lazy, s.pending)
+	s.pending = 0
+}
+
 // stop ends running sequence i: preempted (the lazy pool hashes its private
 // blocks first, as the engine's settlePrivate does, then both Free) or
 // finished (lazy FreeSettled, eager Free).
 func (w *settledWorld) stop(i int, preempted bool) {
 	s := w.seqs[i]
 	w.seqs = slices.Delete(w.seqs, i, i+1)
+	w.claim(s)
 	if preempted {
 		for j := s.settledUntil; j < len(s.hashes); j++ {
 			w.lazy.CommitPrivate(s.lazy, j, s.hashes[j])
