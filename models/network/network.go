@@ -5,12 +5,16 @@
 // was given.
 package network
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Network is the set of links and the transfers in flight on them.
 type Network struct {
 	capBps   []float64 // per link, bytes per second
 	flows    []flow    // slots; inactive slots are reused
+	live     []int32   // the active slots, ascending: every loop over flows walks these
 	free     []int32   // free flow slots
 	delayed  []flow    // drained, waiting out their path latency
 	active   int
@@ -71,12 +75,16 @@ func (n *Network) Start(ref int32, path []int32, latencyNs int64, bytes float64,
 		n.delayed = append(n.delayed, f)
 		return
 	}
+	slot := int32(len(n.flows))
 	if k := len(n.free); k > 0 {
-		n.flows[n.free[k-1]] = f
+		slot = n.free[k-1]
+		n.flows[slot] = f
 		n.free = n.free[:k-1]
 	} else {
 		n.flows = append(n.flows, f)
 	}
+	at, _ := slices.BinarySearch(n.live, slot)
+	n.live = slices.Insert(n.live, at, slot)
 	n.active++
 	n.sameRate = false
 }
@@ -85,11 +93,9 @@ func (n *Network) Start(ref int32, path []int32, latencyNs int64, bytes float64,
 func (n *Network) NextNs() int64 {
 	n.rates()
 	next := int64(math.MaxInt64)
-	for i := range n.flows {
+	for _, i := range n.live {
 		f := &n.flows[i]
-		if f.live {
-			next = min(next, n.nowNs+drainNs(f.bytes, f.rate)+f.latencyNs)
-		}
+		next = min(next, n.nowNs+drainNs(f.bytes, f.rate)+f.latencyNs)
 	}
 	for i := range n.delayed {
 		next = min(next, n.delayed[i].doneNs)

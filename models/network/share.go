@@ -38,10 +38,9 @@ func (n *Network) advanceTo(nowNs int64) {
 	n.rates()
 	for nowNs > n.nowNs && n.active > 0 {
 		step := nowNs - n.nowNs
-		for i := range n.flows {
-			if f := &n.flows[i]; f.live {
-				step = min(step, drainNs(f.bytes, f.rate))
-			}
+		for _, i := range n.live {
+			f := &n.flows[i]
+			step = min(step, drainNs(f.bytes, f.rate))
 		}
 		n.drain(step)
 	}
@@ -52,21 +51,22 @@ func (n *Network) advanceTo(nowNs int64) {
 func (n *Network) drain(dt int64) {
 	n.countBusy(dt)
 	n.nowNs += dt
-	for i := range n.flows {
+	kept := n.live[:0]
+	for _, i := range n.live {
 		f := &n.flows[i]
-		if !f.live {
+		f.bytes -= f.rate * float64(dt)
+		if f.bytes > f.rate*0.5 {
+			kept = append(kept, i)
 			continue
 		}
-		f.bytes -= f.rate * float64(dt)
-		if f.bytes <= f.rate*0.5 {
-			f.live = false
-			f.doneNs = n.nowNs + f.latencyNs
-			n.delayed = append(n.delayed, *f)
-			n.free = append(n.free, int32(i))
-			n.active--
-			n.sameRate = false
-		}
+		f.live = false
+		f.doneNs = n.nowNs + f.latencyNs
+		n.delayed = append(n.delayed, *f)
+		n.free = append(n.free, i)
+		n.active--
+		n.sameRate = false
 	}
+	n.live = kept
 	n.rates()
 }
 
@@ -76,10 +76,7 @@ func (n *Network) countBusy(dt int64) {
 	if len(n.scratch.mark) < len(n.capBps) {
 		n.scratch.mark = make([]uint64, len(n.capBps))
 	}
-	for i := range n.flows {
-		if !n.flows[i].live {
-			continue
-		}
+	for _, i := range n.live {
 		for _, l := range n.flows[i].path {
 			if n.scratch.mark[l] != n.scratch.epoch {
 				n.scratch.mark[l] = n.scratch.epoch
@@ -104,11 +101,8 @@ func (n *Network) rates() {
 	s.listed = resize(s.listed, len(n.capBps)) // zero-filled when new; rounds start at 1
 	s.links = s.links[:0]
 	s.round++
-	for i := range n.flows {
-		s.frozen[i] = !n.flows[i].live
-		if !n.flows[i].live {
-			continue
-		}
+	for _, i := range n.live {
+		s.frozen[i] = false
 		for _, l := range n.flows[i].path {
 			if s.listed[l] != s.round {
 				s.listed[l] = s.round
@@ -137,7 +131,7 @@ func (n *Network) fillOnce() bool {
 	if best < 0 {
 		return false
 	}
-	for i := range n.flows {
+	for _, i := range n.live {
 		f := &n.flows[i]
 		if s.frozen[i] || !onPath(f.path, best) {
 			continue
