@@ -40,14 +40,18 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 // preempting from the tail when blocks run out. A cruising sequence not due
 // yet just takes its decode token from the budget, as does one due only for
 // a block it can get; the others are brought up to date first, as are those
-// the budget leaves out. It returns the
-// budget left and whether it preempted.
+// the budget leaves out. It returns the budget left and whether it
+// preempted.
 func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 	preempted := false
 	i := 0
-	for ; i < len(in.running) && budget > 0; i++ {
-		if d := in.due[i]; d > k || d == k && k < in.trip[i].lastStep && in.growCruising(i, k) {
-			budget--
+	for i < len(in.running) && budget > 0 {
+		if skip := in.notDue(i, k, budget); skip > 0 {
+			i, budget = i+skip, budget-skip
+			continue
+		}
+		if in.due[i] == k && k < in.trip[i].lastStep && in.growCruising(i, k) {
+			i, budget = i+1, budget-1
 			continue
 		}
 		in.settle(i)
@@ -63,10 +67,22 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 			}
 		}
 		in.plan(s, i, n)
-		budget -= n
+		i, budget = i+1, budget-n
 	}
 	in.settleFrom(i)
 	return budget, preempted
+}
+
+// notDue counts the cruising sequences from position i on, at most most,
+// that are not due at step k: the run of them the scan passes over.
+func (in *Instance) notDue(i int, k int64, most int) int {
+	run := in.due[i:min(len(in.due), i+most)]
+	for j, d := range run {
+		if d <= k {
+			return j
+		}
+	}
+	return len(run)
 }
 
 // admitAll admits, in order: ready sequences (they hold their blocks),
