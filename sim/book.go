@@ -48,18 +48,21 @@ func (c *cluster) enqueueRouting(ref int32) {
 }
 
 // retryHeld places held flights in order until the router holds one again.
+// held[heldFrom:] are waiting, oldest first; the storage is reused once
+// they are all placed, and compacted under a long backlog.
 func (c *cluster) retryHeld() {
 	r := &c.routing
-	for len(r.held) > 0 && !c.placing {
+	for r.heldFrom < len(r.held) && !c.placing {
 		c.placing = true
-		placed := c.place(r.held[0])
+		placed := c.place(r.held[r.heldFrom])
 		c.placing = false
 		if !placed {
 			return
 		}
-		r.held = r.held[1:]
-		if len(r.held) == 0 {
-			r.held = r.held[:0:0] // let a drained backlog's storage go
+		if r.heldFrom++; r.heldFrom == len(r.held) {
+			r.held, r.heldFrom = r.held[:0], 0
+		} else if r.heldFrom >= 1024 && 2*r.heldFrom >= len(r.held) { // a long backlog: reclaim its placed part
+			r.held, r.heldFrom = r.held[:copy(r.held, r.held[r.heldFrom:])], 0
 		}
 	}
 }

@@ -37,7 +37,11 @@
 // # Cost
 //
 // One event per engine step per instance, one per arrival and one per
-// change in the network's next completion. A step costs O(sequences in
-// it); per-request state lives only while the request is in flight, and
-// each finished request keeps one results.Record.
+// change in the network's next completion. A step costs O(sequences that
+// need something in it): sequences decoding steadily cruise (see
+// models/engine/cruise.go) and cost nothing until a block, their last token
+// or a preemption needs them; a block a sequence holds only privately is
+// anonymous in its pool (models/kv/freelist.go) and costs no access to
+// block state. Per-request state lives only while the request is in
+// flight, and each finished request keeps one results.Record.
 package sim

@@ -14,9 +14,10 @@ type routing struct {
 	view          router.Cluster
 	lastRefreshNs int64
 	refreshed     bool
-	prefillTokens []int // per instance: prompt tokens routed there, prefill not finished
-	blocks        []int // per instance: KV blocks of requests routed there to decode
-	held          []int32
+	prefillTokens []int   // per instance: prompt tokens routed there, prefill not finished
+	blocks        []int   // per instance: KV blocks of requests routed there to decode
+	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
+	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
 	request       router.Request
 }

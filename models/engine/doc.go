@@ -17,4 +17,10 @@
 // its blocks after finishing until the KV transfer releases it, and a
 // decode-role sequence reserves blocks for a remote prompt, waits for the
 // transfer, then resumes from the prompt's last token.
+//
+// A sequence decoding steadily cruises: the instance advances it without
+// touching it until a step needs it (cruise.go). Fields of a running Seq
+// are therefore current only in the sequences a StepResult hands out, or
+// after a sequence finishes; Instance methods report instance-wide state
+// exactly at all times.
 package engine

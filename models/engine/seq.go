@@ -16,8 +16,10 @@ const (
 )
 
 // Seq is one request's state on one instance. The caller fills the exported
-// fields before Enqueue and reads the counters afterwards; the engine owns the
-// rest. Seqs are recycled through Instance.NewSeq and Instance.Recycle.
+// fields before Enqueue and reads the counters of the sequences a StepResult
+// hands out (a cruising sequence's counters are not current, see
+// cruise.go); the engine owns the rest. Seqs are recycled through
+// Instance.NewSeq and Instance.Recycle.
 type Seq struct {
 	// What a step or a settling cruise reads and writes: the first two
 	// cache lines (a Seq is a multiple of 64 bytes, so allocations keep
