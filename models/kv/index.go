@@ -7,7 +7,9 @@ import (
 
 // index is the prefix cache's map from block hash to the block holding it:
 // an open-addressing hash table with linear probing, sized once so that it is
-// at most half full and never grows, rehashes or allocates.
+// at most half full and never grows or rehashes. Its slots are allocated by
+// the first put: a pool whose blocks are all private (many synthetic
+// workloads) never pays for them.
 //
 // Key 0 (noneHash, which AppendBlockHashes never produces) marks an empty
 // slot. Deletion shifts later entries of the probe run back into the hole
@@ -18,7 +20,7 @@ import (
 // their time in its insert, delete and look-up, which this table does in a
 // few instructions plus, typically, one cache miss.
 type index struct {
-	slots []slot // len a power of two ≥ 2 × capacity
+	slots []slot // len a power of two ≥ 2 × capacity, once allocated; nil before
 	mask  uint64 // len(slots) − 1
 	shift uint8  // 64 − log2(len(slots)): home slot = high bits of the folded key
 	n     int    // occupied slots
@@ -35,22 +37,24 @@ type slot struct {
 	val BlockID
 }
 
-// newIndex returns an empty table for up to capacity entries. Cost
-// O(capacity). Panics if capacity is negative.
+// newIndex returns an empty table for up to capacity entries. Cost O(1);
+// the first put pays O(capacity). Panics if capacity is negative.
 func newIndex(capacity int) index {
 	if capacity < 0 {
 		panic("kv: negative index capacity")
 	}
+	return index{limit: capacity}
+}
+
+// allocate gives the table its slots.
+func (x *index) allocate() {
 	size := uint64(2)
-	for size < 2*uint64(capacity) {
+	for size < 2*uint64(x.limit) {
 		size *= 2
 	}
-	return index{
-		slots: make([]slot, size),
-		mask:  size - 1,
-		shift: uint8(64 - bits.TrailingZeros64(size)),
-		limit: capacity,
-	}
+	x.slots = make([]slot, size)
+	x.mask = size - 1
+	x.shift = uint8(64 - bits.TrailingZeros64(size))
 }
 
 // home returns the slot where a probe for key h starts. The keys are already
@@ -60,6 +64,7 @@ func (x *index) home(h uint64) uint64 { return (h * golden) >> x.shift }
 
 // find returns the slot holding h, or the empty slot ending its probe run
 // and false. h must not be 0. Cost O(probe run).
+// The table must have its slots.
 func (x *index) find(h uint64) (uint64, bool) {
 	for i := x.home(h); ; i = (i + 1) & x.mask {
 		switch x.slots[i].key {
@@ -77,6 +82,9 @@ func (x *index) len() int { return x.n }
 // get returns the block stored under h, and whether there is one. get(0) is
 // always false. Cost O(probe run), expected O(1).
 func (x *index) get(h uint64) (BlockID, bool) {
+	if x.n == 0 {
+		return 0, false
+	}
 	for i := x.home(h); ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.key == noneHash {
@@ -95,6 +103,9 @@ func (x *index) put(h uint64, b BlockID) bool {
 	if h == noneHash {
 		panic("kv: index key 0")
 	}
+	if x.slots == nil {
+		x.allocate()
+	}
 	i, ok := x.find(h)
 	if ok {
 		return false
@@ -112,7 +123,7 @@ func (x *index) put(h uint64, b BlockID) bool {
 // after the hole moves into it, and the hole moves to where it was. Cost
 // O(probe run).
 func (x *index) del(h uint64) bool {
-	if h == noneHash {
+	if h == noneHash || x.n == 0 {
 		return false
 	}
 	hole, ok := x.find(h)

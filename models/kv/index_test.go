@@ -19,11 +19,23 @@ func keyHomedAt(x *index, want uint64, used map[uint64]bool, ctr *uint64) uint64
 	}
 }
 
+// allocatedIndex is newIndex with its slots, for tests that place keys by
+// their home slot before any put.
+func allocatedIndex(capacity int) index {
+	x := newIndex(capacity)
+	x.allocate()
+	return x
+}
+
 func TestIndexSizing(t *testing.T) {
 	for _, c := range []struct{ capacity, slots int }{
 		{0, 2}, {1, 2}, {2, 4}, {3, 8}, {4, 8}, {5, 16}, {4096, 8192}, {30000, 65536},
 	} {
 		x := newIndex(c.capacity)
+		if x.slots != nil {
+			t.Errorf("capacity %d: slots allocated before the first put", c.capacity)
+		}
+		x.allocate()
 		if len(x.slots) != c.slots || x.mask != uint64(c.slots-1) || 1<<(64-x.shift) != c.slots {
 			t.Errorf("capacity %d: %d slots, mask %#x, shift %d; want %d slots", c.capacity, len(x.slots), x.mask, x.shift, c.slots)
 		}
@@ -63,7 +75,7 @@ func TestIndexBasics(t *testing.T) {
 // deletes from its middle: entries whose home precedes the hole must shift
 // back, the one sitting in its own home must not move.
 func TestIndexWrapAndShift(t *testing.T) {
-	x := newIndex(8) // 16 slots
+	x := allocatedIndex(8) // 16 slots
 	used, ctr := map[uint64]bool{}, uint64(0)
 	last := x.mask
 	// Run 14 15 0 1 2: a, b home at 14; c home at 15; d home at 0; e home at 14.
@@ -111,7 +123,7 @@ func TestIndexRandomOps(t *testing.T) {
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		capacity := 1 + r.IntN(40)
-		x, ref := newIndex(capacity), map[uint64]BlockID{}
+		x, ref := allocatedIndex(capacity), map[uint64]BlockID{}
 		keys, used, ctr := make([]uint64, 3*capacity), map[uint64]bool{}, seed<<32
 		for i := range keys {
 			homes := []uint64{x.mask - 1, x.mask, 0, 1, r.Uint64() & x.mask}
