@@ -317,11 +317,12 @@ func (p *Pool) commitCheck(table []BlockID, i int, h uint64) bool {
 	if h == noneHash {
 		panic("kv: commit of hash 0")
 	}
-	if b := table[i]; b.anonymous() {
+	if b := table[i]; b.anonymous() { // in use, no hash: nothing to check or read
 		b = own(b)
 		p.blocks[b] = block{pos: notQueued, refs: 1}
 		p.owned--
 		table[i] = b
+		return true
 	}
 	blk := &p.blocks[table[i]]
 	switch {
