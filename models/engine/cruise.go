@@ -9,10 +9,14 @@ package engine
 // and in a many-instance run each visit is a cache miss.
 //
 // So after a step in which a running sequence sampled a token, it cruises
-// until the first step that needs it: the one that must give it a new
-// block, or the one that produces its last token here. Until then its
-// running entry carries that step's number (due) and nothing about it is
-// read or written. The instance keeps what cruising sequences have in
+// until the first step that needs it: the one that produces its last token
+// here, or one whose token needs a new block when none is free. Its
+// running entry carries the number of the next step to look at (due): the
+// last-token step or its next block boundary. At a boundary it takes a
+// block from the pool as a mere count (kv.Pool.AllocateAnonymous: the free
+// queue changes exactly as with Allocate), kept in its trip, and cruises
+// on; otherwise nothing about it is read or written. The instance keeps
+// what cruising sequences have in
 // common: their number, the sum of their contexts (for the step's price),
 // the count of steps and the running total of step durations. Rather than
 // remember where its cruise began, a sequence keeps its token counters
@@ -23,8 +27,9 @@ package engine
 // the time of its mark, so that adding the busy time and the gaps between
 // steps (the time since, less the busy time) settles both. When a cruising
 // sequence is due, preempted, or left out of a step by the token budget,
-// settle brings it up to date exactly as the skipped steps would have, and
-// it is scheduled eagerly from there. All arithmetic is on integers, so the
+// settle brings it up to date exactly as the skipped steps would have
+// (claiming the blocks it took into its table), and it is scheduled
+// eagerly from there. All arithmetic is on integers, so the
 // two ways give identical results (TestCruiseMatchesEager checks this
 // against an instance that never cruises).
 
