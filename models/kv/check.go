@@ -3,9 +3,9 @@ package kv
 import "fmt"
 
 // Check verifies the pool's invariants and returns the first violation, or
-// nil: refcounts ≥ 0; the free queue holds each refcount-0 block exactly
-// once (a live ring entry, or for an anonymous block a placeholder and a
-// place on the stack) and no used block, with its counts right; FreeBlocks +
+// nil: refcounts ≥ 0; the free queue holds each free block exactly once (a
+// live ring entry, or a placeholder for a free anonymous block) and no used
+// block, with its counts right; every anonymous block's ID is kept once; FreeBlocks +
 // UsedBlocks == NumBlocks; every shared block's hash maps back to it, no
 // private block's hash is in the index, and every cache entry names a block
 // holding its hash; no hashes without prefix caching. Cost O(NumBlocks): for
@@ -24,7 +24,7 @@ func (p *Pool) Check() error {
 // entry once: what the sequences' block tables add up to. Cost
 // O(NumBlocks): for audits.
 func (p *Pool) References() int {
-	n := p.owned + len(p.counted)
+	n := p.owned + p.counted
 	for _, blk := range p.blocks {
 		n += int(blk.refs)
 	}
@@ -33,18 +33,18 @@ func (p *Pool) References() int {
 
 // checkBlocks audits refcounts and each block's place in the free queue: a
 // free block's live entry lies in the ring's occupied span; an anonymous
-// block (refcount 0, no hash) is either on the anonymous stack, exactly
-// once, or held by a table, and p.owned counts those; a used block has
-// neither.
+// block has refcount 0, no hash, and its ID in p.anon (exactly once, see
+// checkAnonIDs), and the anonymous blocks not held by tables (p.owned) or
+// counts (p.counted) are free; a used block has no entry.
 func (p *Pool) checkBlocks() error {
 	zero, anonymous := 0, 0
 	for b, blk := range p.blocks {
 		switch {
 		case blk.refs < 0:
 			return fmt.Errorf("kv: block %d has refcount %d", b, blk.refs)
-		case blk.pos == onAnonStack && (blk.refs != 0 || blk.hash != noneHash || blk.private):
+		case blk.pos == anonymousPos && (blk.refs != 0 || blk.hash != noneHash || blk.private):
 			return fmt.Errorf("kv: anonymous block %d has references or holds a hash", b)
-		case blk.pos == onAnonStack:
+		case blk.pos == anonymousPos:
 			anonymous++
 			continue
 		case blk.refs > 0 && blk.pos != notQueued:
@@ -61,35 +61,33 @@ func (p *Pool) checkBlocks() error {
 			return fmt.Errorf("kv: free block %d claims slot %d, which holds %d", b, s, p.queue[s])
 		}
 	}
-	if anonymous != len(p.anon)+p.owned+len(p.counted) || p.owned < 0 {
-		return fmt.Errorf("kv: %d anonymous blocks, but %d on the stack, %d held as entries and %d as counts",
-			anonymous, len(p.anon), p.owned, len(p.counted))
+	free := len(p.anon) - p.owned - p.counted
+	if anonymous != len(p.anon) || p.owned < 0 || p.counted < 0 || free < 0 {
+		return fmt.Errorf("kv: %d anonymous blocks, but %d IDs, %d held as entries and %d as counts",
+			anonymous, len(p.anon), p.owned, p.counted)
 	}
-	if zero+len(p.anon) != p.numFree {
-		return fmt.Errorf("kv: %d blocks are free but FreeBlocks is %d", zero+len(p.anon), p.numFree)
+	if zero+free != p.numFree {
+		return fmt.Errorf("kv: %d blocks are free but FreeBlocks is %d", zero+free, p.numFree)
 	}
-	return p.checkAnonStack()
+	return p.checkAnonIDs()
 }
 
-// checkAnonStack audits the anonymous stack: each entry a distinct free
-// anonymous block. With checkBlocks, which finds every free anonymous block
-// claiming a place on it, the stack holds exactly those blocks.
-func (p *Pool) checkAnonStack() error {
+// checkAnonIDs audits p.anon: each entry a distinct anonymous block. With
+// checkBlocks, which counts the anonymous blocks, it holds exactly those.
+func (p *Pool) checkAnonIDs() error {
 	seen := make([]bool, len(p.blocks))
-	for _, list := range [][]BlockID{p.anon, p.counted} {
-		for _, b := range list {
-			if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != onAnonStack {
-				return fmt.Errorf("kv: anonymous stack or count holds %d, not an anonymous block, or twice", b)
-			}
-			seen[b] = true
+	for _, b := range p.anon {
+		if b < 0 || int(b) >= len(p.blocks) || seen[b] || p.blocks[b].pos != anonymousPos {
+			return fmt.Errorf("kv: anonymous IDs hold %d, not an anonymous block, or twice", b)
 		}
+		seen[b] = true
 	}
 	return nil
 }
 
 // checkRing audits the ring's shape and counts: every entry names a block
 // or stands for an anonymous one, live entries number FreeBlocks, the
-// placeholders number the anonymous blocks, and stale entries are within
+// placeholders number the free anonymous blocks, and stale entries are within
 // the bound that keeps the ring from overflowing. With checkBlocks, this
 // makes the live entries exactly the free blocks, once each.
 func (p *Pool) checkRing() error {
@@ -110,9 +108,9 @@ func (p *Pool) checkRing() error {
 			live++
 		}
 	}
-	if live != p.numFree || placeholders != len(p.anon) {
+	if free := len(p.anon) - p.owned - p.counted; live != p.numFree || placeholders != free {
 		return fmt.Errorf("kv: free queue has %d live entries (%d anonymous), want %d (%d)",
-			live, placeholders, p.numFree, len(p.anon))
+			live, placeholders, p.numFree, free)
 	}
 	if stale := p.qLen - live; stale > n {
 		return fmt.Errorf("kv: free queue has %d stale entries, more than the %d blocks", stale, n)

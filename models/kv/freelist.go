@@ -1,6 +1,9 @@
 package kv
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The free queue is a ring of block IDs with lazy deletion.
 //
@@ -22,30 +25,20 @@ import "math"
 // Anonymous blocks (FreeSettled) hold content nobody can ask for again, so
 // which of them Allocate hands out is unobservable: only where they stand
 // in the queue matters, since each one evicted counts and the cached blocks
-// behind them survive until they are gone. Their ring entries are therefore
-// anonEntry placeholders, always live, and the blocks themselves wait on a
-// stack (p.anon); Allocate reaching placeholders takes the most recently
-// settled blocks. Reusing the blocks a finishing sequence just released keeps
-// a busy pool's working set to the blocks in use rather than cycling
-// through all of them, which in a many-instance run meant a cache miss for
-// nearly every block allocated.
-//
-// A block a table takes from the stack stays anonymous: its state is left
-// as it was on the stack, the table holds it as own(b), a negative entry,
-// and p.owned counts it. Nothing about it needs reading or writing until
-// the table frees it — back onto the stack, or, if it is not settled
-// content, to the head of the queue like any uncached block — or commits a
-// hash to it, when it becomes an ordinary block in use. A sequence whose
-// blocks are all private so costs the pool no access to their state at
-// all, which in a many-instance run was a cache miss per block allocated
-// and another per block freed.
-//
-// A caller may also hold anonymous blocks as a mere count: a sequence
-// growing block by block while nothing else about it changes (see the
-// engine's cruising) takes them with AllocateAnonymous, which leaves the
-// queue exactly as Allocate would, and the pool keeps their IDs in
-// p.counted until Claim appends them to the table as anonymous entries.
-// The sequence is not touched until then.
+// behind them survive until they are gone. So an anonymous block has no
+// identity at all: the free queue holds anonEntry placeholders for the
+// free ones, always live; a table holds anonymousEntry for each it owns
+// (p.owned counts them); a caller may hold some as a mere count (p.counted,
+// see AllocateAnonymous: a sequence growing block by block while nothing
+// else about it changes, as the engine's cruising does); and the IDs of all
+// of them wait in p.anon, their state as it was when they became
+// anonymous. Taking, freeing and counting them touches no block state and
+// moves no ID. Only when one stops being anonymous — a table commits a
+// hash to it, or frees it as unsettled content, which goes to the head of
+// the queue like any uncached block — does it take an ID from p.anon and
+// get its state written. A sequence whose blocks are all private so costs
+// the pool no access to block state at all, which in a many-instance run
+// was a cache miss per block allocated and another per block freed.
 //
 // Bound: stale entries appear only when a free block is taken out of the
 // queue, and compact runs as soon as they outnumber the live ones, so there
@@ -55,10 +48,9 @@ import "math"
 const (
 	// notQueued is a used block's pos: no slot (slots are < 2·MaxInt32).
 	notQueued = math.MaxUint32
-	// onAnonStack is a free anonymous block's pos: it waits on p.anon and
-	// an anonEntry in the ring stands for it.
-	onAnonStack = math.MaxUint32 - 1
-	// anonEntry is the ring entry standing for one anonymous block.
+	// anonymousPos is an anonymous block's pos: its ID waits in p.anon.
+	anonymousPos = math.MaxUint32 - 1
+	// anonEntry is the ring entry standing for one free anonymous block.
 	anonEntry BlockID = -1
 )
 
@@ -80,23 +72,32 @@ func (p *Pool) pushTail(b BlockID) {
 }
 
 // pushAnon makes free block b, which holds no hash, anonymous and appends
-// it to the tail of the queue.
+// a placeholder for it to the tail of the queue.
 func (p *Pool) pushAnon(b BlockID) {
-	p.blocks[b].pos = onAnonStack
-	p.pushPlaceholder(b)
+	p.blocks[b].pos = anonymousPos
+	p.anon = append(p.anon, b)
+	p.addPlaceholders(1)
 }
 
-// pushPlaceholder appends anonymous block b to the tail of the queue: a
-// placeholder entry there, the block on the stack.
-func (p *Pool) pushPlaceholder(b BlockID) {
+// popAnonymous takes the ID of an anonymous block, which the caller makes
+// an ordinary block: any will do.
+func (p *Pool) popAnonymous() BlockID {
+	b := p.anon[len(p.anon)-1]
+	p.anon = p.anon[:len(p.anon)-1]
+	return b
+}
+
+// addPlaceholders appends k placeholders to the tail of the queue.
+func (p *Pool) addPlaceholders(k int) {
 	s := p.qHead + p.qLen
 	if s >= len(p.queue) {
 		s -= len(p.queue)
 	}
-	p.queue[s] = anonEntry
-	p.anon = append(p.anon, b)
-	p.qLen++
-	p.numFree++
+	first := min(k, len(p.queue)-s) // up to the end of the ring's storage, then from its start
+	fill(p.queue[s:s+first], anonEntry)
+	fill(p.queue[:k-first], anonEntry)
+	p.qLen += k
+	p.numFree += k
 }
 
 // placeholdersAtHead counts the placeholders opening the queue, up to most
@@ -112,24 +113,25 @@ func (p *Pool) placeholdersAtHead(most int) int {
 	return most
 }
 
-// takeAnonymous pops the k placeholders opening the queue and appends to
-// table the k anonymous blocks they stand for, most recently settled
-// first, as anonymous entries: their content is evicted, their state left
-// as it is.
+// takeAnonymous pops the k placeholders opening the queue and appends k
+// anonymous entries to table: their content is evicted.
 func (p *Pool) takeAnonymous(table []BlockID, k int) []BlockID {
-	top := len(p.anon) - k
-	for i := len(p.anon) - 1; i >= top; i-- {
-		table = append(table, own(p.anon[i]))
-	}
 	p.takePlaceholders(k)
 	p.owned += k
+	return appendAnonymous(table, k)
+}
+
+// appendAnonymous appends k anonymous entries to table.
+func appendAnonymous(table []BlockID, k int) []BlockID {
+	n := len(table)
+	table = slices.Grow(table, k)[:n+k]
+	fill(table[n:], anonymousEntry)
 	return table
 }
 
-// takePlaceholders pops the k placeholders opening the queue and the k
-// blocks they stand for off the stack: their content is evicted.
+// takePlaceholders pops the k placeholders opening the queue: the content
+// of the blocks they stand for is evicted.
 func (p *Pool) takePlaceholders(k int) {
-	p.anon = p.anon[:len(p.anon)-k]
 	if p.qHead += k; p.qHead == len(p.queue) {
 		p.qHead = 0
 	}
@@ -139,28 +141,15 @@ func (p *Pool) takePlaceholders(k int) {
 }
 
 // returnAnonymous frees the anonymous entries table[j..last], for the
-// smallest j ≥ from such that all are anonymous, walking back from last as
-// free does: each goes back onto the stack with a placeholder at the tail.
-// It returns j.
+// smallest j ≥ from such that all are anonymous, as free does walking back
+// from last: a placeholder each at the tail. It returns j.
 func (p *Pool) returnAnonymous(table []BlockID, from, last int) int {
 	j := last
 	for j > from && table[j-1].anonymous() {
 		j--
 	}
-	for i := last; i >= j; i-- {
-		p.anon = append(p.anon, own(table[i]))
-	}
-	k := last - j + 1
-	s := p.qHead + p.qLen
-	if s >= len(p.queue) {
-		s -= len(p.queue)
-	}
-	first := min(k, len(p.queue)-s) // up to the end of the ring's storage, then from its start
-	fill(p.queue[s:s+first], anonEntry)
-	fill(p.queue[:k-first], anonEntry)
-	p.qLen += k
-	p.numFree += k
-	p.owned -= k
+	p.addPlaceholders(last - j + 1)
+	p.owned -= last - j + 1
 	return j
 }
 

@@ -6,17 +6,16 @@ import (
 )
 
 // BlockID indexes a block in a Pool, from 0 to NumBlocks()−1. In a block
-// table a negative entry is an anonymous block the table owns (see
+// table a negative entry stands for an anonymous block the table owns (see
 // freelist.go): callers treat entries as opaque and hand the table back to
 // the pool.
 type BlockID int32
 
+// anonymousEntry is the table entry for an anonymous block.
+const anonymousEntry BlockID = -1
+
 // anonymous reports whether table entry b is an anonymous block.
 func (b BlockID) anonymous() bool { return b < 0 }
-
-// own is the table entry for anonymous block b, and for such an entry the
-// block (^ is its own inverse).
-func own(b BlockID) BlockID { return ^b }
 
 // Stats are a Pool's cumulative counters since NewPool.
 type Stats struct {
@@ -52,9 +51,9 @@ type Pool struct {
 	prefixCaching bool
 	blocks        []block   // per-block state, len NumBlocks
 	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
-	anon          []BlockID // free anonymous blocks, most recently settled last (see freelist.go)
-	owned         int       // anonymous blocks held by tables as entries
-	counted       []BlockID // anonymous blocks held as counts (AllocateAnonymous), until claimed
+	anon          []BlockID // every anonymous block (see freelist.go)
+	owned         int       // anonymous blocks tables hold as entries
+	counted       int       // anonymous blocks held as counts (AllocateAnonymous), until claimed
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	numFree       int       // live ring entries: blocks with refcount 0
@@ -69,7 +68,7 @@ type Pool struct {
 // where parallel slices cost a line per field.
 type block struct {
 	hash    uint64 // committed hash, 0 = none
-	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used, onAnonStack while free and anonymous
+	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used; anonymousPos while anonymous
 	refs    int32  // references held by tables
 	private bool   // hash is known to its sequence only (CommitPrivate)
 }
@@ -268,16 +267,17 @@ func (p *Pool) AllocateAnonymous(n int) bool {
 	for left := n; left > 0; {
 		p.dropStale()
 		if k := p.placeholdersAtHead(left); k > 0 {
-			p.counted = append(p.counted, p.anon[len(p.anon)-k:]...)
 			p.takePlaceholders(k)
+			p.counted += k
 			left -= k
 			continue
 		}
 		left--
 		b := p.popHead()
 		p.evict(b)
-		p.blocks[b] = block{pos: onAnonStack} // anonymous from now on
-		p.counted = append(p.counted, b)
+		p.blocks[b] = block{pos: anonymousPos} // anonymous from now on
+		p.anon = append(p.anon, b)
+		p.counted++
 	}
 	p.stats.Allocated += int64(n)
 	return true
@@ -286,13 +286,12 @@ func (p *Pool) AllocateAnonymous(n int) bool {
 // Claim appends to table n of the blocks AllocateAnonymous handed out, as
 // anonymous entries. Panics if fewer are unclaimed.
 func (p *Pool) Claim(table []BlockID, n int) []BlockID {
-	top := len(p.counted) - n
-	for _, b := range p.counted[top:] {
-		table = append(table, own(b))
+	if n > p.counted {
+		panic("kv: claiming more blocks than AllocateAnonymous handed out")
 	}
-	p.counted = p.counted[:top]
+	p.counted -= n
 	p.owned += n
-	return table
+	return appendAnonymous(table, n)
 }
 
 // Commit records that block table[i] holds the full block whose chained
@@ -317,8 +316,8 @@ func (p *Pool) commitCheck(table []BlockID, i int, h uint64) bool {
 	if h == noneHash {
 		panic("kv: commit of hash 0")
 	}
-	if b := table[i]; b.anonymous() { // in use, no hash: nothing to check or read
-		b = own(b)
+	if table[i].anonymous() { // in use, no hash: nothing to check or read
+		b := p.popAnonymous()
 		p.blocks[b] = block{pos: notQueued, refs: 1}
 		p.owned--
 		table[i] = b
@@ -359,8 +358,9 @@ func (p *Pool) free(table []BlockID, contentFrom, contentTo int) {
 		}
 		if b.anonymous() { // not settled content: an ordinary uncached block
 			p.owned--
-			p.blocks[own(b)] = block{}
-			p.pushHead(own(b))
+			b = p.popAnonymous()
+			p.blocks[b] = block{}
+			p.pushHead(b)
 			continue
 		}
 		blk := &p.blocks[b]
