@@ -5,11 +5,11 @@ import "fmt"
 // Check verifies the pool's invariants and returns the first violation, or
 // nil: refcounts ≥ 0; the free queue holds each free block exactly once (a
 // live ring entry, or a placeholder for a free anonymous block) and no used
-// block, with its counts right; every anonymous block's ID is kept once; FreeBlocks +
-// UsedBlocks == NumBlocks; every shared block's hash maps back to it, no
-// private block's hash is in the index, and every cache entry names a block
-// holding its hash; no hashes without prefix caching. Cost O(NumBlocks): for
-// tests and debug runs only.
+// block, with its counts right; every anonymous block's ID is kept once;
+// FreeBlocks + UsedBlocks == NumBlocks; every shared block's hash maps back
+// to it, no private block's hash is in the index, and every cache entry
+// names a block holding its hash; no hashes without prefix caching. Cost
+// O(NumBlocks): for tests and debug runs only.
 func (p *Pool) Check() error {
 	if err := p.checkBlocks(); err != nil {
 		return err
