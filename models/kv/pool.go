@@ -40,7 +40,7 @@ type Stats struct {
 //	if need > p.FreeBlocks()-p.FreeAmong(hs[:hit]) { /* cannot admit */ }
 //	table = p.Acquire(table, hs[:hit])         // before Allocate, which may evict them
 //	table, _ = p.Allocate(table, need)
-//	// after computing KV for block i (full): p.Commit(table[i], hs[i])
+//	// after computing KV for block i (full): p.Commit(table, i, hs[i])
 //	p.Free(table)                              // when the sequence finishes or is preempted
 //
 // All methods are O(blocks touched), amortised over the free queue's
@@ -89,12 +89,12 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 		prefixCaching: prefixCaching,
 		blocks:        make([]block, numBlocks),
 		queue:         make([]BlockID, 2*numBlocks),
+		anon:          make([]BlockID, 0, numBlocks), // every block may become anonymous
 	}
 	// Each block holds at most one hash, so numBlocks entries always fit.
 	// Without prefix caching the table stays empty and every look-up misses.
 	if prefixCaching {
 		p.cached = newIndex(numBlocks)
-		p.anon = make([]BlockID, 0, numBlocks)
 	} else {
 		p.cached = newIndex(0)
 	}
