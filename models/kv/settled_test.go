@@ -23,8 +23,9 @@ type settledSeq struct {
 // every full block (shared ones to the index, the rest privately) and frees
 // with Free, as an engine without lazy hashing would; lazy hashes private
 // blocks only when a preemption needs them and frees finished sequences
-// with FreeSettled, whose anonymous blocks are reused from a stack. Block
-// IDs may differ between the two; nothing observable may.
+// with FreeSettled, whose blocks become anonymous, and sometimes takes
+// blocks as counts (AllocateAnonymous, Claim). Block IDs may differ between
+// the two; nothing observable may.
 type settledWorld struct {
 	r           *rand.Rand
 	lazy, eager *Pool
@@ -253,12 +254,12 @@ func (w *settledWorld) op() {
 }
 
 // TestFreeSettledMatchesEagerCommit holds lazy hashing to its promise (see
-// private.go): a pool that leaves private blocks unhashed and frees finished
-// sequences with FreeSettled — reusing anonymous blocks from a stack and
-// handing them to tables as anonymous entries —
-// behaves observably exactly like one that commits every full block: the
-// same Match, Held and allocation outcomes, counters, and free queue as
-// seen through what its entries hold, after every operation.
+// private.go, freelist.go): a pool that leaves private blocks unhashed,
+// frees finished sequences with FreeSettled (their blocks become
+// anonymous, handed out again as anonymous entries or counts) behaves
+// observably exactly like one that commits every full block: the same
+// Match, Held and allocation outcomes, counters, and free queue as seen
+// through what its entries hold, after every operation.
 func TestFreeSettledMatchesEagerCommit(t *testing.T) {
 	seeds, steps := uint64(1000), 400
 	if testing.Short() || raceEnabled {
