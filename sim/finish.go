@@ -92,10 +92,10 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	generated := s.Generated
 	c.insts[i].Recycle(s)
 	f.dseq = nil
-	if ps := f.pseq; ps != nil { // refused before pulling: the prefiller still holds the KV
-		f.pseq = nil
+	if ps := f.pseq; ps != nil && ps != s { // refused before pulling: the prefiller still holds the KV
 		c.releasePrefill(f.route.Prefill, ps)
 	}
+	f.pseq = nil // a local prefill refused by its own instance holds nothing more
 	f.attempt++
 	if f.attempt >= maxAttempts {
 		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
@@ -123,6 +123,10 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 // the previous refusal simply continues.
 func (c *cluster) chargeRejected(rec *results.Record, f *flight, s *engine.Seq) {
 	switch {
+	case rec.FirstTokenNs == 0 && f.attempt == 0 && f.pseq == s:
+		// A local prefill refused by the instance it queued on: it waited
+		// for admission there since it was placed.
+		rec.Time[results.TPrefillQueue] += c.nowNs - f.enqueuedNs
 	case rec.FirstTokenNs == 0:
 		since := f.arrivedNs
 		switch {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"handoff/hardware"
+	"handoff/models/engine"
 	"handoff/models/router"
 	"handoff/results"
 )
@@ -97,5 +98,39 @@ func TestSameInstantTransfersBatchOnDecoder(t *testing.T) {
 	in := res.Links[5]
 	if in.Name != "decode-0/ingress" || in.Stats.Transfers != 2 || in.Stats.Bytes != 200_000 || in.Stats.BusyNs != 66667 {
 		t.Errorf("%s: %+v, want 2 transfers, 200000 bytes, busy 66667 ns", in.Name, in.Stats)
+	}
+}
+
+// TestRefusedLocalPrefillEndsOnce: a router that prefills on the decoder
+// itself (llm-d's default decider) sends three requests to one wafer with
+// two slots under the reject pressure policy. The third finds no slot and is
+// refused while it is the instance's own local prefill: there is no
+// prefiller holding its KV to release, and refusing it must release nothing
+// twice. Every request ends exactly once, and the completed ones' time adds
+// up.
+func TestRefusedLocalPrefillEndsOnce(t *testing.T) {
+	reqs := []Request{
+		{ArrivalNs: 0, PromptTokens: 100, OutputTokens: 10},
+		{ArrivalNs: 0, PromptTokens: 100, OutputTokens: 10},
+		{ArrivalNs: 0, PromptTokens: 100, OutputTokens: 10},
+	}
+	wafer := engine.Config{MaxBatchedTokens: 1024, MaxSeqs: 8, MaxModelLen: 1 << 20,
+		Layouts: [][]engine.SlotClass{{{Count: 2, ContextTokens: 1024}}}, Pressure: engine.PressureReject}
+	if err := wafer.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 256, 8, false), linearTimer(cfA, cfB)),
+		instances(RoleDecode, 1, wafer, linearTimer(1_000_000, 0))...)
+	llmd := router.NewLLMD(router.DefaultLLMDConfig(), NewStreams(1).Stream("router"))
+	cfg := withNICs(&Config{Name: "refused-local", Instances: insts, Router: llmd,
+		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}, cfLink)
+	c, err := drive(t, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, c.records, len(reqs))
+	checkDrained(t, c)
+	if r := c.records[2]; r.Rejections == 0 {
+		t.Errorf("request 2 was never refused: %+v", r)
 	}
 }
