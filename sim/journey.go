@@ -133,6 +133,9 @@ func (c *cluster) onStep(i int) {
 	}
 	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+len(res.FirstTokens)-len(res.Recovered))
 	c.recovered(i, res.Recovered)
+	// Handling the results may place a held request on this very instance;
+	// planning it now would overwrite the results being handled.
+	c.completing = i
 	prefillRole := c.cfg.Instances[i].Role == RolePrefill
 	if !prefillRole {
 		for _, s := range res.FirstTokens {
@@ -146,6 +149,7 @@ func (c *cluster) onStep(i int) {
 			c.complete(i, s)
 		}
 	}
+	c.completing = -1
 	c.kickSoon(i)
 }
 

@@ -134,3 +134,25 @@ func TestRefusedLocalPrefillEndsOnce(t *testing.T) {
 		t.Errorf("request 2 was never refused: %+v", r)
 	}
 }
+
+// TestHeldRequestPlacedOnTheCompletingInstance: Dynamo's router holds B
+// while A's prefill keeps the only worker past the queue threshold. A's one
+// step ends its prefill, which releases B onto the same worker while that
+// worker's step results are still being handled; B's placement must not
+// plan the worker's next step in the middle of them, losing A's finish.
+func TestHeldRequestPlacedOnTheCompletingInstance(t *testing.T) {
+	reqs := []Request{
+		{ArrivalNs: 0, PromptTokens: 40, OutputTokens: 1},
+		{ArrivalNs: 0, PromptTokens: 40, OutputTokens: 1},
+	}
+	dc := router.DefaultDynamoConfig()
+	dc.QueueThreshold = 0.5 // hold while every worker has more than 32 prompt tokens to prefill
+	cfg := colocatedConfig(t, 64, reqs)
+	cfg.Router = router.NewDynamo(dc, NewStreams(1).Stream("router"))
+	c, err := drive(t, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, c.records, len(reqs))
+	checkDrained(t, c)
+}

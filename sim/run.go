@@ -54,6 +54,7 @@ type cluster struct {
 	stepStartNs []int64
 	kickPending []bool
 	kicking     bool // inside kick: further kicks are deferred
+	completing  int  // the instance whose finished step onStep is handling, or -1: it is not kicked until done
 	placing     bool // inside place: held requests are not retried
 	metrics     []instanceMetrics
 	timelines   []Timeline
@@ -128,7 +129,7 @@ func (c *cluster) checkEnd() error {
 func newCluster(cfg *Config) *cluster {
 	n := len(cfg.Instances)
 	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), kickPending: make([]bool, n), busyNs: make([]int64, n),
-		outstanding: make([]int, n), netAtNs: -1, metrics: make([]instanceMetrics, n)}
+		outstanding: make([]int, n), netAtNs: -1, metrics: make([]instanceMetrics, n), completing: -1}
 	for i := range c.metrics {
 		c.metrics[i].progressNs = -1
 	}
@@ -214,7 +215,7 @@ func (c *cluster) kickSoon(i int) {
 	if c.kickPending[i] {
 		return
 	}
-	if c.kicking || c.q.len() > 0 && c.q.h[0].at == c.nowNs {
+	if c.kicking || i == c.completing || c.q.len() > 0 && c.q.h[0].at == c.nowNs {
 		c.kickPending[i] = true
 		c.q.push(c.nowNs, classKick, int32(i))
 		return
