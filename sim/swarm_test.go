@@ -16,7 +16,7 @@ import (
 
 var (
 	swarmSeed  = flag.Uint64("swarm.seed", 1, "first seed of the swarm test")
-	swarmCases = flag.Int("swarm.cases", 100, "scenarios the swarm test draws")
+	swarmCases = flag.Int("swarm.cases", 400, "scenarios the swarm test draws")
 )
 
 // swarmCase draws a small random cluster and workload from seed: roles,
@@ -26,10 +26,7 @@ var (
 // configuration, built fresh (routers and sources carry state).
 func swarmCase(t testing.TB, seed uint64) *Config {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	cfg := &Config{Name: fmt.Sprintf("swarm-%d", seed), Seed: seed, Router: router.LeastLoaded{}}
-	if rng.IntN(2) == 0 {
-		cfg.Router = &router.RoundRobin{}
-	}
+	cfg := &Config{Name: fmt.Sprintf("swarm-%d", seed), Seed: seed}
 	pd := rng.IntN(2) == 0
 	if pd {
 		cfg.Instances = append(swarmPool(t, rng, RolePrefill), swarmPool(t, rng, RoleDecode)...)
@@ -40,8 +37,79 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	} else {
 		cfg.Instances = swarmPool(t, rng, RoleColocated)
 	}
+	cfg.Router, cfg.RouterNeedsHashes = swarmRouter(rng)
+	if rng.IntN(3) == 0 { // a stale view of instance state
+		cfg.RefreshIntervalNs = 1 + rng.Int64N(200_000)
+	}
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
 	return cfg
+}
+
+// swarmRouters names the policies the swarm draws from, one each: every
+// router the scenarios can build.
+var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
+
+// swarmRouter draws a router and its knobs, and whether it needs the
+// prompts' block hashes.
+func swarmRouter(rng *rand.Rand) (router.Router, bool) {
+	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
+	switch swarmRouters[rng.IntN(len(swarmRouters))] {
+	case "round_robin":
+		return &router.RoundRobin{}, false
+	case "least_loaded":
+		return router.LeastLoaded{}, false
+	case "dynamo":
+		return router.NewDynamo(swarmDynamo(rng), stream), true
+	case "llmd":
+		return router.NewLLMD(swarmLLMD(rng), stream), true
+	default:
+		c := swarmDynamo(rng)
+		c.Conditional = nil // the pair search replaces it
+		return router.NewTopologyAware(c, rng.Float64()*4, stream), true
+	}
+}
+
+// swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
+// temperature, a queue threshold, the router's own index instead of KV
+// events, and conditional disaggregation.
+func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
+	c := router.DefaultDynamoConfig()
+	c.OverlapScoreCredit = float64(rng.IntN(3))
+	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
+	c.PrefillLoadScale = 0.5 * float64(rng.IntN(4))
+	c.DecodeActiveRequestWeight = float64(rng.IntN(3))
+	if rng.IntN(3) == 0 {
+		c.Temperature = rng.Float64()
+	}
+	if rng.IntN(3) == 0 {
+		c.QueueThreshold = 0.5 + 4*rng.Float64()
+	}
+	if rng.IntN(3) == 0 {
+		c.UseKVEvents, c.TTLNs = false, 1+rng.Int64N(1_000_000)
+	}
+	if rng.IntN(2) == 0 {
+		cd := router.DefaultConditionalDisagg()
+		cd.EffISLThreshold = 1 + rng.IntN(400)
+		cd.PrefillBusyTokens, cd.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
+		c.Conditional = &cd
+	}
+	return c
+}
+
+// swarmLLMD draws llm-d's scorers and weights, picker, decider threshold
+// and index capacity.
+func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
+	c := router.DefaultLLMDConfig()
+	c.Scorers = nil
+	for _, name := range router.ScorerNames() {
+		if rng.IntN(2) == 0 {
+			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(rng.IntN(4))})
+		}
+	}
+	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]
+	c.NonCachedTokens = rng.IntN(2) * rng.IntN(300)
+	c.LRUCapacityPerServer = 1 + rng.IntN(64)
+	return c
 }
 
 // swarmPool draws one to three instances of a role with a shared engine
@@ -119,6 +187,8 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
+	local, recompiles                                                                 int
+	routers                                                                           map[string]int
 }
 
 // TestSwarm draws random clusters and workloads, runs each three times (once
@@ -126,14 +196,15 @@ type swarmTally struct {
 // the runs agree exactly, that every request ended once and that every
 // instance drained. Reproduce a failure with -swarm.seed=S -swarm.cases=1.
 func TestSwarm(t *testing.T) {
-	var tally swarmTally
+	tally := swarmTally{routers: map[string]int{}}
 	for k := range uint64(*swarmCases) {
 		seed := *swarmSeed + k
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { swarmOne(t, seed, &tally) })
 	}
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
-		tally.rejections == 0 || tally.swapOuts == 0) {
+		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 ||
+		len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -160,13 +231,19 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	} else {
 		tally.colocated++
 	}
+	tally.routers[fmt.Sprintf("%T", cfg.Router)]++
 	for _, in := range a.Instances {
 		tally.swapOuts += int(in.Stats.SwapOuts)
+		tally.recompiles += int(in.Stats.Recompiles)
 	}
 	for _, r := range a.Records {
 		tally.rejections += int(r.Rejections)
 		tally.preemptions += int(r.Preemptions)
 		tally.cachedTokens += int(r.CachedTokens)
+		if cfg.Topology != nil && r.DecodeInstance < 0 && r.PrefillInstance >= 0 &&
+			cfg.Instances[r.PrefillInstance].Role == RoleDecode {
+			tally.local++ // prefilled on its decoder
+		}
 		switch r.Status {
 		case results.Dropped:
 			tally.dropped++
