@@ -187,8 +187,8 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles                                                                 int
-	routers                                                                           map[string]int
+	local, recompiles                                                                  int
+	routers                                                                            map[string]int
 }
 
 // TestSwarm draws random clusters and workloads, runs each three times (once
