@@ -28,6 +28,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 			if s.reprefill {
 				s.reprefill = false
 				in.res.Recovered = append(in.res.Recovered, s)
+				in.unmarkVictim(s)
 			}
 			in.emitToken(s, nowNs)
 		}

@@ -23,6 +23,7 @@ type Instance struct {
 	due      []int64
 	trip     []trip
 	hostUsed int // host-tier blocks in use
+	victims  int // sequences preempted and not yet recovered nor rejected
 	pulling  int // decode role: sequences whose prompt KV is in flight
 	holding  int // prefill role: finished sequences holding blocks
 
@@ -100,6 +101,28 @@ func (in *Instance) Waiting() int { return in.waiting.len() + in.ready.len() + i
 
 // HostBlocksUsed is the number of host-tier blocks holding swapped-out KV.
 func (in *Instance) HostBlocksUsed() int { return in.hostUsed }
+
+// Victims is the number of preempted sequences that have neither recovered
+// (recomputed their context, or been swapped back in) nor been rejected:
+// a sequence preempted again while recovering counts once. A preemption
+// chain (a cascade) lasts while it is positive.
+func (in *Instance) Victims() int { return in.victims }
+
+// markVictim counts a sequence just preempted as a victim, once.
+func (in *Instance) markVictim(s *Seq) {
+	if !s.victim {
+		s.victim = true
+		in.victims++
+	}
+}
+
+// unmarkVictim ends a victim's recovery (recovered or rejected).
+func (in *Instance) unmarkVictim(s *Seq) {
+	if s.victim {
+		s.victim = false
+		in.victims--
+	}
+}
 
 // Running is the number of sequences in the running set.
 func (in *Instance) Running() int { return len(in.running) }

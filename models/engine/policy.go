@@ -16,6 +16,7 @@ func (in *Instance) swapOut(s *Seq) bool {
 	s.SwapOuts++
 	s.Preemptions++
 	in.stats.Preemptions++
+	in.markVictim(s)
 	in.stats.SwapOuts++
 	in.stats.SwappedBlocks += int64(n)
 	in.batch.SwapBlocks += n
@@ -46,6 +47,7 @@ func (in *Instance) swapIn(s *Seq, budget int) (int, bool) {
 	s.swappedIn = true
 	pos := in.addRunning(s)
 	in.res.Recovered = append(in.res.Recovered, s)
+	in.unmarkVictim(s)
 	in.plan(s, pos, n)
 	return n, true
 }
@@ -59,4 +61,5 @@ func (in *Instance) reject(q *deque, s *Seq) {
 	s.state = stateDone
 	in.stats.Rejections++
 	in.res.Rejected = append(in.res.Rejected, s)
+	in.unmarkVictim(s)
 }

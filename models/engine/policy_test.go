@@ -118,3 +118,30 @@ func TestAccountingCoversEveryNanosecond(t *testing.T) {
 		t.Fatalf("acct %v, want %v", s.Acct, want)
 	}
 }
+
+// TestVictimsLastUntilRecovery: under each policy the preempted b is a
+// victim from its preemption until it has recovered — recomputed its
+// context, been swapped back in — or been rejected.
+func TestVictimsLastUntilRecovery(t *testing.T) {
+	for _, p := range []Policy{Recompute, Swap, Reject} {
+		in, a, b := policySetup(t, p, 10)
+		b.CacheHitThreshold = 0.9
+		_, res := in.Schedule()
+		if len(res.Preempted) != 1 || in.Victims() != 1 {
+			t.Fatalf("%v: preempted %d, victims %d; want b, one victim", p, len(res.Preempted), in.Victims())
+		}
+		in.Complete(10, 10)
+		now := int64(11)
+		for ; in.Victims() > 0 && now < 200; now++ {
+			if !a.Finished() && in.Victims() != 1 {
+				t.Fatalf("%v: %d victims while b waits", p, in.Victims())
+			}
+			in.Schedule()
+			in.Complete(now, now)
+		}
+		st := in.Stats()
+		if in.Victims() != 0 || st.ReprefillTokens+st.SwapOuts+st.Rejections == 0 {
+			t.Fatalf("%v at %d: victims %d, stats %+v: want b recovered or rejected", p, now, in.Victims(), st)
+		}
+	}
+}

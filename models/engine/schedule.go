@@ -283,6 +283,7 @@ func (in *Instance) preempt(s *Seq) {
 	s.reprefill = true
 	s.Preemptions++
 	in.stats.Preemptions++
+	in.markVictim(s)
 	s.state = stateWaiting
 	in.waiting.pushFront(s)
 	in.res.Preempted = append(in.res.Preempted, s)

@@ -59,6 +59,7 @@ type Seq struct {
 	hostBlocks int // blocks it holds in the host tier while swapped out
 	slotClass  int // slot mode: the class of the slot it holds
 	admitted   bool
+	victim     bool // preempted and not yet recovered nor rejected (Instance.Victims)
 	hashes     []uint64
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 	_          [seqPad]byte
