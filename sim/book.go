@@ -8,11 +8,11 @@ package sim
 
 // book records a placement.
 func (c *cluster) book(f *flight) {
-	r := &c.routing
 	f.bookedTokens = f.req.PromptTokens
-	r.prefillTokens[f.route.Prefill] += f.bookedTokens
-	f.bookedBlocks = (f.req.PromptTokens + r.view.BlockSize - 1) / r.view.BlockSize
-	r.blocks[decodingInstance(f)] += f.bookedBlocks
+	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
+	bs := c.routing.view.BlockSize
+	f.bookedBlocks = (f.req.PromptTokens + bs - 1) / bs
+	c.replicas[decodingInstance(f)].blocks += f.bookedBlocks
 }
 
 // unbookPrefill ends a flight's prefill bookkeeping.
@@ -20,7 +20,7 @@ func (c *cluster) unbookPrefill(f *flight) {
 	if f.bookedTokens == 0 {
 		return
 	}
-	c.routing.prefillTokens[f.route.Prefill] -= f.bookedTokens
+	c.replicas[f.route.Prefill].prefillTokens -= f.bookedTokens
 	f.bookedTokens = 0
 	c.retryHeld()
 }
@@ -28,7 +28,7 @@ func (c *cluster) unbookPrefill(f *flight) {
 // unbook ends all of a flight's bookkeeping (it finished, or left its
 // decoder).
 func (c *cluster) unbook(f *flight) {
-	c.routing.blocks[decodingInstance(f)] -= f.bookedBlocks
+	c.replicas[decodingInstance(f)].blocks -= f.bookedBlocks
 	f.bookedBlocks = 0
 	c.unbookPrefill(f)
 	c.retryHeld()
@@ -41,8 +41,12 @@ func decodingInstance(f *flight) int {
 	return f.route.Prefill
 }
 
-// enqueueRouting offers a flight to the router behind any it holds.
+// enqueueRouting offers a flight (new, or refused by a decoder) to the
+// router behind any it holds.
 func (c *cluster) enqueueRouting(ref int32) {
+	if c.flights[ref].phase == phaseRejected {
+		c.enter(ref, phaseRouting)
+	}
 	c.routing.held = append(c.routing.held, ref)
 	c.retryHeld()
 }

@@ -2,45 +2,32 @@ package sim
 
 import (
 	"testing"
-
-	"handoff/models/engine"
 )
 
-// victims gives the cluster n flights, each with a decoder sequence that
-// refers to it, for driving the cascade bookkeeping by hand.
-func victims(t *testing.T, n int) (*cluster, []*engine.Seq) {
-	t.Helper()
-	c := newCluster(pdConfig(t, nil))
-	seqs := make([]*engine.Seq, n)
-	for k := range seqs {
-		ref := c.newFlight(&Request{ID: int64(k)})
-		seqs[k] = &engine.Seq{Ref: ref}
-	}
-	return c, seqs
-}
-
-// TestCascadeMetricsOnAConstructedChain: on decoder 1, A is preempted at 10,
-// again at 15 (still recovering), B at 20, A recovers at 30, is preempted
-// again at 40, B recovers at 50 and A at 60: one chain of four preemptions
-// lasting 50 ns. C alone at 100-110 is a single preemption, not a cascade.
+// TestCascadeMetricsOnAConstructedChain: on a decoder, A is preempted at
+// 10, again at 15 (still recovering: one victim), B at 20, A recovers at 30,
+// is preempted again at 40, B recovers at 50 and A at 60: one chain of four
+// preemptions lasting 50 ns. C alone at 100-110 is a single preemption, not
+// a cascade. The engine reports the victims left after each event.
 func TestCascadeMetricsOnAConstructedChain(t *testing.T) {
-	c, s := victims(t, 3)
-	a, b, cc := s[0], s[1], s[2]
-	at := func(ns int64, f func()) { c.nowNs = ns; f() }
-	at(10, func() { c.preempted(1, []*engine.Seq{a}) })
-	at(15, func() { c.preempted(1, []*engine.Seq{a}) })
-	at(20, func() { c.preempted(1, []*engine.Seq{b}) })
-	at(30, func() { c.recovered(1, []*engine.Seq{a}) })
-	at(40, func() { c.preempted(1, []*engine.Seq{a}) })
-	at(50, func() { c.recovered(1, []*engine.Seq{b}) })
-	if m := c.metrics[1]; m.cascades != 0 || m.pending != 1 || m.depth != 4 {
+	m := instanceMetrics{progressNs: -1}
+	for _, e := range []struct {
+		atNs               int64
+		preempted, victims int
+	}{{10, 1, 1}, {15, 1, 1}, {20, 1, 2}, {30, 0, 1}, {40, 1, 2}, {50, 0, 1}} {
+		if e.preempted > 0 {
+			m.preempt(e.preempted, e.atNs)
+		}
+		m.victims(e.victims, e.atNs)
+	}
+	if m.cascades != 0 || m.pending != 1 || m.depth != 4 || !m.open {
 		t.Fatalf("mid-chain %+v: want the chain open at depth 4 with A pending", m)
 	}
-	at(60, func() { c.recovered(1, []*engine.Seq{a}) })
-	at(100, func() { c.preempted(1, []*engine.Seq{cc}) })
-	at(110, func() { c.recovered(1, []*engine.Seq{cc}) })
-	m := c.metrics[1]
-	if m.cascades != 1 || m.longest != 4 || m.cascadeNs != 50 || m.pending != 0 {
+	m.victims(0, 60)
+	m.preempt(1, 100)
+	m.victims(1, 100)
+	m.victims(0, 110)
+	if m.cascades != 1 || m.longest != 4 || m.cascadeNs != 50 || m.pending != 0 || m.open {
 		t.Fatalf("metrics %+v: want 1 cascade, longest 4, 50 ns", m)
 	}
 }
@@ -49,10 +36,10 @@ func TestCascadeMetricsOnAConstructedChain(t *testing.T) {
 // starts at 0 and produces its next normal token at 1.5 s is one lock-up of
 // 1.5 s; tokens at 2 s and 2.9 s are progress within the threshold.
 func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
-	c, _ := victims(t, 0)
+	c := newCluster(pdConfig(t, nil))
 	c.cfg.LockupThresholdNs = 1e9
 	c.busyWith(1, &batchParts{}, 1)
-	c.metrics[1].preemptedNow = true // the spell follows a preemption
+	c.replicas[1].metrics.preemptedNow = true // the spell follows a preemption
 	for _, step := range []struct {
 		atNs   int64
 		tokens int
@@ -60,12 +47,12 @@ func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
 		c.nowNs = step.atNs
 		c.progress(1, step.tokens)
 	}
-	if m := c.metrics[1]; m.lockups != 1 || m.lockupNs != 1.5e9 {
+	if m := c.replicas[1].metrics; m.lockups != 1 || m.lockupNs != 1.5e9 {
 		t.Fatalf("lock-ups %d (%d ns), want 1 of 1.5 s", m.lockups, m.lockupNs)
 	}
 	c.nowNs = 5e9 // a 2.1 s spell with no preemption: a long prefill, not a lock-up
 	c.progress(1, 1)
-	if m := c.metrics[1]; m.lockups != 1 {
+	if m := c.replicas[1].metrics; m.lockups != 1 {
 		t.Fatalf("lock-ups %d: a spell without preemption counted", m.lockups)
 	}
 }
@@ -84,10 +71,11 @@ func TestRejectionRebuildsTheRequest(t *testing.T) {
 		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50})
 		f := &c.flights[ref]
 		f.route.Prefill, f.route.Decode = 0, 1
-		s := c.insts[1].NewSeq()
+		s := c.replicas[1].eng.NewSeq()
 		s.Ref, s.Generated = ref, 20
-		c.records[0].FirstTokenNs = 1 // the client saw tokens already
-		c.outstanding[1] = 1
+		f.phase, f.dseq = phaseDecoding, s // decoding on decoder 1
+		c.records[0].FirstTokenNs = 1      // the client saw tokens already
+		c.replicas[1].outstanding = 1
 		c.rejected(1, s)
 		rec := c.records[0]
 		want := map[int][4]int{1: {100, 50, 0, 20}, 2: {120, 30, 20, 0}}[phase]

@@ -156,7 +156,7 @@ func TestDecoderPreemptsUnderMemoryPressure(t *testing.T) {
 		}
 		preemptions += int(r.Preemptions)
 	}
-	s := c.insts[1].Stats()
+	s := c.replicas[1].eng.Stats()
 	if preemptions == 0 || int64(preemptions) != s.Preemptions {
 		t.Errorf("records sum %d preemptions, decoder counted %d; want equal and > 0", preemptions, s.Preemptions)
 	}

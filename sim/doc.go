@@ -15,10 +15,18 @@
 //   - rng.go: Streams, one independent generator per named component.
 //   - run.go: Run, the event loop and the cluster state; kick and plan start
 //     an idle instance's next step and handle what planning did.
-//   - journey.go: a request's life: arrival and placement, prefill done and
-//     the handoff to a decoder, the KV transfer, staging, hold timeouts.
+//   - replica.go: one instance's state in a run (engine, step in flight,
+//     the router's bookkeeping of it, its derived figures).
+//   - flight.go: a request's journey as explicit phases (routing, held,
+//     prefilling, streaming, holding its KV, transferring, staging,
+//     starting and decoding on its decoder, refused, done), entered only
+//     through enter, which checks the move, charges the time spent in the
+//     phase left to its attribution component and traces it.
+//   - journey.go: the events that move a request along: arrival and
+//     placement, prefill done and the handoff to a decoder, the KV
+//     transfer, staging, hold timeouts.
 //   - finish.go: first tokens, completion, rejections and the router's
-//     re-sending (RFC #24256 phases 1 and 2), drops; the time attribution.
+//     re-sending (RFC #24256 phases 1 and 2), drops.
 //   - views.go, book.go: what routers see (stale views refreshed every
 //     interval), their bookkeeping of routed work, requests they hold, and
 //     the capacity checks that drop requests no instance can hold.

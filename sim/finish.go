@@ -10,65 +10,37 @@ import (
 // firstToken handles a sequence's first token on instance i: the client's
 // first token (TTFT), or, after a rejection, the end of its round trip.
 func (c *cluster) firstToken(i int, s *engine.Seq) {
-	f := &c.flights[s.Ref]
-	rec := &c.records[f.req.ID]
-	if !s.Remote {
+	ref := s.Ref
+	f := &c.flights[ref]
+	if f.local() {
 		c.unbookPrefill(f) // the prefill was local: it just finished
 	}
-	switch {
-	case f.attempt > 0 && rec.FirstTokenNs == 0: // refused before any token: still TTFT
-		rec.Time[results.TDecodeFirst] += c.nowNs - f.rejectedNs
-	case f.attempt > 0:
-		rec.Time[results.TRejection] += c.nowNs - f.rejectedNs
-	case s.Remote:
-		rec.Time[results.TDecodeFirst] += c.nowNs - f.arrivedNs
-	default: // prefilled here (colocated, or locally on a decoder): the prefill step produced the first token
-		rec.Time[results.TPrefillQueue] += s.Acct[engine.AcctQueue] + s.Acct[engine.AcctReprefill] + s.Acct[engine.AcctSwap]
-		rec.Time[results.TPrefillCompute] += s.Acct[engine.AcctCompute]
-	}
+	c.enter(ref, phaseDecoding)
+	rec := &c.records[f.req.ID]
 	if rec.FirstTokenNs == 0 {
 		rec.FirstTokenNs = c.nowNs
 	}
 	f.firstAcct = s.Acct
 	if c.traced(f.req.ID) {
-		c.traceFirstToken(i, f, s)
+		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), "first token", c.nowNs)
 	}
-}
-
-// addDecodeTime charges the decoder time of s since its first token.
-func (c *cluster) addDecodeTime(rec *results.Record, f *flight, s *engine.Seq) {
-	d := s.Acct.Sub(f.firstAcct)
-	rec.Time[results.TDecodeCompute] += d[engine.AcctCompute]
-	rec.Time[results.TDecodeQueue] += d[engine.AcctQueue]
-	rec.Time[results.TReprefill] += d[engine.AcctReprefill]
-	rec.Time[results.TSwap] += d[engine.AcctSwap]
 }
 
 // complete ends a request whose last token was generated on instance i.
 func (c *cluster) complete(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
-	rec := &c.records[f.req.ID]
-	c.addDecodeTime(rec, f, s)
-	if c.traced(f.req.ID) {
-		start := f.arrivedNs // from the KV's arrival, or the first token if prefilled here
-		if !s.Remote {
-			start = rec.FirstTokenNs
-		}
-		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), "decode", start, c.nowNs)
-	}
-	rec.Status = results.Completed
-	rec.FinishNs = c.nowNs
+	c.enter(ref, phaseDone)
+	rec := c.close(f.req.ID, results.Completed, "")
 	rec.OutputTokens = int32(f.delivered + s.Generated)
 	rec.Preemptions += int32(s.Preemptions)
-	if f.pseq == s { // colocated
+	if f.local() {
 		rec.CachedTokens = int32(s.CachedTokens)
 	}
-	c.outstanding[i]--
+	c.replicas[i].outstanding--
 	c.unbook(f)
-	c.freeFlight(ref)
-	c.insts[i].Recycle(s)
-	c.ended++
+	c.free(ref)
+	c.replicas[i].eng.Recycle(s)
 }
 
 // rejected handles a sequence decoder i refused (vLLM RFC #24256): the
@@ -79,33 +51,32 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 func (c *cluster) rejected(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
+	held := f.phase == phaseHolding // refused before pulling: the prefiller still holds the KV
+	c.enter(ref, phaseRejected)
 	rec := &c.records[f.req.ID]
-	c.chargeRejected(rec, f, s)
+	phase2 := c.replicas[i].cfg.RejectPhase == 2
 	if c.traced(f.req.ID) {
-		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), "decode", f.arrivedNs, c.nowNs)
-		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), fmt.Sprintf("rejected (phase %d)", c.cfg.Instances[i].RejectPhase), c.nowNs)
+		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), fmt.Sprintf("rejected (phase %d)", c.replicas[i].cfg.RejectPhase), c.nowNs)
 	}
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
-	c.outstanding[i]--
+	c.replicas[i].outstanding--
 	c.unbook(f)
 	generated := s.Generated
-	c.insts[i].Recycle(s)
-	f.dseq = nil
-	if ps := f.pseq; ps != nil && ps != s { // refused before pulling: the prefiller still holds the KV
-		c.releasePrefill(f.route.Prefill, ps)
+	c.replicas[i].eng.Recycle(s)
+	if held {
+		c.releasePrefill(f)
+		c.kickSoon(f.route.Prefill)
 	}
-	f.pseq = nil // a local prefill refused by its own instance holds nothing more
-	f.attempt++
-	if f.attempt >= maxAttempts {
-		rec.Status, rec.FinishNs = results.Rejected, c.nowNs
-		rec.Reason = fmt.Sprintf("rejected: refused by decoders %d times", f.attempt)
+	f.pseq, f.dseq = nil, nil
+	if f.attempt++; f.attempt >= maxAttempts {
+		c.enter(ref, phaseDone)
+		rec := c.close(f.req.ID, results.Rejected, fmt.Sprintf("rejected: refused by decoders %d times", f.attempt))
 		rec.OutputTokens = int32(f.delivered + generated)
-		c.freeFlight(ref)
-		c.ended++
+		c.free(ref)
 		return
 	}
-	if c.cfg.Instances[i].RejectPhase == 2 {
+	if phase2 {
 		f.delivered += generated
 		f.req.PromptTokens += generated
 		f.req.OutputTokens -= generated
@@ -115,42 +86,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	c.enqueueRouting(ref)
 }
 
-// chargeRejected charges a refused sequence's time on its decoder and
-// opens (or continues) the rejection round trip. Before the client's first
-// token the time is TTFT (decode_queue_first); after it, the decoder's
-// share goes to the decode components and the round trip starts now —
-// unless this attempt never produced a token, when the round trip begun at
-// the previous refusal simply continues.
-func (c *cluster) chargeRejected(rec *results.Record, f *flight, s *engine.Seq) {
-	switch {
-	case rec.FirstTokenNs == 0 && f.attempt == 0 && f.pseq == s:
-		// A local prefill refused by the instance it queued on: it waited
-		// for admission there since it was placed.
-		rec.Time[results.TPrefillQueue] += c.nowNs - f.enqueuedNs
-	case rec.FirstTokenNs == 0:
-		since := f.arrivedNs
-		switch {
-		case f.attempt > 0:
-			since = f.rejectedNs
-		case !f.pulled: // refused before it pulled anything (no free slot)
-			since = f.handoffNs
-		}
-		rec.Time[results.TDecodeFirst] += c.nowNs - since
-	case s.Generated == 0:
-		return
-	default:
-		c.addDecodeTime(rec, f, s)
-		rec.Time[results.TReprefill] += c.nowNs - s.MarkNs() // waited since its preemption
-	}
-	f.rejectedNs = c.nowNs
-}
-
 // drop ends a request that cannot be served.
 func (c *cluster) drop(id int64, reason string) {
-	rec := &c.records[id]
-	rec.Status = results.Dropped
-	rec.Reason = reason
-	rec.FinishNs = c.nowNs
-	rec.OutputTokens = 0
-	c.ended++
+	c.close(id, results.Dropped, reason).OutputTokens = 0
 }

@@ -112,19 +112,20 @@ func drive(t testing.TB, cfg *Config, auditEvery int64, hooks ...func(c *cluster
 // sequences of requests in flight there.
 func auditBlocks(t testing.TB, c *cluster) {
 	t.Helper()
-	held := make([]int, len(c.insts))
+	held := make([]int, len(c.replicas))
 	for _, f := range c.flights {
-		if f.free {
+		if f.phase == phaseDone {
 			continue
 		}
 		if f.pseq != nil {
 			held[f.route.Prefill] += f.pseq.Blocks()
 		}
-		if f.dseq != nil {
+		if f.dseq != nil && f.dseq != f.pseq {
 			held[f.route.Decode] += f.dseq.Blocks()
 		}
 	}
-	for i, in := range c.insts {
+	for i := range c.replicas {
+		in := c.replicas[i].eng
 		pool := in.Pool()
 		if err := pool.Check(); err != nil {
 			t.Fatalf("t=%d ns, %s: %v", c.nowNs, c.cfg.Instances[i].Name, err)
@@ -140,8 +141,8 @@ func auditBlocks(t testing.TB, c *cluster) {
 // every instance idle with an empty, consistent KV pool.
 func checkDrained(t testing.TB, c *cluster) {
 	t.Helper()
-	for i, in := range c.insts {
-		name := c.cfg.Instances[i].Name
+	for i := range c.replicas {
+		in, name := c.replicas[i].eng, c.cfg.Instances[i].Name
 		if in.Busy() || !in.Idle() {
 			t.Errorf("%s not idle: busy=%v waiting=%d running=%d pulling=%d holding=%d", name,
 				in.Busy(), in.Waiting(), in.Running(), in.Pulling(), in.Holding())
@@ -152,12 +153,12 @@ func checkDrained(t testing.TB, c *cluster) {
 		if err := in.Pool().Check(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		if c.outstanding[i] != 0 {
-			t.Errorf("%s: %d requests still outstanding", name, c.outstanding[i])
+		if n := c.replicas[i].outstanding; n != 0 {
+			t.Errorf("%s: %d requests still outstanding", name, n)
 		}
 	}
 	for ref, f := range c.flights {
-		if !f.free {
+		if f.phase != phaseDone {
 			t.Errorf("flight %d still live: request %d", ref, f.req.ID)
 		}
 	}

@@ -5,39 +5,8 @@ import (
 
 	"handoff/models/engine"
 	"handoff/models/kv"
-	"handoff/models/router"
 	"handoff/results"
 )
-
-// maxAttempts bounds how often decoders may refuse one request before it
-// ends as rejected: a limit on everything.
-const maxAttempts = 8
-
-// flight is a request in the cluster, from arrival to its end. req is the
-// current attempt: after a phase-2 rejection its prompt has grown by the
-// tokens already delivered and its output shrunk by as many.
-type flight struct {
-	req          Request
-	route        router.Decision
-	pseq         *engine.Seq // on the prefill (or colocated) instance
-	dseq         *engine.Seq // on the decode instance
-	attempt      int         // 0 for the first; +1 per rejection
-	delivered    int         // output tokens the client has seen
-	handoffNs    int64       // prefill finished
-	pullNs       int64       // KV transfer started
-	arrivedNs    int64       // KV transfer finished
-	rejectedNs   int64       // start of the current rejection round trip
-	firstAcct    engine.Acct // decoder accounting at this attempt's first token
-	recovering   bool        // a preemption victim not yet recovered (cascade tracking)
-	pulled       bool        // the decoder started pulling the KV (pullNs is valid)
-	netDone      bool        // streaming: the transfer finished before the prefill step
-	kvLost       bool        // the prefill instance freed the KV before the decoder pulled it
-	deadlineNs   int64       // when a holding prefill instance frees the KV
-	enqueuedNs   int64       // when this attempt reached its prefill instance
-	bookedTokens int         // router bookkeeping held for this flight (see book.go)
-	bookedBlocks int
-	free         bool
-}
 
 // pullArrival reads the next request from the source and schedules its
 // arrival.
@@ -82,35 +51,34 @@ func (c *cluster) place(ref int32) bool {
 	c.refreshViews()
 	d := c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
 	if d.Held() {
+		if f.phase != phaseHeld {
+			c.enter(ref, phaseHeld)
+		}
 		return false
 	}
 	if reason := c.doesNotFit(r, d); reason != "" {
+		c.enter(ref, phaseDone)
 		c.drop(r.ID, reason)
-		c.freeFlight(ref)
+		c.free(ref)
 		return true
 	}
 	f.route = d
-	f.pulled, f.netDone, f.kvLost, f.deadlineNs = false, false, false, 0 // a fresh attempt
 	c.book(f)
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
-	if f.attempt == 0 {
-		rec.Time[results.TRouter] += c.nowNs - r.ArrivalNs
-	}
-	f.enqueuedNs = c.nowNs
-	if c.traced(r.ID) {
-		c.traceRoute(f)
-	}
-	inst := c.insts[d.Prefill]
-	s := inst.NewSeq()
+	p := &c.replicas[d.Prefill]
+	s := p.eng.NewSeq()
 	c.fillSeq(s, ref, r)
-	s.Hold = d.Decode >= 0
+	s.Hold = !f.local()
 	if s.Hold {
 		s.MaxNew = 1 // a prefill instance samples one token, which the client never sees
+	} else {
+		f.dseq = s // it decodes where it prefills
 	}
 	f.pseq = s
-	c.outstanding[d.Prefill]++
-	inst.Enqueue(s, c.nowNs)
+	c.enter(ref, phasePrefilling)
+	p.outstanding++
+	p.eng.Enqueue(s, c.nowNs)
 	c.kickSoon(d.Prefill)
 	return true
 }
@@ -125,18 +93,19 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 
 // onStep applies a finished step and starts the next one.
 func (c *cluster) onStep(i int) {
-	res := c.insts[i].Complete(c.stepStartNs[i], c.nowNs)
-	c.busyNs[i] += c.nowNs - c.stepStartNs[i]
+	rp := &c.replicas[i]
+	res := rp.eng.Complete(rp.stepStartNs, c.nowNs)
+	rp.busyNs += c.nowNs - rp.stepStartNs
 	c.recordGaps(res.TokenGapsNs)
 	if res.SteadyTokens > 0 {
 		c.itl.AddN(res.SteadyGapNs, int64(res.SteadyTokens))
 	}
 	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+len(res.FirstTokens)-len(res.Recovered))
-	c.recovered(i, res.Recovered)
+	c.noteVictims(i)
 	// Handling the results may place a held request on this very instance;
 	// planning it now would overwrite the results being handled.
 	c.completing = i
-	prefillRole := c.cfg.Instances[i].Role == RolePrefill
+	prefillRole := rp.cfg.Role == RolePrefill
 	if !prefillRole {
 		for _, s := range res.FirstTokens {
 			c.firstToken(i, s)
@@ -153,35 +122,27 @@ func (c *cluster) onStep(i int) {
 	c.kickSoon(i)
 }
 
-// prefillDone handles a prefill that finished on instance p: its time is
-// charged, the decoder is handed the request (unless streaming already did)
-// and the KV is held until pulled (or its timeout).
+// prefillDone handles a prefill that finished on instance p: the decoder is
+// handed the request (unless streaming already did) and the KV is held
+// until pulled (or its timeout).
 func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
-	f.handoffNs = c.nowNs
 	c.unbookPrefill(f)
-	if c.traced(f.req.ID) {
-		c.tracePrefill(p, f)
-	}
-	if f.attempt == 0 {
-		rec := &c.records[f.req.ID]
-		rec.Time[results.TPrefillQueue] += ps.Acct[engine.AcctQueue] + ps.Acct[engine.AcctReprefill] + ps.Acct[engine.AcctSwap]
-		rec.Time[results.TPrefillCompute] += ps.Acct[engine.AcctCompute]
-	}
-	switch {
-	case f.netDone: // streamed, and the transfer already finished
+	switch f.phase {
+	case phaseStreamed: // streamed, and the transfer already finished
 		c.transferred(ref)
 		c.kickSoon(f.route.Decode)
 		return
-	case f.dseq == nil:
-		attempt := f.attempt
-		c.handoff(ps)
-		if f.attempt != attempt {
-			return // the decoder refused it at once: the request moved on
-		}
+	case phaseStreaming:
+		c.enter(ref, phaseTransferring)
+		return
 	}
-	if t := c.cfg.Instances[p].KVHoldTimeoutNs; t > 0 && !f.pulled {
+	c.enter(ref, phaseHolding)
+	if f.dseq == nil {
+		c.handoff(ps) // the decoder may take it, or refuse it, at once
+	}
+	if t := c.replicas[p].cfg.KVHoldTimeoutNs; t > 0 && f.phase == phaseHolding {
 		f.deadlineNs = c.nowNs + t
 		c.q.push(f.deadlineNs, classTimeout, ref)
 	}
@@ -191,21 +152,17 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 // that never pulled it; the decoder will compute the prompt itself.
 func (c *cluster) onHoldTimeout(ref int32) {
 	f := &c.flights[ref]
-	if f.free || f.pseq == nil || f.pulled || f.deadlineNs != c.nowNs {
+	if f.phase != phaseHolding || f.deadlineNs != c.nowNs {
 		return // pulled meanwhile, or the flight moved on
 	}
-	p := f.route.Prefill
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
 	}
-	c.insts[p].Release(f.pseq)
-	c.insts[p].Recycle(f.pseq)
-	f.pseq = nil
-	f.kvLost = true
-	c.outstanding[p]--
-	c.kickSoon(p)
+	c.enter(ref, phaseLost)
+	c.releasePrefill(f)
+	c.kickSoon(f.route.Prefill)
 }
 
 // handoff sends a request whose prefill finished (or, streaming, is
@@ -213,36 +170,39 @@ func (c *cluster) onHoldTimeout(ref int32) {
 // before pulling the KV.
 func (c *cluster) handoff(ps *engine.Seq) {
 	f := &c.flights[ps.Ref]
-	d := f.route.Decode
-	inst := c.cfg.Instances[d]
-	s := c.insts[d].NewSeq()
+	d := &c.replicas[f.route.Decode]
+	s := d.eng.NewSeq()
 	c.fillSeq(s, ps.Ref, &f.req)
 	s.Remote = true
-	if inst.Engine.Preemption == engine.Reject {
-		s.CacheHitThreshold = inst.CacheHitThreshold
+	if d.cfg.Engine.Preemption == engine.Reject {
+		s.CacheHitThreshold = d.cfg.CacheHitThreshold
 	}
 	f.dseq = s
-	c.outstanding[d]++
-	c.insts[d].Enqueue(s, c.nowNs)
-	c.kickSoon(d)
+	d.outstanding++
+	d.eng.Enqueue(s, c.nowNs)
+	c.kickSoon(f.route.Decode)
 }
 
-// startPull begins the KV transfer of a decode sequence that got its blocks.
+// startPull begins the KV transfer of a decode sequence that got its
+// blocks — or, when the prefiller has freed the KV, has the decoder compute
+// the prompt itself.
 func (c *cluster) startPull(d int, s *engine.Seq) {
-	f := &c.flights[s.Ref]
-	f.pullNs, f.pulled = c.nowNs, true
-	if f.kvLost {
-		f.arrivedNs = c.nowNs
-		if f.attempt == 0 {
-			c.records[f.req.ID].Time[results.TDecodeFirst] += c.nowNs - f.handoffNs
-		}
-		c.insts[d].KVLost(s, c.nowNs)
+	ref := s.Ref
+	f := &c.flights[ref]
+	switch f.phase {
+	case phaseLost:
+		c.enter(ref, phaseStarting)
+		c.replicas[d].eng.KVLost(s, c.nowNs)
 		c.kickSoon(d)
 		return
+	case phasePrefilling: // streaming: the prompt's last step is running
+		c.enter(ref, phaseStreaming)
+	default:
+		c.enter(ref, phaseTransferring)
 	}
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
 	bytes := float64(s.RemoteTokens) * c.cfg.KVBytesPerToken
-	c.net.Start(s.Ref, path, latencyNs, bytes, c.nowNs)
+	c.net.Start(ref, path, latencyNs, bytes, c.nowNs)
 	c.scheduleNetwork()
 }
 
@@ -252,8 +212,8 @@ func (c *cluster) onNetwork() {
 	c.netAtNs = -1
 	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
 	for _, ref := range c.doneScratch {
-		if f := &c.flights[ref]; !f.pseq.Finished() {
-			f.netDone = true // streamed ahead of its prefill step: wait for it
+		if c.flights[ref].phase == phaseStreaming {
+			c.enter(ref, phaseStreamed) // ahead of its prefill step: wait for it
 			continue
 		}
 		c.transferred(ref)
@@ -268,53 +228,49 @@ func (c *cluster) onNetwork() {
 	c.scheduleNetwork()
 }
 
-// transferred applies one finished KV transfer.
+// transferred applies one finished KV transfer: the prefiller frees the KV.
 // If the decoder stages KV into its own layout (a wafer), the KV is ready
 // only after bytes / staging rate more.
 func (c *cluster) transferred(ref int32) {
 	f := &c.flights[ref]
-	p, d := f.route.Prefill, f.route.Decode
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
 	}
-	if c.traced(f.req.ID) {
-		c.traceTransfer(f)
-	}
-	c.insts[p].Release(f.pseq)
-	c.insts[p].Recycle(f.pseq)
-	f.pseq = nil
-	c.outstanding[p]--
-	if rate := c.cfg.Instances[d].StagingBps; rate > 0 {
+	if rate := c.replicas[f.route.Decode].cfg.StagingBps; rate > 0 {
+		c.enter(ref, phaseStaging)
+		c.releasePrefill(f)
 		bytes := float64(f.dseq.RemoteTokens) * c.cfg.KVBytesPerToken
 		c.q.push(c.nowNs+int64(bytes/rate*1e9+0.5), classStaging, ref)
 		return
 	}
+	c.enter(ref, phaseStarting)
+	c.releasePrefill(f)
 	c.kvReady(ref)
+}
+
+// onStaged hands staged KV to the decoder.
+func (c *cluster) onStaged(ref int32) {
+	c.enter(ref, phaseStarting)
+	c.kvReady(ref)
+	c.kickSoon(c.flights[ref].route.Decode)
 }
 
 // kvReady hands the transferred (and staged) KV to the decoder.
 func (c *cluster) kvReady(ref int32) {
 	f := &c.flights[ref]
-	f.arrivedNs = c.nowNs
-	rec := &c.records[f.req.ID]
-	if f.attempt == 0 {
-		// Streaming may start the pull before the prefill ends; only what
-		// sticks out past the prefill's end is transfer time on the path.
-		start := max(f.pullNs, f.handoffNs)
-		rec.Time[results.TTransfer] += f.arrivedNs - start
-		rec.Time[results.TDecodeFirst] += start - f.handoffNs
-	}
-	c.insts[f.route.Decode].KVArrived(f.dseq, c.nowNs)
+	c.replicas[f.route.Decode].eng.KVArrived(f.dseq, c.nowNs)
 }
 
-// releasePrefill frees a prefill sequence's held KV on instance p.
-func (c *cluster) releasePrefill(p int, ps *engine.Seq) {
-	c.insts[p].Release(ps)
-	c.insts[p].Recycle(ps)
-	c.outstanding[p]--
-	c.kickSoon(p)
+// releasePrefill frees the KV a flight's prefill instance holds; the
+// caller plans that instance's next step when it is time to.
+func (c *cluster) releasePrefill(f *flight) {
+	p := &c.replicas[f.route.Prefill]
+	p.eng.Release(f.pseq)
+	p.eng.Recycle(f.pseq)
+	f.pseq = nil
+	p.outstanding--
 }
 
 func prefixTokens(segs []kv.Segment) int {
@@ -323,24 +279,6 @@ func prefixTokens(segs []kv.Segment) int {
 		n += s.Tokens
 	}
 	return n
-}
-
-func (c *cluster) newFlight(r *Request) int32 {
-	var ref int32
-	if n := len(c.freeFlights); n > 0 {
-		ref = c.freeFlights[n-1]
-		c.freeFlights = c.freeFlights[:n-1]
-	} else {
-		ref = int32(len(c.flights))
-		c.flights = append(c.flights, flight{})
-	}
-	c.flights[ref] = flight{req: *r}
-	return ref
-}
-
-func (c *cluster) freeFlight(ref int32) {
-	c.flights[ref] = flight{free: true}
-	c.freeFlights = append(c.freeFlights, ref)
 }
 
 // recordGaps adds inter-token gaps to the ITL histogram. Most sequences in a

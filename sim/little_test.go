@@ -54,7 +54,7 @@ func TestStableLoadLittlesLaw(t *testing.T) {
 	var areaNs float64 // ∫ requests in the system dt
 	lastNs := int64(0)
 	integrate := func(c *cluster, atNs int64) {
-		areaNs += float64(c.outstanding[0]) * float64(atNs-lastNs)
+		areaNs += float64(c.replicas[0].outstanding) * float64(atNs-lastNs)
 		lastNs = atNs
 	}
 	c, err := drive(t, colocatedConfig(t, 512, reqs), 0, integrate)

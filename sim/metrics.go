@@ -6,7 +6,8 @@ import "handoff/models/engine"
 // engine's events: cascades, lock-ups and the share of busy time spent on
 // prefill work.
 type instanceMetrics struct {
-	pending      int   // preemption victims not yet recovered
+	pending      int   // preemption victims not yet recovered (the engine's count at the last look)
+	open         bool  // a preemption chain is open: it began with a preemption and victims remain
 	depth        int   // preemptions in the open chain
 	chainStartNs int64 // when the open chain began
 	cascades     int   // chains of two or more preemptions
@@ -19,48 +20,49 @@ type instanceMetrics struct {
 	prefillNs    float64 // busy time attributed to prefill work
 }
 
-// preempted opens or extends a preemption chain on instance i. A chain is a
-// run of preemptions each made while an earlier victim still waits for, or
-// is running, its recovery (re-prefill or swap-in).
+// preempted opens or extends a preemption chain on instance i with the
+// victims of a scheduling pass. A chain is a run of preemptions each made
+// while an earlier victim still waits for, or is running, its recovery
+// (re-prefill or swap-in).
 func (c *cluster) preempted(i int, victims []*engine.Seq) {
-	m := &c.metrics[i]
-	m.preemptedNow = m.preemptedNow || len(victims) > 0
+	if len(victims) == 0 {
+		return
+	}
 	for _, s := range victims {
 		if id := c.flights[s.Ref].req.ID; c.traced(id) {
 			c.cfg.Tracer.Instant(id, instanceTrack(i), "preempted", c.nowNs)
 		}
-		if m.pending == 0 {
-			m.depth, m.chainStartNs = 0, c.nowNs
-		}
-		m.depth++
-		if f := &c.flights[s.Ref]; !f.recovering {
-			f.recovering = true
-			m.pending++
-		}
 	}
+	c.replicas[i].metrics.preempt(len(victims), c.nowNs)
 }
 
-// recovered closes victims' recoveries, and the chain when none is left.
-func (c *cluster) recovered(i int, done []*engine.Seq) {
-	for _, s := range done {
-		c.endRecovery(i, s)
-	}
+// noteVictims reads instance i's count of victims after a pass or a step
+// (recoveries and rejections lower it).
+func (c *cluster) noteVictims(i int) {
+	rp := &c.replicas[i]
+	rp.metrics.victims(rp.eng.Victims(), c.nowNs)
 }
 
-func (c *cluster) endRecovery(i int, s *engine.Seq) {
-	f := &c.flights[s.Ref]
-	if !f.recovering {
+// preempt opens or extends the chain with n preemptions at nowNs.
+func (m *instanceMetrics) preempt(n int, nowNs int64) {
+	m.preemptedNow = true
+	if !m.open {
+		m.open, m.depth, m.chainStartNs = true, 0, nowNs
+	}
+	m.depth += n
+}
+
+// victims notes that v victims are left at nowNs, closing the open chain
+// when none is.
+func (m *instanceMetrics) victims(v int, nowNs int64) {
+	if m.pending = v; !m.open || v > 0 {
 		return
 	}
-	f.recovering = false
-	m := &c.metrics[i]
-	if m.pending--; m.pending > 0 {
-		return
-	}
+	m.open = false
 	if m.depth >= 2 {
 		m.cascades++
 		m.longest = max(m.longest, m.depth)
-		m.cascadeNs += c.nowNs - m.chainStartNs
+		m.cascadeNs += nowNs - m.chainStartNs
 	}
 }
 
@@ -71,7 +73,7 @@ func (c *cluster) endRecovery(i int, s *engine.Seq) {
 // works, but on recovering what preemption destroyed. (A long prefill with
 // no preemption is just a long prefill.)
 func (c *cluster) progress(i, tokens int) {
-	m := &c.metrics[i]
+	m := &c.replicas[i].metrics
 	if tokens == 0 {
 		return
 	}
@@ -88,7 +90,7 @@ func (c *cluster) progress(i, tokens int) {
 // duration between prefill and decode work in proportion to what each part
 // would cost alone.
 func (c *cluster) busyWith(i int, b *batchParts, durNs int64) {
-	m := &c.metrics[i]
+	m := &c.replicas[i].metrics
 	if m.progressNs < 0 {
 		m.progressNs = c.nowNs
 	}
@@ -97,7 +99,7 @@ func (c *cluster) busyWith(i int, b *batchParts, durNs int64) {
 	case b.decode.DecodeSeqs == 0:
 		m.prefillNs += float64(durNs)
 	default:
-		timer := c.cfg.Instances[i].Timer
+		timer := c.replicas[i].cfg.Timer
 		p, d := float64(timer.StepNs(&b.prefill)), float64(timer.StepNs(&b.decode))
 		m.prefillNs += float64(durNs) * p / (p + d)
 	}

@@ -50,17 +50,12 @@ type cluster struct {
 	cfg         *Config
 	q           eventQueue
 	nowNs       int64
-	insts       []*engine.Instance
-	stepStartNs []int64
-	kickPending []bool
-	kicking     bool // inside kick: further kicks are deferred
-	completing  int  // the instance whose finished step onStep is handling, or -1: it is not kicked until done
-	placing     bool // inside place: held requests are not retried
-	metrics     []instanceMetrics
+	replicas    []replica // one per instance
+	kicking     bool      // inside kick: further kicks are deferred
+	completing  int       // the instance whose finished step onStep is handling, or -1: it is not kicked until done
+	placing     bool      // inside place: held requests are not retried
 	timelines   []Timeline
 	parts       batchParts
-	busyNs      []int64
-	outstanding []int
 	net         *network.Network
 	netVersion  int32
 	netAtNs     int64
@@ -110,17 +105,19 @@ func (c *cluster) checkEnd() error {
 	if n := len(c.routing.held) - c.routing.heldFrom; n != 0 {
 		return fmt.Errorf("sim: %d requests still held by the router (simulator bug)", n)
 	}
-	for i, in := range c.insts {
-		if c.routing.prefillTokens[i] != 0 || c.routing.blocks[i] != 0 {
-			return fmt.Errorf("sim: router bookkeeping of %s did not return to zero (simulator bug)", c.cfg.Instances[i].Name)
+	for i := range c.replicas {
+		rp := &c.replicas[i]
+		name, in := rp.cfg.Name, rp.eng
+		if rp.prefillTokens != 0 || rp.blocks != 0 || rp.outstanding != 0 {
+			return fmt.Errorf("sim: router bookkeeping of %s did not return to zero (simulator bug)", name)
 		}
 		pool := in.Pool()
 		if !in.Idle() || pool.UsedBlocks() != 0 || in.HostBlocksUsed() != 0 {
 			return fmt.Errorf("sim: instance %s ended with work, %d blocks or %d host blocks in use (simulator bug)",
-				c.cfg.Instances[i].Name, pool.UsedBlocks(), in.HostBlocksUsed())
+				name, pool.UsedBlocks(), in.HostBlocksUsed())
 		}
 		if err := pool.Check(); err != nil {
-			return fmt.Errorf("sim: instance %s: %w (simulator bug)", c.cfg.Instances[i].Name, err)
+			return fmt.Errorf("sim: instance %s: %w (simulator bug)", name, err)
 		}
 	}
 	return nil
@@ -128,13 +125,17 @@ func (c *cluster) checkEnd() error {
 
 func newCluster(cfg *Config) *cluster {
 	n := len(cfg.Instances)
-	c := &cluster{cfg: cfg, stepStartNs: make([]int64, n), kickPending: make([]bool, n), busyNs: make([]int64, n),
-		outstanding: make([]int, n), netAtNs: -1, metrics: make([]instanceMetrics, n), completing: -1}
-	for i := range c.metrics {
-		c.metrics[i].progressNs = -1
+	c := &cluster{cfg: cfg, replicas: make([]replica, n), netAtNs: -1, completing: -1}
+	if cfg.TimelineIntervalNs > 0 {
+		c.timelines = make([]Timeline, n)
 	}
-	for i, ic := range cfg.Instances {
-		c.insts = append(c.insts, engine.New(ic.Engine))
+	for i := range cfg.Instances {
+		ic := &cfg.Instances[i]
+		c.replicas[i] = newReplica(ic)
+		if c.timelines != nil {
+			c.timelines[i].Instance = ic.Name
+			c.replicas[i].timeline = &c.timelines[i]
+		}
 		if ic.Role == RoleDecode {
 			c.decodeIdx = append(c.decodeIdx, i)
 		} else {
@@ -144,12 +145,6 @@ func newCluster(cfg *Config) *cluster {
 	c.initRouting()
 	if src, ok := cfg.Source.(Counted); ok {
 		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
-	}
-	if cfg.TimelineIntervalNs > 0 {
-		c.timelines = make([]Timeline, n)
-		for i := range c.timelines {
-			c.timelines[i].Instance = cfg.Instances[i].Name
-		}
 	}
 	if cfg.Topology != nil {
 		c.net = network.New(cfg.Topology.Caps)
@@ -172,15 +167,14 @@ func (c *cluster) dispatch(e event) {
 	case classTimeout:
 		c.onHoldTimeout(e.arg)
 	case classStaging:
-		c.kvReady(e.arg)
-		c.kickSoon(c.flights[e.arg].route.Decode)
+		c.onStaged(e.arg)
 	case classRecompile:
-		c.insts[e.arg].Recompiled()
+		c.replicas[e.arg].eng.Recompiled()
 		c.kickSoon(int(e.arg))
 	case classArrival:
 		c.onArrival()
 	case classKick:
-		c.kickPending[e.arg] = false
+		c.replicas[e.arg].kickPending = false
 		c.kick(int(e.arg))
 	}
 }
@@ -188,16 +182,13 @@ func (c *cluster) dispatch(e event) {
 func (c *cluster) result() *Result {
 	itl := c.itl // a copy: pointing into c would keep the whole cluster alive
 	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.timelines}
-	for i, ic := range c.cfg.Instances {
-		owner := ic.Owner
-		if owner == "" {
-			owner = ic.Pool
-		}
-		m := &c.metrics[i]
-		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: owner,
-			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: c.busyNs[i],
+	for i := range c.replicas {
+		rp := &c.replicas[i]
+		ic, m := rp.cfg, &rp.metrics
+		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: rp.owner(),
+			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: rp.busyNs,
 			PrefillBusyNs: int64(m.prefillNs + 0.5), Cascades: m.cascades, LongestCascade: m.longest,
-			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: c.insts[i].Stats()})
+			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats()})
 	}
 	if c.net != nil {
 		for l := range c.net.Links() {
@@ -212,11 +203,11 @@ func (c *cluster) result() *Result {
 // handled (planning never nests) — after them, so that the step sees them
 // all.
 func (c *cluster) kickSoon(i int) {
-	if c.kickPending[i] {
+	if c.replicas[i].kickPending {
 		return
 	}
 	if c.kicking || i == c.completing || c.q.len() > 0 && c.q.h[0].at == c.nowNs {
-		c.kickPending[i] = true
+		c.replicas[i].kickPending = true
 		c.q.push(c.nowNs, classKick, int32(i))
 		return
 	}
@@ -226,8 +217,8 @@ func (c *cluster) kickSoon(i int) {
 // kick starts the next step on an idle instance, if it has work, and
 // handles what planning it did: preemptions, swap-ins, rejections, pulls.
 func (c *cluster) kick(i int) {
-	inst := c.insts[i]
-	if inst.Busy() {
+	rp := &c.replicas[i]
+	if rp.eng.Busy() {
 		return
 	}
 	c.kicking = true
@@ -236,9 +227,9 @@ func (c *cluster) kick(i int) {
 	if b == nil {
 		return
 	}
-	c.stepStartNs[i] = c.nowNs
+	rp.stepStartNs = c.nowNs
 	c.sampleTimeline(i)
-	d := max(c.cfg.Instances[i].Timer.StepNs(b), 1)
+	d := max(rp.cfg.Timer.StepNs(b), 1)
 	c.parts.split(b)
 	c.busyWith(i, &c.parts, d)
 	c.q.push(c.nowNs+d, classStep, int32(i))
@@ -248,18 +239,18 @@ func (c *cluster) kick(i int) {
 // preemptions, swap-ins, rejections, streamed handoffs, pulls. It returns
 // the step's batch, or nil when the instance has nothing to compute.
 func (c *cluster) plan(i int) *perf.Batch {
-	inst := c.insts[i]
+	rp := &c.replicas[i]
+	inst := rp.eng
 	b, res := inst.Schedule()
 	c.notePreemptions(i, len(res.Preempted))
 	c.preempted(i, res.Preempted)
-	c.recovered(i, res.Recovered)
+	c.noteVictims(i)
 	for _, s := range res.Rejected {
-		c.endRecovery(i, s)
 		c.rejected(i, s)
 	}
-	if c.cfg.Instances[i].StreamKV {
+	if rp.cfg.StreamKV {
 		for _, s := range res.FinalChunks {
-			if d := c.flights[s.Ref].route.Decode; c.insts[d].MayRefuse() {
+			if d := c.flights[s.Ref].route.Decode; c.replicas[d].eng.MayRefuse() {
 				continue // a decoder that may refuse it gets it whole, after the prefill
 			}
 			c.handoff(s)
@@ -269,10 +260,10 @@ func (c *cluster) plan(i int) *perf.Batch {
 		c.startPull(i, s)
 	}
 	if b == nil && inst.Running() == 0 {
-		c.metrics[i].progressNs = -1 // idle: no busy spell to lock up
+		rp.metrics.progressNs = -1 // idle: no busy spell to lock up
 	}
 	if b == nil && inst.RecompileDue() {
-		c.q.push(c.nowNs+max(c.cfg.Instances[i].Engine.RecompileNs, 1), classRecompile, int32(i))
+		c.q.push(c.nowNs+max(rp.cfg.Engine.RecompileNs, 1), classRecompile, int32(i))
 	}
 	return b
 }

@@ -23,12 +23,12 @@ func (c *cluster) sampleTimeline(i int) {
 	if c.cfg.TimelineIntervalNs <= 0 {
 		return
 	}
-	tl := &c.timelines[i]
+	tl := c.replicas[i].timeline
 	if len(tl.Samples) >= c.cfg.TimelineSamples ||
 		len(tl.Samples) > 0 && c.nowNs-tl.Samples[len(tl.Samples)-1].AtNs < c.cfg.TimelineIntervalNs {
 		return
 	}
-	in := c.insts[i]
+	in := c.replicas[i].eng
 	pool := in.Pool()
 	tl.Samples = append(tl.Samples, Sample{AtNs: c.nowNs, Running: in.Running(), Waiting: in.Waiting(),
 		KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks())})
@@ -39,7 +39,7 @@ func (c *cluster) notePreemptions(i, n int) {
 	if c.cfg.TimelineIntervalNs <= 0 {
 		return
 	}
-	tl := &c.timelines[i]
+	tl := c.replicas[i].timeline
 	for range n {
 		if len(tl.PreemptionsNs) < c.cfg.TimelineSamples {
 			tl.PreemptionsNs = append(tl.PreemptionsNs, c.nowNs)

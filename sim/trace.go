@@ -1,7 +1,5 @@
 package sim
 
-import "handoff/models/engine"
-
 // TrackKind says what a trace track stands for.
 type TrackKind uint8
 
@@ -39,6 +37,27 @@ func (c *cluster) traced(id int64) bool {
 
 func instanceTrack(i int) Track { return Track{Kind: TrackInstance, Index: i} }
 
+// traceLeave records the span of the phase flight f leaves for to: the
+// router queue and placement, the prefill, the KV transfer (with the wait
+// for decoder blocks before it), and the decode.
+func (c *cluster) traceLeave(f *flight, from, to phase) {
+	switch {
+	case to == phasePrefilling:
+		c.traceRoute(f)
+	case from.prefill() && !to.prefill() && to != phaseRejected:
+		c.cfg.Tracer.Span(f.req.ID, instanceTrack(f.route.Prefill), "prefill", f.enqueuedNs, c.nowNs)
+		if from == phaseStreamed {
+			c.traceTransfer(f)
+		}
+	case from == phaseTransferring:
+		c.traceTransfer(f)
+	case from == phaseStarting || from == phaseDecoding:
+		if to == phaseDone || to == phaseRejected {
+			c.cfg.Tracer.Span(f.req.ID, instanceTrack(decodingInstance(f)), "decode", f.decodeNs, c.nowNs)
+		}
+	}
+}
+
 // traceRoute records the placement and any router queueing.
 func (c *cluster) traceRoute(f *flight) {
 	t, id := c.cfg.Tracer, f.req.ID
@@ -52,11 +71,6 @@ func (c *cluster) traceRoute(f *flight) {
 	}
 	t.Instant(id, router, name, c.nowNs)
 	t.Flow(id, router, c.nowNs, instanceTrack(f.route.Prefill), c.nowNs)
-}
-
-// tracePrefill records a finished prefill on instance p.
-func (c *cluster) tracePrefill(p int, f *flight) {
-	c.cfg.Tracer.Span(f.req.ID, instanceTrack(p), "prefill", f.enqueuedNs, c.nowNs)
 }
 
 // traceTransfer records a finished KV transfer on every link it crossed,
@@ -78,15 +92,4 @@ func (c *cluster) traceTransfer(f *flight) {
 			t.Flow(id, link, c.nowNs, d, c.nowNs)
 		}
 	}
-}
-
-// traceFirstToken records the first token on instance i; when the prompt
-// was prefilled there (colocated, or locally on a decoder) it also closes
-// the prefill phase.
-func (c *cluster) traceFirstToken(i int, f *flight, s *engine.Seq) {
-	t, id := c.cfg.Tracer, f.req.ID
-	if !s.Remote {
-		t.Span(id, instanceTrack(i), "prefill", f.enqueuedNs, c.nowNs)
-	}
-	t.Instant(id, instanceTrack(i), "first token", c.nowNs)
 }

@@ -14,8 +14,6 @@ type routing struct {
 	view          router.Cluster
 	lastRefreshNs int64
 	refreshed     bool
-	prefillTokens []int   // per instance: prompt tokens routed there, prefill not finished
-	blocks        []int   // per instance: KV blocks of requests routed there to decode
 	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
@@ -23,9 +21,7 @@ type routing struct {
 }
 
 func (c *cluster) initRouting() {
-	n := len(c.insts)
 	r := &c.routing
-	r.prefillTokens, r.blocks = make([]int, n), make([]int, n)
 	r.view = router.Cluster{Prefill: make([]router.View, len(c.prefillIdx)),
 		Decode: make([]router.View, len(c.decodeIdx)), KVBytesPerToken: c.cfg.KVBytesPerToken,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
@@ -35,7 +31,7 @@ func (c *cluster) initRouting() {
 	for k, i := range c.decodeIdx {
 		c.fixView(&r.view.Decode[k], i)
 	}
-	r.view.Overlap = func(i int, hashes []uint64) int { return c.insts[i].Pool().Peek(hashes) }
+	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
 	r.view.TransferNs = c.predictTransferNs
 }
 
@@ -58,21 +54,23 @@ func (c *cluster) refreshViews() {
 
 // fixView fills the parts of instance i's view that never change.
 func (c *cluster) fixView(v *router.View, i int) {
-	pool := c.insts[i].Pool()
+	rp := &c.replicas[i]
+	pool := rp.eng.Pool()
 	*v = router.View{Index: i, TotalBlocks: pool.NumBlocks(), BlockSize: pool.BlockSize(),
-		MaxBatchedTokens: c.cfg.Instances[i].Engine.MaxBatchedTokens}
+		MaxBatchedTokens: rp.cfg.Engine.MaxBatchedTokens}
 }
 
 // fillView brings instance i's view up to date: its state unless the view
 // is stale, the router's bookkeeping always.
 func (c *cluster) fillView(v *router.View, i int, stale bool) {
+	rp := &c.replicas[i]
 	if !stale {
-		in := c.insts[i]
+		in := rp.eng
 		v.Waiting, v.Running, v.FreeBlocks = in.Waiting(), in.Running(), in.Pool().FreeBlocks()
 	}
-	v.Outstanding = c.outstanding[i]
-	v.ActivePrefillTokens = c.routing.prefillTokens[i]
-	v.ActiveBlocks = c.routing.blocks[i]
+	v.Outstanding = rp.outstanding
+	v.ActivePrefillTokens = rp.prefillTokens
+	v.ActiveBlocks = rp.blocks
 }
 
 // routeRequest builds the router's request for a flight's current attempt.
@@ -102,7 +100,7 @@ func (c *cluster) tooLong(r *Request) string {
 	need := r.PromptTokens + r.OutputTokens
 	best := 0
 	for _, i := range c.legFor(len(c.decodeIdx) > 0) {
-		best = max(best, c.cfg.Instances[i].Engine.CapacityTokens())
+		best = max(best, c.replicas[i].cfg.Engine.CapacityTokens())
 	}
 	if need > best {
 		return fmt.Sprintf("too long: %d tokens (prompt %d + output %d) exceed the %d any instance can hold",

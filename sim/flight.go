@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"fmt"
+
+	"handoff/models/engine"
+	"handoff/models/router"
+	"handoff/results"
+)
+
+// maxAttempts bounds how often decoders may refuse one request before it
+// ends as rejected: a limit on everything.
+const maxAttempts = 8
+
+// phase is where a request is in its journey through the cluster. A flight
+// is in exactly one phase at a time and changes phase only through enter,
+// which checks that the move is one the journey allows, charges the time
+// spent in the phase it leaves to that phase's attribution component and
+// traces it — as raft enters each of its states through one function.
+type phase uint8
+
+// The phases, in the order a request usually passes through them. A
+// request prefilled on the instance that decodes it (colocated, or locally
+// on a decoder) goes from prefilling straight to decoding at its first
+// token; a refused one goes back to routing.
+const (
+	phaseDone         phase = iota // ended (completed, rejected for good, dropped): the slot is free
+	phaseRouting                   // arrived, or sent again after a refusal: waiting for the router to place it
+	phaseHeld                      // the router declined to place it until routed work finishes
+	phasePrefilling                // queued or computing on the instance that runs its prompt
+	phaseStreaming                 // prefilling, and its KV already streams to the decoder (layer-wise)
+	phaseStreamed                  // prefilling, and the streamed transfer has finished
+	phaseHolding                   // prefill done: the prefiller holds its KV until the decoder has room and pulls it
+	phaseLost                      // the prefiller freed its KV unpulled (hold timeout): the decoder will compute the prompt
+	phaseTransferring              // its KV is on the wire
+	phaseStaging                   // its KV is re-laid-out for a wafer decoder
+	phaseStarting                  // on its decoder before this attempt's first token
+	phaseDecoding                  // generating, after this attempt's first token
+	phaseRejected                  // refused by its decoder, on its way back to the router (an instant)
+	numPhases
+)
+
+var phaseNames = [numPhases]string{"done", "routing", "held", "prefilling", "streaming", "streamed",
+	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected"}
+
+func (p phase) String() string { return phaseNames[p] }
+
+// prefill reports whether the phase is part of the prefill: its time is
+// charged, from the prefill sequence's accounting, when the prefill ends.
+func (p phase) prefill() bool { return p >= phasePrefilling && p <= phaseStreamed }
+
+// next is the set of phases a flight may enter from p, as bits.
+func (p phase) next() uint32 {
+	const (
+		done, routing, held    = 1 << phaseDone, 1 << phaseRouting, 1 << phaseHeld
+		prefilling, streaming  = 1 << phasePrefilling, 1 << phaseStreaming
+		streamed, holding      = 1 << phaseStreamed, 1 << phaseHolding
+		lost, transferring     = 1 << phaseLost, 1 << phaseTransferring
+		staging, starting      = 1 << phaseStaging, 1 << phaseStarting
+		decoding, rejected     = 1 << phaseDecoding, 1 << phaseRejected
+		afterTransfer          = staging | starting
+		fromPrefill            = holding | afterTransfer | transferring | decoding | rejected
+		toDecoder, fromDecoder = decoding | rejected, done | rejected
+	)
+	switch p {
+	case phaseDone:
+		return routing // a new request
+	case phaseRouting, phaseHeld:
+		return held | prefilling | done
+	case phasePrefilling:
+		return streaming | fromPrefill
+	case phaseStreaming:
+		return streamed | transferring
+	case phaseStreamed:
+		return afterTransfer
+	case phaseHolding:
+		return lost | transferring | rejected
+	case phaseLost:
+		return starting | rejected
+	case phaseTransferring:
+		return afterTransfer
+	case phaseStaging:
+		return starting
+	case phaseStarting:
+		return toDecoder
+	case phaseDecoding:
+		return fromDecoder
+	case phaseRejected:
+		return routing | done
+	}
+	return 0
+}
+
+// flight is a request in the cluster, from arrival to its end. req is the
+// current attempt: after a phase-2 rejection its prompt has grown by the
+// tokens already delivered and its output shrunk by as many.
+type flight struct {
+	req     Request
+	route   router.Decision
+	phase   phase
+	sinceNs int64       // when it entered its phase
+	pseq    *engine.Seq // on the instance that runs its prompt, while it holds anything there
+	dseq    *engine.Seq // on the instance that decodes it (pseq itself when prefilled locally)
+
+	attempt   int         // 0 for the first; +1 per refusal
+	delivered int         // output tokens the client has seen
+	firstAcct engine.Acct // decoder accounting at this attempt's first token
+
+	// When the attempt's phases began, for its trace: its arrival at its
+	// prefill instance, the end of its prefill, the start of its KV
+	// transfer, and the start of its decode.
+	enqueuedNs, handoffNs, pullNs, decodeNs int64
+	deadlineNs                              int64 // when a holding prefiller frees the KV
+
+	bookedTokens int // router bookkeeping held for this flight (see book.go)
+	bookedBlocks int
+}
+
+// local reports whether the attempt is prefilled on the instance that
+// decodes it.
+func (f *flight) local() bool { return f.route.Decode < 0 }
+
+// roundTrip reports whether the flight is in a rejection round trip: a
+// decoder refused an earlier attempt, and this one has not yet produced
+// its first token.
+func (f *flight) roundTrip() bool { return f.attempt > 0 && f.phase < phaseDecoding }
+
+// enter moves flight ref to phase to at the current time. The time spent
+// in the phase it leaves goes to that phase's attribution component, and
+// the phase's span to the tracer. An illegal move is a simulator bug.
+func (c *cluster) enter(ref int32, to phase) {
+	f := &c.flights[ref]
+	from := f.phase
+	if from.next()&(1<<to) == 0 {
+		panic(fmt.Sprintf("sim: request %d cannot go from %v to %v (simulator bug)", f.req.ID, from, to))
+	}
+	if from != phaseDone {
+		c.charge(f, from, to)
+		if c.traced(f.req.ID) {
+			c.traceLeave(f, from, to)
+		}
+	}
+	f.phase, f.sinceNs = to, c.nowNs
+	if from.prefill() && !to.prefill() {
+		f.handoffNs = c.nowNs
+	}
+	switch to {
+	case phasePrefilling:
+		f.enqueuedNs = c.nowNs
+	case phaseStreaming:
+		f.pullNs = c.nowNs
+	case phaseTransferring:
+		if from == phaseHolding { // else it has streamed since the last prefill step began
+			f.pullNs = c.nowNs
+		}
+	case phaseStarting:
+		f.decodeNs = c.nowNs
+	case phaseDecoding:
+		if from.prefill() {
+			f.decodeNs = c.nowNs // prefilled here: the first token starts the decode
+		}
+	}
+}
+
+// charge adds the time flight f spent in phase from, which it leaves for
+// to, to its record. In a rejection round trip every phase is charged to
+// the round trip; otherwise router queueing, the prefill (split by its
+// sequence's accounting), the wait for the decoder and the first token
+// (decode_queue_first), the transfer and staging, and the decode (split by
+// the decoder's accounting) each go to their own component.
+func (c *cluster) charge(f *flight, from, to phase) {
+	rec := &c.records[f.req.ID]
+	spent := c.nowNs - f.sinceNs
+	if f.roundTrip() {
+		rec.Time[roundTripComponent(rec)] += spent
+		return
+	}
+	switch from {
+	case phaseRouting, phaseHeld:
+		rec.Time[results.TRouter] += spent
+	case phasePrefilling, phaseStreaming, phaseStreamed:
+		if !to.prefill() {
+			c.chargePrefill(rec, f.pseq)
+		}
+	case phaseHolding, phaseLost, phaseStarting:
+		rec.Time[results.TDecodeFirst] += spent
+	case phaseTransferring, phaseStaging:
+		rec.Time[results.TTransfer] += spent
+	case phaseDecoding:
+		c.addDecodeTime(rec, f, f.dseq)
+		if to == phaseRejected { // it waited since its preemption
+			rec.Time[results.TReprefill] += c.nowNs - f.dseq.MarkNs()
+		}
+	}
+}
+
+// roundTripComponent is where a rejection round trip's time goes: before
+// the client's first token it is still TTFT.
+func roundTripComponent(rec *results.Record) int {
+	if rec.FirstTokenNs == 0 {
+		return results.TDecodeFirst
+	}
+	return results.TRejection
+}
+
+// chargePrefill charges a finished (or abandoned) prefill by its
+// sequence's accounting: queueing (re-prefill and swap included) and
+// compute, and as queueing any wait since its last step.
+func (c *cluster) chargePrefill(rec *results.Record, s *engine.Seq) {
+	rec.Time[results.TPrefillQueue] += s.Acct[engine.AcctQueue] + s.Acct[engine.AcctReprefill] +
+		s.Acct[engine.AcctSwap] + c.nowNs - s.MarkNs()
+	rec.Time[results.TPrefillCompute] += s.Acct[engine.AcctCompute]
+}
+
+// addDecodeTime charges the decoder time of s since this attempt's first
+// token.
+func (c *cluster) addDecodeTime(rec *results.Record, f *flight, s *engine.Seq) {
+	d := s.Acct.Sub(f.firstAcct)
+	rec.Time[results.TDecodeCompute] += d[engine.AcctCompute]
+	rec.Time[results.TDecodeQueue] += d[engine.AcctQueue]
+	rec.Time[results.TReprefill] += d[engine.AcctReprefill]
+	rec.Time[results.TSwap] += d[engine.AcctSwap]
+}
+
+// newFlight starts a flight for request r, offered to the router.
+func (c *cluster) newFlight(r *Request) int32 {
+	var ref int32
+	if n := len(c.freeFlights); n > 0 {
+		ref = c.freeFlights[n-1]
+		c.freeFlights = c.freeFlights[:n-1]
+	} else {
+		ref = int32(len(c.flights))
+		c.flights = append(c.flights, flight{})
+	}
+	c.flights[ref] = flight{req: *r}
+	c.enter(ref, phaseRouting)
+	return ref
+}
+
+// free returns the slot of a flight that has entered phase done.
+func (c *cluster) free(ref int32) {
+	if c.flights[ref].phase != phaseDone {
+		panic(fmt.Sprintf("sim: freeing request %d in phase %v (simulator bug)", c.flights[ref].req.ID, c.flights[ref].phase))
+	}
+	c.flights[ref] = flight{}
+	c.freeFlights = append(c.freeFlights, ref)
+}
+
+// close ends request id's record with a status: every request ends exactly
+// once, here.
+func (c *cluster) close(id int64, status results.Status, reason string) *results.Record {
+	rec := &c.records[id]
+	rec.Status, rec.Reason, rec.FinishNs = status, reason, c.nowNs
+	c.ended++
+	return rec
+}

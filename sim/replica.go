@@ -1,0 +1,38 @@
+package sim
+
+import "handoff/models/engine"
+
+// replica is one instance's state in a run: its engine, the step in
+// flight, the router's bookkeeping of the work routed to it, and the
+// figures the core derives from its events. The cluster keeps one per
+// configured instance, in Config.Instances order.
+type replica struct {
+	cfg         *Instance
+	eng         *engine.Instance
+	stepStartNs int64 // start of the step in flight
+	busyNs      int64 // time spent inside steps
+	kickPending bool  // a deferred plan (classKick) is queued
+	outstanding int   // requests routed here and not yet finished here
+
+	// The router's bookkeeping (book.go): prompt tokens routed here whose
+	// prefill has not finished, and KV blocks of the requests routed here
+	// to decode, until they finish.
+	prefillTokens int
+	blocks        int
+
+	metrics  instanceMetrics
+	timeline *Timeline // into cluster.timelines; nil unless sampled
+}
+
+// newReplica returns the run state of instance ic with a fresh engine.
+func newReplica(ic *Instance) replica {
+	return replica{cfg: ic, eng: engine.New(ic.Engine), metrics: instanceMetrics{progressNs: -1}}
+}
+
+// owner is who answers for the instance's time: its owner, else its pool.
+func (r *replica) owner() string {
+	if r.cfg.Owner != "" {
+		return r.cfg.Owner
+	}
+	return r.cfg.Pool
+}
