@@ -194,10 +194,10 @@ func TestWaferRejectAndOverrides(t *testing.T) {
 	if d.RejectPhase != 2 || d.StagingBps != 0 || d.Engine.Pressure != engine.PressureReject {
 		t.Errorf("reject phase %d, staging %g, pressure %v", d.RejectPhase, d.StagingBps, d.Engine.Pressure)
 	}
-	// 4·120 µs + 3·5 µs + ~8 µs + 10 µs ≈ 0.513 ms: about 1,950 tokens/s per user.
+	// 4·120 µs + 3·5 µs + ~18.8 µs + 10 µs ≈ 0.524 ms: about 1,910 tokens/s per user.
 	ns := d.Timer.StepNs(&perf.Batch{DecodeSeqs: 1, DecodeContext: 1000})
-	if ns < 500_000 || ns > 520_000 {
-		t.Errorf("decode step with stage_latency 120us = %d ns, want ~513 µs", ns)
+	if ns < 515_000 || ns > 530_000 {
+		t.Errorf("decode step with stage_latency 120us = %d ns, want ~524 µs", ns)
 	}
 }
 
