@@ -13,7 +13,7 @@ func TestWaferCatalogEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Wafer{LayerLatencyNs: 6_730, WidthLatencyNs: 2_500, PrefillEfficiency: 0.3, StagingBps: 100e9,
+	want := Wafer{LayerLatencyNs: 6_730, WidthLatencyNs: 2_500, PrefillEfficiency: 0.45, StagingBps: 100e9,
 		PipelineLink: "cs3-ethernet"}
 	if w.Wafer != want {
 		t.Errorf("wse-3 wafer figures = %+v, want %+v", w.Wafer, want)
