@@ -11,11 +11,15 @@ import (
 // of device is re-laid-out for the wafer's compiled placement. Zero for
 // other kinds.
 type Wafer struct {
-	// StageLatencyNs is the time one token's activations take to cross one
-	// pipeline stage (one wafer holding its share of the layers), beyond the
-	// SRAM-bandwidth and compute terms: the dataflow latency of the
-	// layer-after-layer path across the fabric.
-	StageLatencyNs int64
+	// LayerLatencyNs and WidthLatencyNs give the dataflow latency of one
+	// token across one decoder layer, beyond the SRAM-bandwidth and compute
+	// terms: LayerLatencyNs + WidthLatencyNs·hidden/1000. A token crosses
+	// every layer of the model in turn, so a wafer holding l layers of a
+	// model of hidden width h adds l times that to a step.
+	LayerLatencyNs int64
+	// WidthLatencyNs is the per-layer latency per 1,000 units of hidden
+	// width (see LayerLatencyNs).
+	WidthLatencyNs int64
 	// PrefillEfficiency is the share of the decode MFU that prompt
 	// processing reaches on the wafer, in (0, 1].
 	PrefillEfficiency float64
@@ -28,14 +32,16 @@ type Wafer struct {
 
 // WaferSpec is Wafer as written in YAML, inline in an accelerator entry.
 type WaferSpec struct {
-	StageLatency      units.Duration  `yaml:"stage_latency,omitempty"`
+	LayerLatency      units.Duration  `yaml:"layer_latency,omitempty"`
+	WidthLatency      units.Duration  `yaml:"width_latency,omitempty"`
 	PrefillEfficiency float64         `yaml:"prefill_efficiency,omitempty"`
 	StagingRate       units.Bandwidth `yaml:"staging_rate,omitempty"`
 	PipelineLink      string          `yaml:"pipeline_link,omitempty"`
 }
 
 // check validates the wafer fields of an accelerator of kind k: a wafer
-// needs its stage latency and prefill efficiency; other kinds take none.
+// needs its layer and width latencies and prefill efficiency; other kinds
+// take none.
 func (w WaferSpec) check(k Kind) error {
 	if k != KindWafer {
 		if w != (WaferSpec{}) {
@@ -44,8 +50,11 @@ func (w WaferSpec) check(k Kind) error {
 		return nil
 	}
 	switch {
-	case !(w.StageLatency > 0):
-		return spec.Fieldf("stage_latency", "required for a wafer and must be positive (e.g. 545us)")
+	case !(w.LayerLatency > 0):
+		return spec.Fieldf("layer_latency", "required for a wafer and must be positive (e.g. 6.7us per decoder layer)")
+	case !(w.WidthLatency > 0):
+		return spec.Fieldf("width_latency", "required for a wafer and must be positive "+
+			"(e.g. 2.5us per layer per 1,000 of hidden width)")
 	case !(w.PrefillEfficiency > 0 && w.PrefillEfficiency <= 1):
 		return spec.Fieldf("prefill_efficiency", "required for a wafer and must be in (0, 1] (a share of mfu), got %g",
 			w.PrefillEfficiency)
@@ -58,8 +67,10 @@ func (w WaferSpec) check(k Kind) error {
 // firstField names the first wafer field w sets.
 func (w WaferSpec) firstField() string {
 	switch {
-	case w.StageLatency != 0:
-		return "stage_latency"
+	case w.LayerLatency != 0:
+		return "layer_latency"
+	case w.WidthLatency != 0:
+		return "width_latency"
 	case w.PrefillEfficiency != 0:
 		return "prefill_efficiency"
 	case w.StagingRate != 0:
@@ -69,11 +80,13 @@ func (w WaferSpec) firstField() string {
 }
 
 func (w WaferSpec) resolve() Wafer {
-	return Wafer{StageLatencyNs: int64(w.StageLatency), PrefillEfficiency: w.PrefillEfficiency,
-		StagingBps: float64(w.StagingRate), PipelineLink: canonicalName(w.PipelineLink)}
+	return Wafer{LayerLatencyNs: int64(w.LayerLatency), WidthLatencyNs: int64(w.WidthLatency),
+		PrefillEfficiency: w.PrefillEfficiency, StagingBps: float64(w.StagingRate),
+		PipelineLink: canonicalName(w.PipelineLink)}
 }
 
 func (w Wafer) spec() WaferSpec {
-	return WaferSpec{StageLatency: units.Duration(w.StageLatencyNs), PrefillEfficiency: w.PrefillEfficiency,
-		StagingRate: units.Bandwidth(w.StagingBps), PipelineLink: w.PipelineLink}
+	return WaferSpec{LayerLatency: units.Duration(w.LayerLatencyNs), WidthLatency: units.Duration(w.WidthLatencyNs),
+		PrefillEfficiency: w.PrefillEfficiency, StagingRate: units.Bandwidth(w.StagingBps),
+		PipelineLink: w.PipelineLink}
 }

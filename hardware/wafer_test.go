@@ -13,7 +13,8 @@ func TestWaferCatalogEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Wafer{StageLatencyNs: 545_000, PrefillEfficiency: 0.3, StagingBps: 100e9, PipelineLink: "cs3-ethernet"}
+	want := Wafer{LayerLatencyNs: 6_730, WidthLatencyNs: 2_500, PrefillEfficiency: 0.45, StagingBps: 100e9,
+		PipelineLink: "cs3-ethernet"}
 	if w.Wafer != want {
 		t.Errorf("wse-3 wafer figures = %+v, want %+v", w.Wafer, want)
 	}
@@ -27,17 +28,21 @@ func TestWaferParseErrors(t *testing.T) {
 		return "accelerators:\n  - name: x\n    kind: " + kind + "\n    memory: 44GB\n    memory_bandwidth: 21PB/s\n" +
 			"    bf16: 1PFLOPS\n    mfu: 0.5\n    mbu: 0.8\n    source: s\n" + extra
 	}
-	const full = "    stage_latency: 500us\n    prefill_efficiency: 0.3\n"
+	const lat = "    layer_latency: 7us\n    width_latency: 2us\n"
+	const full = lat + "    prefill_efficiency: 0.3\n"
 	tests := []struct{ name, in, want string }{
 		{"ok", acc("wafer", full+"    staging_rate: 50GB/s\n    pipeline_link: cs3-ethernet\n"), ""},
-		{"no stage latency", acc("wafer", "    prefill_efficiency: 0.3\n"),
-			"c.yaml:2: field accelerators[0].stage_latency: required for a wafer"},
-		{"no prefill efficiency", acc("wafer", "    stage_latency: 500us\n"),
+		{"no layer latency", acc("wafer", "    width_latency: 2us\n    prefill_efficiency: 0.3\n"),
+			"c.yaml:2: field accelerators[0].layer_latency: required for a wafer"},
+		{"no width latency", acc("wafer", "    layer_latency: 7us\n    prefill_efficiency: 0.3\n"),
+			"c.yaml:2: field accelerators[0].width_latency: required for a wafer"},
+		{"old stage latency", acc("wafer", "    stage_latency: 500us\n"+full), "stage_latency: unknown field"},
+		{"no prefill efficiency", acc("wafer", lat),
 			"field accelerators[0].prefill_efficiency: required for a wafer and must be in (0, 1]"},
-		{"prefill efficiency > 1", acc("wafer", "    stage_latency: 500us\n    prefill_efficiency: 2\n"),
-			"c.yaml:11: field accelerators[0].prefill_efficiency: required for a wafer and must be in (0, 1] (a share of mfu), got 2"},
+		{"prefill efficiency > 1", acc("wafer", lat+"    prefill_efficiency: 2\n"),
+			"c.yaml:12: field accelerators[0].prefill_efficiency: required for a wafer and must be in (0, 1] (a share of mfu), got 2"},
 		{"unknown pipeline link", acc("wafer", full+"    pipeline_link: warp\n"),
-			`c.yaml:12: field accelerators[0].pipeline_link: unknown link "warp"`},
+			`c.yaml:13: field accelerators[0].pipeline_link: unknown link "warp"`},
 		{"wafer field on a gpu", acc("gpu", "    staging_rate: 50GB/s\n"),
 			"c.yaml:10: field accelerators[0].staging_rate: applies to kind wafer only, not gpu"},
 	}

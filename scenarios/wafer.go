@@ -24,8 +24,9 @@ type WaferPool struct {
 	RecompileTime units.Duration `yaml:"recompile_time,omitempty"`
 	RejectPhase   int            `yaml:"reject_phase,omitempty"` // reject: 1 re-run, 2 re-send with delivered tokens
 	// Overrides of the catalog's wafer figures; omitted = catalog value.
-	StagingRate       *units.Bandwidth `yaml:"staging_rate,omitempty"` // KV re-layout on arrival; 0 = none
-	StageLatency      *units.Duration  `yaml:"stage_latency,omitempty"`
+	StagingRate       *units.Bandwidth `yaml:"staging_rate,omitempty"`  // KV re-layout on arrival; 0 = none
+	LayerLatency      *units.Duration  `yaml:"layer_latency,omitempty"` // per decoder layer, fixed part
+	WidthLatency      *units.Duration  `yaml:"width_latency,omitempty"` // per decoder layer, per 1,000 of hidden
 	PrefillEfficiency *float64         `yaml:"prefill_efficiency,omitempty"`
 }
 
@@ -138,8 +139,10 @@ func (l *Loaded) validatePressure(at string, p *Pool) error {
 		return l.errorf(at+".reject_phase", "goes with pressure_policy reject, not %s", w.PressurePolicy)
 	case w.StagingRate != nil && !(*w.StagingRate >= 0):
 		return l.errorf(at+".staging_rate", "must not be negative")
-	case w.StageLatency != nil && *w.StageLatency <= 0:
-		return l.errorf(at+".stage_latency", "must be positive")
+	case w.LayerLatency != nil && *w.LayerLatency <= 0:
+		return l.errorf(at+".layer_latency", "must be positive")
+	case w.WidthLatency != nil && *w.WidthLatency <= 0:
+		return l.errorf(at+".width_latency", "must be positive")
 	case w.PrefillEfficiency != nil && !inUnit(*w.PrefillEfficiency):
 		return l.errorf(at+".prefill_efficiency", "must be in (0, 1], got %g", *w.PrefillEfficiency)
 	}

@@ -93,8 +93,11 @@ func (l *Loaded) waferTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	if st.Overhead != nil {
 		cfg.StepOverheadNs = int64(*st.Overhead)
 	}
-	if w.StageLatency != nil {
-		cfg.StageLatencyNs = int64(*w.StageLatency)
+	if w.LayerLatency != nil {
+		cfg.LayerLatencyNs = int64(*w.LayerLatency)
+	}
+	if w.WidthLatency != nil {
+		cfg.WidthLatencyNs = int64(*w.WidthLatency)
 	}
 	if w.PrefillEfficiency != nil {
 		cfg.PrefillEfficiency = *w.PrefillEfficiency

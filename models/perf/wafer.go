@@ -8,15 +8,17 @@ import (
 	"handoff/models/llm"
 )
 
-// WaferConfig configures a Wafer. Zero MFU, MBU, PrefillEfficiency or
-// StageLatencyNs means "the device's catalog value"; StepOverheadNs = -1
-// means "the device's catalog value" (0 is a real zero overhead).
+// WaferConfig configures a Wafer. Zero MFU, MBU, PrefillEfficiency,
+// LayerLatencyNs or WidthLatencyNs means "the device's catalog value";
+// StepOverheadNs = -1 means "the device's catalog value" (0 is a real zero
+// overhead).
 type WaferConfig struct {
 	Model             *llm.Model
 	Device            hardware.Accelerator // one wafer, kind wafer
 	Wafers            int                  // pipeline stages (wafers the weights are split over), >= 1
 	Link              hardware.Link        // between consecutive wafers; ignored when Wafers == 1
-	StageLatencyNs    int64                // one token across one stage; 0 = Device.Wafer.StageLatencyNs
+	LayerLatencyNs    int64                // one token across one layer, fixed part; 0 = Device.Wafer's
+	WidthLatencyNs    int64                // one token across one layer, per 1,000 of hidden; 0 = Device.Wafer's
 	PrefillEfficiency float64              // share of MFU prompt tokens reach; 0 = Device.Wafer.PrefillEfficiency
 	MFU               float64              // 0 = Device.MFU
 	MBU               float64              // fraction of SRAM bandwidth reached; 0 = Device.MBU
@@ -29,9 +31,9 @@ const actBytes = 2
 
 // Wafer is the step-time model of a wafer-scale SRAM decoder. The weights
 // are resident in on-wafer SRAM, split layer-wise over Wafers pipeline
-// stages; each stage holds 1/Wafers of the weights and of every sequence's
-// KV. One step advances every sequence in the batch by its scheduled
-// tokens.
+// stages; each stage holds 1/Wafers of the layers, of the weights and of
+// every sequence's KV. One step advances every sequence in the batch by its
+// scheduled tokens.
 //
 // Pipelining assumption: the step's s sequences travel as m = min(s,
 // Wafers) micro-batches of equal size (tokens, context and attention work
@@ -40,28 +42,35 @@ const actBytes = 2
 // the other stages, and since m ≤ Wafers a stage is never the bottleneck:
 // the step takes one round trip,
 //
-//	step = Wafers·stageLatency + (Wafers−1)·(link latency + hop/m)
+//	step = layers·(layerLatency + widthLatency·hidden/1000)
+//	     + (Wafers−1)·(link latency + hop/m)
 //	     + Wafers·max(FLOPs/(m·Wafers·peak·MFU), bytes/(bw·MBU)) + overhead
 //
 // where
 //
+//   - the first term is the dataflow latency of a token through every
+//     decoder layer: each stage adds its layers/Wafers layers, each layer a
+//     fixed part and a part that grows with the hidden width (the fabric
+//     latency of the layer's broadcasts and reductions). layerLatency and
+//     widthLatency are the device's calibrated figures (hardware.Wafer);
+//     on SRAM they dominate decode, the bandwidth and compute terms are
+//     microseconds;
 //   - FLOPs = n·FLOPsPerToken + AttnFLOPsPerPair·(PrefillAttn +
 //     DecodeContext), with prompt FLOPs priced at peak·MFU·PrefillEfficiency
-//     (prefill is possible on the wafer but configured as slow);
+//     (prefill is possible on the wafer but slow). A single prompt is one
+//     micro-batch, so its FLOPs run at one wafer's rate;
 //   - bytes = weights/Wafers + KVBytesPerToken/Wafers·(DecodeContext +
 //     PrefillCtxRead + n)/m: each stage reads its resident weights once per
 //     micro-batch from SRAM, and the KV the micro-batch attends (MoE models
 //     are charged all their weights, an over-estimate of a few µs);
-//   - hop = n·hidden·2 bytes of BF16 activations over the inter-wafer link;
-//   - stageLatency is the dataflow latency of a token across one wafer's
-//     layers, the catalog's calibrated figure. On SRAM the bandwidth and
-//     compute terms are microseconds, so the stage latency dominates decode.
+//   - hop = n·hidden·2 bytes of BF16 activations over the inter-wafer link.
 //
-// A single sequence's decode is therefore a chain of Wafers stages; many
-// sequences fill the pipeline at no extra latency until their work grows
-// past it. Consecutive steps never overlap: a sequence's next token needs
-// its previous one. An empty batch costs 0. A Wafer is immutable and StepNs
-// does not allocate.
+// A single sequence's decode is therefore a chain through every layer;
+// spreading the layers over more wafers adds link hops but does not shorten
+// the chain. Many sequences fill the pipeline at no extra latency until
+// their work grows past it. Consecutive steps never overlap: a sequence's
+// next token needs its previous one. An empty batch costs 0. A Wafer is
+// immutable and StepNs does not allocate.
 type Wafer struct {
 	wafers        float64
 	nsPerFLOP     float64 // decode: 1e9 / (peak·MFU)
@@ -72,14 +81,15 @@ type Wafer struct {
 	weightsStageB float64 // weight bytes per stage
 	kvStageB      float64 // KV bytes per token per stage
 	hopNsPerToken float64 // (Wafers−1)·hidden·2 / link bw, ns
-	fixedNs       float64 // Wafers·stageLatency + (Wafers−1)·link latency + overhead
+	fixedNs       float64 // layers·layer latency + (Wafers−1)·link latency + overhead
 }
 
 // NewWafer validates cfg, fills the device defaults and precomputes the
 // per-step constants. It returns an error naming the field for a nil model,
 // a device not of kind wafer, Wafers < 1, weights that do not fit in
-// Wafers × SRAM, an efficiency factor outside (0, 1], a non-positive stage
-// latency, a negative overhead, or Wafers > 1 with a link of no bandwidth.
+// Wafers × SRAM, an efficiency factor outside (0, 1], a non-positive layer
+// or width latency, a negative overhead, or Wafers > 1 with a link of no
+// bandwidth.
 func NewWafer(cfg WaferConfig) (*Wafer, error) {
 	if err := cfg.fillDefaults(); err != nil {
 		return nil, err
@@ -93,7 +103,7 @@ func NewWafer(cfg WaferConfig) (*Wafer, error) {
 		attnPerPair:   m.AttnFLOPsPerPair(),
 		weightsStageB: m.WeightBytesTotal() / w,
 		kvStageB:      m.KVBytesPerToken() / w,
-		fixedNs:       w*float64(cfg.StageLatencyNs) + float64(cfg.StepOverheadNs),
+		fixedNs:       float64(m.Layers)*cfg.layerNs() + float64(cfg.StepOverheadNs),
 	}
 	x.nsPerFLOPPre = x.nsPerFLOP / cfg.PrefillEfficiency
 	if cfg.Wafers > 1 {
@@ -101,6 +111,12 @@ func NewWafer(cfg WaferConfig) (*Wafer, error) {
 		x.fixedNs += (w - 1) * float64(cfg.Link.LatencyNs)
 	}
 	return x, nil
+}
+
+// layerNs is the dataflow latency, ns, of one token across one decoder
+// layer of the model.
+func (c *WaferConfig) layerNs() float64 {
+	return float64(c.LayerLatencyNs) + float64(c.WidthLatencyNs)*float64(c.Model.Hidden)/1000
 }
 
 // fillDefaults replaces zero factors with the device's and validates.
@@ -118,8 +134,11 @@ func (c *WaferConfig) fillDefaults() error {
 	if c.PrefillEfficiency == 0 {
 		c.PrefillEfficiency = d.Wafer.PrefillEfficiency
 	}
-	if c.StageLatencyNs == 0 {
-		c.StageLatencyNs = d.Wafer.StageLatencyNs
+	if c.LayerLatencyNs == 0 {
+		c.LayerLatencyNs = d.Wafer.LayerLatencyNs
+	}
+	if c.WidthLatencyNs == 0 {
+		c.WidthLatencyNs = d.Wafer.WidthLatencyNs
 	}
 	if c.StepOverheadNs == -1 {
 		c.StepOverheadNs = d.StepOverheadNs
@@ -140,8 +159,10 @@ func (c *WaferConfig) validate() error {
 		return fmt.Errorf("perf: wafer %s: mbu %g not in (0, 1]", name, c.MBU)
 	case !(c.PrefillEfficiency > 0 && c.PrefillEfficiency <= 1):
 		return fmt.Errorf("perf: wafer %s: prefill_efficiency %g not in (0, 1]", name, c.PrefillEfficiency)
-	case c.StageLatencyNs <= 0:
-		return fmt.Errorf("perf: wafer %s: stage_latency %d ns must be positive", name, c.StageLatencyNs)
+	case c.LayerLatencyNs <= 0:
+		return fmt.Errorf("perf: wafer %s: layer_latency %d ns must be positive", name, c.LayerLatencyNs)
+	case c.WidthLatencyNs <= 0:
+		return fmt.Errorf("perf: wafer %s: width_latency %d ns must be positive", name, c.WidthLatencyNs)
 	case c.StepOverheadNs < 0:
 		return fmt.Errorf("perf: wafer %s: step overhead %d ns < 0", name, c.StepOverheadNs)
 	case !(c.Device.MemoryBandwidthBps > 0) || !(c.Device.BF16FLOPS > 0) || !(c.Device.MemoryBytes > 0):
