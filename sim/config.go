@@ -77,8 +77,10 @@ type Config struct {
 	RouterNeedsHashes bool
 
 	// TimelineIntervalNs, when positive, samples every instance's KV
-	// occupancy and batch size that often (at most TimelineSamples samples
-	// and preemption marks per instance) into Result.Timelines.
+	// occupancy, batch, queue and preemptions at every multiple of it into
+	// Result.Timelines, idle or not; a run that would take more than
+	// TimelineSamples samples per instance is sampled at a coarser multiple
+	// (see Timeline).
 	TimelineIntervalNs int64
 	TimelineSamples    int
 

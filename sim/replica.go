@@ -20,8 +20,7 @@ type replica struct {
 	prefillTokens int
 	blocks        int
 
-	metrics  instanceMetrics
-	timeline *Timeline // into cluster.timelines; nil unless sampled
+	metrics instanceMetrics
 }
 
 // newReplica returns the run state of instance ic with a fresh engine.

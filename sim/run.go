@@ -54,7 +54,7 @@ type cluster struct {
 	kicking     bool      // inside kick: further kicks are deferred
 	completing  int       // the instance whose finished step onStep is handling, or -1: it is not kicked until done
 	placing     bool      // inside place: held requests are not retried
-	timelines   []Timeline
+	tl          timelines
 	parts       batchParts
 	net         *network.Network
 	netVersion  int32
@@ -125,17 +125,10 @@ func (c *cluster) checkEnd() error {
 
 func newCluster(cfg *Config) *cluster {
 	n := len(cfg.Instances)
-	c := &cluster{cfg: cfg, replicas: make([]replica, n), netAtNs: -1, completing: -1}
-	if cfg.TimelineIntervalNs > 0 {
-		c.timelines = make([]Timeline, n)
-	}
+	c := &cluster{cfg: cfg, replicas: make([]replica, n), netAtNs: -1, completing: -1, tl: newTimelines(cfg)}
 	for i := range cfg.Instances {
 		ic := &cfg.Instances[i]
 		c.replicas[i] = newReplica(ic)
-		if c.timelines != nil {
-			c.timelines[i].Instance = ic.Name
-			c.replicas[i].timeline = &c.timelines[i]
-		}
 		if ic.Role == RoleDecode {
 			c.decodeIdx = append(c.decodeIdx, i)
 		} else {
@@ -156,6 +149,9 @@ func newCluster(cfg *Config) *cluster {
 func (c *cluster) dispatch(e event) {
 	if e.class() == classNetwork && e.arg != c.netVersion {
 		return // superseded by a later prediction
+	}
+	if e.at > c.tl.nextNs {
+		c.sampleBefore(e.at)
 	}
 	c.nowNs = e.at
 	c.events++
@@ -181,7 +177,8 @@ func (c *cluster) dispatch(e event) {
 
 func (c *cluster) result() *Result {
 	itl := c.itl // a copy: pointing into c would keep the whole cluster alive
-	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.timelines}
+	c.sampleToEnd()
+	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.tl.list}
 	for i := range c.replicas {
 		rp := &c.replicas[i]
 		ic, m := rp.cfg, &rp.metrics
@@ -228,7 +225,6 @@ func (c *cluster) kick(i int) {
 		return
 	}
 	rp.stepStartNs = c.nowNs
-	c.sampleTimeline(i)
 	d := max(rp.cfg.Timer.StepNs(b), 1)
 	c.parts.split(b)
 	c.busyWith(i, &c.parts, d)

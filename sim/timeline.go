@@ -1,48 +1,110 @@
 package sim
 
-// Sample is one point of an instance's timeline.
+import "math"
+
+// Sample is one point of an instance's timeline: its state at the end of
+// the instant AtNs.
 type Sample struct {
-	AtNs    int64
-	KVUsed  float64 // share of KV blocks in use, [0, 1]
-	Running int     // sequences in the running set
-	Waiting int     // sequences queued (swapped-out included)
+	AtNs        int64
+	KVUsed      float64 // share of KV blocks in use, [0, 1]
+	Running     int32   // sequences in the running set
+	Waiting     int32   // sequences queued (swapped-out included)
+	Preemptions int32   // preemptions since the previous sample
 }
 
-// Timeline is an instance's sampled state over a run, for plots: KV
-// occupancy and batch size every Config.TimelineIntervalNs of simulated
-// time (taken at the first step boundary past each interval), and the
-// times of its preemptions. Bounded by Config.TimelineSamples per instance.
+// Timeline is an instance's state over a run, for plots: a sample at every
+// multiple of IntervalNs of simulated time, from 0 to the first at or after
+// the run's last event, idle or not. A timeline holds at most Config.TimelineSamples samples:
+// when a run outgrows them, every other sample is dropped (its preemptions
+// carried into the next) and IntervalNs doubles, so the whole run stays
+// covered at a coarser grid.
 type Timeline struct {
-	Instance      string
-	Samples       []Sample
-	PreemptionsNs []int64
+	Instance   string
+	IntervalNs int64
+	Samples    []Sample
 }
 
-// sampleTimeline records instance i's state if its interval has passed.
-func (c *cluster) sampleTimeline(i int) {
-	if c.cfg.TimelineIntervalNs <= 0 {
-		return
-	}
-	tl := c.replicas[i].timeline
-	if len(tl.Samples) >= c.cfg.TimelineSamples ||
-		len(tl.Samples) > 0 && c.nowNs-tl.Samples[len(tl.Samples)-1].AtNs < c.cfg.TimelineIntervalNs {
-		return
-	}
-	in := c.replicas[i].eng
-	pool := in.Pool()
-	tl.Samples = append(tl.Samples, Sample{AtNs: c.nowNs, Running: in.Running(), Waiting: in.Waiting(),
-		KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks())})
+// timelines samples every instance on a fixed grid of simulated time.
+// Between events nothing changes, so the state at a grid point is the
+// state after the last event at or before it: the grid is filled up to
+// each event's time just before the event is applied.
+type timelines struct {
+	list   []Timeline // per instance; nil when not sampling
+	nextNs int64      // the next grid point; MaxInt64 when not sampling
+	pend   []int32    // per instance: preemptions since its last sample
+	max    int        // samples per instance
 }
 
-// notePreemptions adds preemption times to instance i's timeline.
-func (c *cluster) notePreemptions(i, n int) {
-	if c.cfg.TimelineIntervalNs <= 0 {
-		return
+func newTimelines(cfg *Config) timelines {
+	t := timelines{nextNs: math.MaxInt64}
+	if cfg.TimelineIntervalNs <= 0 {
+		return t
 	}
-	tl := c.replicas[i].timeline
-	for range n {
-		if len(tl.PreemptionsNs) < c.cfg.TimelineSamples {
-			tl.PreemptionsNs = append(tl.PreemptionsNs, c.nowNs)
+	n := len(cfg.Instances)
+	t.list, t.pend, t.nextNs, t.max = make([]Timeline, n), make([]int32, n), 0, max(cfg.TimelineSamples, 2)
+	for i := range t.list {
+		t.list[i] = Timeline{Instance: cfg.Instances[i].Name, IntervalNs: cfg.TimelineIntervalNs}
+	}
+	return t
+}
+
+// sampleBefore samples every instance at the grid points before atNs.
+func (c *cluster) sampleBefore(atNs int64) {
+	t := &c.tl
+	for t.nextNs < atNs {
+		for i := range t.list {
+			in := c.replicas[i].eng
+			pool := in.Pool()
+			t.list[i].Samples = append(t.list[i].Samples, Sample{AtNs: t.nextNs, Running: int32(in.Running()),
+				Waiting: int32(in.Waiting()), KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks()),
+				Preemptions: t.pend[i]})
+			t.pend[i] = 0
 		}
+		t.nextNs += t.list[0].IntervalNs
+		if len(t.list[0].Samples) == t.max {
+			t.coarsen()
+		}
+	}
+}
+
+// sampleToEnd extends the timelines to the first grid point at or after
+// the run's end, so that the last preemptions are in a sample.
+func (c *cluster) sampleToEnd() {
+	t := &c.tl
+	for t.list != nil && (len(t.list[0].Samples) == 0 || t.list[0].Samples[len(t.list[0].Samples)-1].AtNs < c.nowNs) {
+		c.sampleBefore(t.nextNs + 1)
+	}
+}
+
+// coarsen halves every timeline's resolution: samples at odd multiples of
+// the interval go, their preemptions joining the next sample kept.
+func (t *timelines) coarsen() {
+	for i := range t.list {
+		tl := &t.list[i]
+		kept := tl.Samples[:0]
+		carry := int32(0)
+		for _, s := range tl.Samples {
+			if (s.AtNs/tl.IntervalNs)%2 == 1 {
+				carry += s.Preemptions
+				continue
+			}
+			s.Preemptions += carry
+			carry = 0
+			kept = append(kept, s)
+		}
+		t.pend[i] += carry // the last dropped sample's go to the next one taken
+		tl.Samples = kept
+		tl.IntervalNs *= 2
+	}
+	// The next grid point is the next multiple of the new interval.
+	if iv := t.list[0].IntervalNs; t.nextNs%iv != 0 {
+		t.nextNs += iv - t.nextNs%iv
+	}
+}
+
+// notePreemptions counts instance i's preemptions into its next sample.
+func (c *cluster) notePreemptions(i, n int) {
+	if c.tl.list != nil {
+		c.tl.pend[i] += int32(n)
 	}
 }

@@ -32,7 +32,9 @@ func timelineFigures(path string) ([]figure, error) {
 }
 
 // readTimelines parses timeline.csv (kind,instance,time_s,kv_used,running,
-// waiting) into per-instance timelines in file order.
+// waiting[,preemptions]) into per-instance timelines in file order. A
+// sample row with preemptions marks one at its time; files written before
+// that column have "preemption" rows instead.
 func readTimelines(path string) ([]InstanceTimeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -40,6 +42,7 @@ func readTimelines(path string) ([]InstanceTimeline, error) {
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
 	if _, err := r.Read(); err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
@@ -52,6 +55,10 @@ func readTimelines(path string) ([]InstanceTimeline, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) < 6 {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: %d fields, want at least 6", path, line, len(rec))
 		}
 		k, ok := index[rec[1]]
 		if !ok {
@@ -80,5 +87,8 @@ func addTimelineRow(tl *InstanceTimeline, rec []string) error {
 		return fmt.Errorf("kv_used/running: %w", err)
 	}
 	tl.Samples = append(tl.Samples, Sample{TimeS: t, KVUsed: kv, Batch: running})
+	if len(rec) > 6 && rec[6] != "0" {
+		tl.PreemptionS = append(tl.PreemptionS, t)
+	}
 	return nil
 }
