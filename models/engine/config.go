@@ -29,6 +29,16 @@ type Config struct {
 	Preemption       Policy
 	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute)
 
+	// SharedQueue keeps decode-role sequences that wait for remote KV, or
+	// whose KV has arrived, in the waiting queue with everything else, as
+	// vLLM's scheduler did before it kept such requests in a queue of
+	// their own (skipped_waiting) served first. A preempted sequence at the
+	// head that cannot get its blocks then stops admission before the
+	// sequences behind it that hold theirs, and a decoder can deadlock.
+	// False (the default) is today's vLLM: sequences whose KV arrived are
+	// admitted first (see Instance.KVArrived).
+	SharedQueue bool
+
 	// Slot mode (wafer-scale decoders): compiled layouts of sequence slots
 	// instead of a paged pool. Layouts[0] is the first; recompiling moves to
 	// another after RecompileNs. Empty: paged mode.
@@ -61,6 +71,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
 	case c.HostBlocks < 0:
 		return fmt.Errorf("host tier must not be negative, got %d blocks", c.HostBlocks)
+	case c.MaxBatchedTokens < c.MaxSeqs:
+		// As vLLM: every running sequence may need a token in one step.
+		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_num_seqs (%d): raise the budget or lower max_num_seqs",
+			c.MaxBatchedTokens, c.MaxSeqs)
 	case c.NoChunkedPrefill && c.MaxBatchedTokens < c.MaxModelLen:
 		// As vLLM: without chunking a prompt must fit one step's budget.
 		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_model_len (%d) with chunked prefill off: "+

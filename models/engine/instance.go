@@ -13,7 +13,8 @@ type Instance struct {
 	cfg     Config
 	pool    *kv.Pool
 	waiting deque
-	ready   deque // decode role: prompt KV arrived; they hold their blocks
+	ready   deque // decode role: prompt KV arrived; they hold their blocks (empty with SharedQueue)
+	skipped deque // SharedQueue: pulling sequences passed over in the admission pass under way
 	swapped deque // swap policy: preempted to the host tier, oldest first
 	running []*Seq
 	// due[i] is 0 unless running[i] cruises (cruise.go); then it is the
@@ -97,7 +98,13 @@ func (in *Instance) Stats() Stats { return in.stats }
 
 // Waiting is the number of sequences queued for admission (swapped-out
 // ones included).
-func (in *Instance) Waiting() int { return in.waiting.len() + in.ready.len() + in.swapped.len() }
+func (in *Instance) Waiting() int {
+	n := in.waiting.len() + in.ready.len() + in.swapped.len()
+	if in.cfg.SharedQueue {
+		n -= in.pulling // they wait in the waiting queue
+	}
+	return n
+}
 
 // HostBlocksUsed is the number of host-tier blocks holding swapped-out KV.
 func (in *Instance) HostBlocksUsed() int { return in.hostUsed }
@@ -206,17 +213,19 @@ func (in *Instance) KVLost(s *Seq, nowNs int64) {
 	in.pulling--
 	s.markNs = nowNs
 	s.computed = s.committed * in.cfg.BlockSize
-	s.state = stateWaiting
-	in.ready.pushBack(s)
+	in.readyUp(s)
 }
 
 // KVArrived marks a pulling sequence's prompt KV as present: it joins the
 // ready queue with every prompt token but the last computed, so its first
 // step recomputes that token and samples the first output token (as vLLM's
 // decode side does after a remote prefill). Ready sequences are admitted
-// before the waiting queue: they already hold their blocks, and making them
-// wait behind a head that cannot get blocks — as strict head-of-line order
-// would — can deadlock a decoder whose blocks they are.
+// before the waiting queue, as vLLM's scheduler serves its skipped_waiting
+// queue first under FCFS (vllm/v1/core/sched/scheduler.py,
+// _select_waiting_queue_for_scheduling): they already hold their blocks,
+// and making them wait behind a head that cannot get blocks can deadlock a
+// decoder whose blocks they are — which Config.SharedQueue, the order of
+// earlier vLLM releases, lets happen.
 func (in *Instance) KVArrived(s *Seq, nowNs int64) {
 	if s.state != statePulling {
 		panic("engine: KV arrived for a sequence that is not pulling")
@@ -225,6 +234,15 @@ func (in *Instance) KVArrived(s *Seq, nowNs int64) {
 	s.markNs = nowNs
 	s.computed = s.PromptTokens - 1
 	in.commitFull(s)
+	in.readyUp(s)
+}
+
+// readyUp makes a sequence that holds its blocks admissible: it joins the
+// ready queue, or, with SharedQueue, waits where it stands in the waiting
+// queue.
+func (in *Instance) readyUp(s *Seq) {
 	s.state = stateWaiting
-	in.ready.pushBack(s)
+	if !in.cfg.SharedQueue {
+		in.ready.pushBack(s)
+	}
 }

@@ -145,3 +145,108 @@ func TestVictimsLastUntilRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedQueueStrandsArrivedKVBehindAVictim: a 6-block decoder runs A
+// (32-token prompt, remote) and reserves 3 blocks for B's 48-token prompt.
+// A takes the last free block at context 33 and, at context 49, needs one
+// more: it is preempted and its 3 blocks freed, but re-prefilling it needs
+// 4. B's KV then arrives. Today's vLLM admits B first (it holds its
+// blocks), B finishes and A recovers. With the shared queue of earlier
+// vLLM, A at the head cannot get its blocks, admission stops before B, and
+// nothing runs again: a deadlock.
+func TestSharedQueueStrandsArrivedKVBehindAVictim(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		in := newInst(t, 6, 256, 8)
+		in.cfg.SharedQueue, in.cfg.PrefixCaching = shared, false
+		a, b := seq(in, 1, 32, 60), seq(in, 2, 48, 5)
+		a.Remote, b.Remote = true, true
+		in.Enqueue(a, 0)
+		in.Schedule()
+		in.KVArrived(a, 0)
+		in.Enqueue(b, 0)
+		now := int64(1)
+		for ; a.Preemptions == 0 && now < 100; now++ {
+			if bt, _ := in.Schedule(); bt != nil {
+				in.Complete(now, now)
+			}
+		}
+		in.KVArrived(b, now)
+		for ; now < 400 && !(a.Finished() && b.Finished()); now++ {
+			bt, _ := in.Schedule()
+			if bt == nil {
+				break
+			}
+			in.Complete(now, now)
+		}
+		done := a.Finished() && b.Finished()
+		if done == shared {
+			t.Errorf("shared queue %v: A finished %v, B finished %v at step %d; want both done only without it",
+				shared, a.Finished(), b.Finished(), now)
+		}
+		if shared && (in.Running() != 0 || in.Waiting() != 2 || b.Generated != 0) {
+			t.Errorf("deadlock: running %d waiting %d, B generated %d", in.Running(), in.Waiting(), b.Generated)
+		}
+	}
+}
+
+// TestBudgetBelowMaxSeqsIsRefused: vLLM refuses max_num_batched_tokens
+// below max_num_seqs (vllm/config/scheduler.py).
+func TestBudgetBelowMaxSeqsIsRefused(t *testing.T) {
+	cfg := Config{MaxBatchedTokens: 128, MaxSeqs: 256, NumBlocks: 10, MaxModelLen: 100}
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("a 128-token budget for 256 sequences was accepted")
+	}
+}
+
+// TestAbortFreesEverythingWherever: a sequence aborted from each place it
+// can be — waiting, pulling remote KV (in either queue order), with its KV
+// arrived, swapped out, running and cruising — leaves the instance idle
+// with every block back.
+func TestAbortFreesEverythingWherever(t *testing.T) {
+	remote := func(shared bool) (*Instance, *Seq) {
+		in := newInst(t, 100, 256, 8)
+		in.cfg.SharedQueue = shared
+		s := seq(in, 9, 100, 5)
+		s.Remote = true
+		in.Enqueue(s, 0)
+		in.Schedule() // reserves its blocks: pulling
+		return in, s
+	}
+	cases := map[string]func() (*Instance, []*Seq){
+		"waiting": func() (*Instance, []*Seq) {
+			in := newInst(t, 100, 256, 8)
+			s := seq(in, 1, 100, 5)
+			in.Enqueue(s, 0)
+			return in, []*Seq{s}
+		},
+		"pulling":        func() (*Instance, []*Seq) { in, s := remote(false); return in, []*Seq{s} },
+		"pulling shared": func() (*Instance, []*Seq) { in, s := remote(true); return in, []*Seq{s} },
+		"arrived shared": func() (*Instance, []*Seq) {
+			in, s := remote(true)
+			in.KVArrived(s, 1)
+			return in, []*Seq{s}
+		},
+		"ready": func() (*Instance, []*Seq) {
+			in, s := remote(false)
+			in.KVArrived(s, 1)
+			return in, []*Seq{s}
+		},
+		"swapped and running": func() (*Instance, []*Seq) {
+			in, a, b := policySetup(t, Swap, 10)
+			in.Schedule() // b is swapped out
+			in.Complete(10, 10)
+			return in, []*Seq{b, a}
+		},
+	}
+	for name, setup := range cases {
+		in, seqs := setup()
+		for _, s := range seqs {
+			in.Abort(s)
+		}
+		if !in.Idle() || in.Pool().UsedBlocks() != 0 || in.HostBlocksUsed() != 0 || in.Victims() != 0 {
+			t.Errorf("%s: idle %v, %d blocks, %d host blocks, %d victims after aborting",
+				name, in.Idle(), in.Pool().UsedBlocks(), in.HostBlocksUsed(), in.Victims())
+		}
+		check(t, in)
+	}
+}

@@ -37,6 +37,31 @@ func (d *deque) pushFront(s *Seq) {
 	d.n++
 }
 
+func (d *deque) popBack() *Seq {
+	i := (d.head + d.n - 1) % len(d.buf)
+	s := d.buf[i]
+	d.buf[i] = nil
+	d.n--
+	return s
+}
+
+// remove deletes s from the deque, keeping the order of the rest, and
+// reports whether it was there. Cost O(n).
+func (d *deque) remove(s *Seq) bool {
+	for i := range d.n {
+		if d.at(i) != s {
+			continue
+		}
+		for j := i; j < d.n-1; j++ {
+			d.buf[(d.head+j)%len(d.buf)] = d.at(j + 1)
+		}
+		d.buf[(d.head+d.n-1)%len(d.buf)] = nil
+		d.n--
+		return true
+	}
+	return false
+}
+
 func (d *deque) popFront() *Seq {
 	s := d.buf[d.head]
 	d.buf[d.head] = nil

@@ -89,7 +89,7 @@ func (in *Instance) notDue(i int, k int64, most int) int {
 // swapped-out ones (vLLM V0 swaps in before admitting new work, and admits
 // none while any remain swapped out), then the waiting queue.
 func (in *Instance) admitAll(budget int) {
-	for in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
+	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		n, ok := in.admit(&in.ready, in.ready.front(), budget)
 		if !ok {
 			return
@@ -108,10 +108,17 @@ func (in *Instance) admitAll(budget int) {
 	}
 }
 
-// admitWaiting admits sequences from the head of the waiting queue.
+// admitWaiting admits sequences from the head of the waiting queue. With
+// SharedQueue, sequences pulling remote KV are passed over and go back to
+// the head when the pass ends (vLLM's step_skipped_waiting).
 func (in *Instance) admitWaiting(budget int) {
+	defer in.unskip()
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
+		if s.state == statePulling {
+			in.skipped.pushBack(in.waiting.popFront())
+			continue
+		}
 		if s.Remote && !s.admitted {
 			if !in.reserveRemote(s) {
 				return
@@ -123,6 +130,14 @@ func (in *Instance) admitWaiting(budget int) {
 			return
 		}
 		budget -= n
+	}
+}
+
+// unskip returns the sequences passed over in an admission pass to the
+// head of the waiting queue, in the order they were met.
+func (in *Instance) unskip() {
+	for in.skipped.len() > 0 {
+		in.waiting.pushFront(in.skipped.popBack())
 	}
 }
 
@@ -182,6 +197,9 @@ func (in *Instance) startPulling(s *Seq, remoteTokens int) {
 	s.RemoteTokens = remoteTokens
 	in.stats.PromptTokensSeen += int64(s.PromptTokens)
 	in.waiting.popFront()
+	if in.cfg.SharedQueue {
+		in.skipped.pushBack(s) // it waits for its KV in the waiting queue
+	}
 	s.state = statePulling
 	in.pulling++
 	in.res.Pulls = append(in.res.Pulls, s)

@@ -1,0 +1,61 @@
+package engine
+
+// Abort ends a sequence wherever it is on the instance — queued, pulling
+// remote KV, swapped out, running, or holding finished prefill KV — as
+// vLLM's abort_request does: its blocks (and host-tier blocks) are freed,
+// it leaves every queue, and it is done here; the caller recycles it. It
+// must not be called while a step is in flight. Cost: O(queue or running
+// set) to find it.
+func (in *Instance) Abort(s *Seq) {
+	if in.inStep {
+		panic("engine: aborting a sequence while a step is in flight")
+	}
+	switch s.state {
+	case stateWaiting:
+		if !in.waiting.remove(s) && !in.ready.remove(s) {
+			panic("engine: aborting a waiting sequence that is in no queue")
+		}
+	case statePulling:
+		in.pulling--
+		if in.cfg.SharedQueue && !in.waiting.remove(s) {
+			panic("engine: aborting a pulling sequence that is not in the waiting queue")
+		}
+	case stateSwapped:
+		in.swapped.remove(s)
+		in.hostUsed -= s.hostBlocks
+		s.hostBlocks = 0
+	case stateRunning:
+		in.removeRunning(s)
+	case stateHolding:
+		in.holding--
+	default:
+		panic("engine: aborting a sequence that is not on the instance")
+	}
+	in.unmarkVictim(s)
+	if in.cfg.slotMode() && len(s.blocks) > 0 { // one pool block stands for its slot
+		in.freeSlot(s)
+	}
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+	s.blocks = s.blocks[:0]
+	s.stale = s.stale[:0]
+	s.state = stateDone
+}
+
+// removeRunning takes s out of the running set, keeping the order of the
+// rest; a cruising s is brought up to date first.
+func (in *Instance) removeRunning(s *Seq) {
+	for pos, r := range in.running {
+		if r != s {
+			continue
+		}
+		in.settle(pos)
+		copy(in.running[pos:], in.running[pos+1:])
+		copy(in.due[pos:], in.due[pos+1:])
+		copy(in.trip[pos:], in.trip[pos+1:])
+		last := len(in.running) - 1
+		in.running[last] = nil
+		in.running, in.due, in.trip = in.running[:last], in.due[:last], in.trip[:last]
+		return
+	}
+	panic("engine: aborting a running sequence that is not in the running set")
+}
