@@ -282,3 +282,54 @@ func TestShippedScenarios(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerFieldsRefuseDecimals checks that a decimal or an out-of-range
+// value in an integer field is an error naming the field, wherever the
+// field lives (workload, pools, seed, sweep and plan blocks, inline
+// catalogs) and whether it comes from the file or from --set; yaml.v3
+// alone would truncate it.
+func TestIntegerFieldsRefuseDecimals(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		sets []string
+		want string
+	}{
+		{"requests", edit(t, "requests: 10", "requests: 2.5"), nil,
+			`t.yaml:6: field workload.synthetic.requests: want an integer, got "2.5"`},
+		{"count", edit(t, "count: 2", "count: 2.7"), nil, `t.yaml:17: field pools[1].count: want an integer, got "2.7"`},
+		{"seed above 2^64", "seed: 18446744073709551617\n" + base, nil,
+			"t.yaml:1: field seed: want an integer in [0, 18446744073709551615], got 18446744073709551617"},
+		{"sweep replicas", base + "sweep: {replicas: 2.5}\n", nil, `t.yaml:19: field sweep.replicas: want an integer, got "2.5"`},
+		{"plan tp", base + "plan: {pools: {decode: {tp: [1, 1.5]}}}\n", nil,
+			`t.yaml:19: field plan.pools.decode.tp[1]: want an integer, got "1.5"`},
+		{"inline model", edit(t, "model: llama-3.1-8b", "model: tiny-llm") + tinyInline, nil, ""},
+		{"inline model layers", edit(t, "model: llama-3.1-8b", "model: tiny-llm") +
+			strings.Replace(tinyInline, "layers: 4", "layers: 4.5", 1), nil,
+			`t.yaml:24: field catalog.models[0].layers: want an integer, got "4.5"`},
+		{"--set count", base, []string{"pools.decode.count=2.7"},
+			`t.yaml: field pools[1].count: want an integer, got "2.7" (from --set pools.decode.count=2.7)`},
+		{"--set tp", base, []string{"pools.0.tp=1.5"},
+			`t.yaml: field pools[0].tp: want an integer, got "1.5" (from --set pools.0.tp=1.5)`},
+		{"--set seed", base, []string{"seed=1.9"}, `t.yaml: field seed: want an integer, got "1.9" (from --set seed=1.9)`},
+		{"--set seed above 2^64", base, []string{"seed=18446744073709551616"},
+			"t.yaml: field seed: want an integer in [0, 18446744073709551615], got 18446744073709551616 (from --set seed=18446744073709551616)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc), "t.yaml", mustSets(t, tt.sets...)...)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error %q\nwant  %q", err, tt.want)
+			}
+		})
+	}
+}
