@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"handoff/hardware/spec"
 )
 
 // Set is one --set override: a dotted path into the scenario and a YAML
@@ -40,42 +42,66 @@ func (s Set) String() string {
 // mapping keys, after checking that the path names a scenario field. It
 // returns the node that now holds the value.
 func (s Set) apply(root *yaml.Node) (*yaml.Node, error) {
-	if err := checkPath(reflect.TypeFor[Scenario](), s.Path); err != nil {
-		return nil, fmt.Errorf("--set %s: %w", s.Path, err)
-	}
 	var val yaml.Node
 	if err := yaml.Unmarshal([]byte(s.Value), &val); err != nil || len(val.Content) == 0 {
 		val = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: s.Value}}}
 	}
-	n := root
-	if n.Kind == yaml.DocumentNode {
-		n = n.Content[0]
-	}
-	parts := strings.Split(s.Path, ".")
-	for i, part := range parts {
-		next, err := child(n, part, i == len(parts)-1)
-		if err != nil {
-			return nil, fmt.Errorf("--set %s: %w", s.Path, err)
-		}
-		n = next
+	n, _, err := reach(root, s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("--set %s: %w", s.Path, err)
 	}
 	*n = *val.Content[0]
 	return n, nil
 }
 
-// child returns the node under n for one path part, creating a mapping
-// entry if it is missing.
-func child(n *yaml.Node, part string, last bool) (*yaml.Node, error) {
+// FieldPath returns the field a --set path names, spelt as errors spell
+// it: "pools.prefill.count" and "pools.0.count" are both "pools[0].count"
+// when the first pool is named prefill. List items are looked up in the
+// loaded document, --set values included; the document does not change.
+// A path that names no field is an error, as --set gives it without its
+// "--set PATH: " prefix.
+func (l *Loaded) FieldPath(path string) (string, error) {
+	_, field, err := reach(copyNode(l.root), path)
+	return field, err
+}
+
+// reach walks a dotted --set path from root, after checking it against the
+// schema, creating missing mapping entries on the way. It returns the node
+// at the path and the path's field spelling ("pools[0].count").
+func reach(root *yaml.Node, path string) (*yaml.Node, string, error) {
+	if err := checkPath(reflect.TypeFor[Scenario](), path); err != nil {
+		return nil, "", err
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode {
+		n = n.Content[0]
+	}
+	field := ""
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		next, at, err := child(n, part, i == len(parts)-1)
+		if err != nil {
+			return nil, "", err
+		}
+		n, field = next, spec.Join(field, at)
+	}
+	return n, field, nil
+}
+
+// child returns the node under n for one path part and the part's field
+// spelling (the key, or "[i]" for a list item), creating a mapping entry
+// if it is missing.
+func child(n *yaml.Node, part string, last bool) (*yaml.Node, string, error) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == part {
-				return n.Content[i+1], nil
+				return n.Content[i+1], part, nil
 			}
 		}
 		v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, v)
-		return v, nil
+		return v, part, nil
 	case yaml.SequenceNode:
 		return item(n, part)
 	case yaml.ScalarNode:
@@ -84,26 +110,38 @@ func child(n *yaml.Node, part string, last bool) (*yaml.Node, error) {
 			return child(n, part, last)
 		}
 	}
-	return nil, fmt.Errorf("%q is not a mapping or list in the scenario", part)
+	return nil, "", fmt.Errorf("%q is not a mapping or list in the scenario", part)
 }
 
-// item finds a list element by its name field or by index.
-func item(n *yaml.Node, part string) (*yaml.Node, error) {
+// item finds a list element by its name field or by index, and returns it
+// with its field spelling "[i]".
+func item(n *yaml.Node, part string) (*yaml.Node, string, error) {
 	var names []string
-	for _, el := range n.Content {
+	for k, el := range n.Content {
 		for i := 0; i+1 < len(el.Content); i += 2 {
 			if el.Content[i].Value == "name" {
 				names = append(names, el.Content[i+1].Value)
 				if el.Content[i+1].Value == part {
-					return el, nil
+					return el, "[" + strconv.Itoa(k) + "]", nil
 				}
 			}
 		}
 	}
 	if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
-		return n.Content[i], nil
+		return n.Content[i], "[" + strconv.Itoa(i) + "]", nil
 	}
-	return nil, fmt.Errorf("no list item named %q (have %s)", part, strings.Join(names, ", "))
+	return nil, "", fmt.Errorf("no list item named %q (have %s)", part, strings.Join(names, ", "))
+}
+
+// copyNode returns a deep copy of a document tree; aliases in the copy
+// still point at the original's anchors, which reach does not change.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, ch := range n.Content {
+		c.Content[i] = copyNode(ch)
+	}
+	return &c
 }
 
 // checkPath reports whether a dotted path names a field of t, following

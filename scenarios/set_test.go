@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"handoff/hardware/spec"
 )
 
 func TestParseSet(t *testing.T) {
@@ -55,6 +57,10 @@ func TestSet(t *testing.T) {
 			func(s *Scenario) bool { e := s.Pools[1].Engine; return e.BlockSize == 32 && e.MaxNumSeqs == 8 }},
 		{"later set wins", []string{"pools.decode.count=3", "pools.decode.count=5"},
 			func(s *Scenario) bool { return s.Pools[1].Count == 5 }},
+		{"later set wins whatever its spelling", []string{"pools.decode.count=3", "pools.1.count=5"},
+			func(s *Scenario) bool { return s.Pools[1].Count == 5 }},
+		{"later set wins inside an earlier one", []string{"pools.1.engine={block_size: 32}", "pools.decode.engine.block_size=64"},
+			func(s *Scenario) bool { return s.Pools[1].Engine.BlockSize == 64 }},
 		{"two fields", []string{"workload.synthetic.requests=7", "pools.prefill.hardware=h200"},
 			func(s *Scenario) bool { return s.Workload.Synthetic.Requests == 7 && s.Pools[0].Hardware == "h200" }},
 		{"null restores the default", []string{"pools.decode.count=null"},
@@ -124,6 +130,38 @@ func TestSetKeepsFileLines(t *testing.T) {
 	checkError(t, err, `t.yaml:12: field pools[0].role: unknown role "prefil"`)
 	if strings.Contains(err.Error(), "--set") {
 		t.Errorf("error %q blames --set", err)
+	}
+}
+
+// TestFieldPath checks that every spelling of a field resolves to one
+// path, so that sweep axes can be compared, and that the document does not
+// change.
+func TestFieldPath(t *testing.T) {
+	l, err := Parse([]byte(base), "t.yaml", mustSets(t, "pools.decode.count=3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"pools.prefill.count", "pools[0].count"},
+		{"pools.0.count", "pools[0].count"},
+		{"pools.decode", "pools[1]"},
+		{"pools.1.engine.max_model_len", "pools[1].engine.max_model_len"},
+		{"seed", "seed"},
+		{"router.dynamo.temperature", "router.dynamo.temperature"},
+	}
+	for _, tt := range tests {
+		if got, err := l.FieldPath(tt.path); err != nil || got != tt.want {
+			t.Errorf("FieldPath(%q) = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+	for path, want := range map[string]string{"pools.decod.count": `no list item named "decod" (have prefill, decode)`,
+		"pools.0.cont": `no field "cont" here`} {
+		if _, err := l.FieldPath(path); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("FieldPath(%q): error %v, want %s…", path, err, want)
+		}
+	}
+	if n := spec.Find(l.root, "router"); n != nil {
+		t.Errorf("FieldPath wrote into the document: router = %+v", n)
 	}
 }
 
