@@ -66,56 +66,97 @@ func (l *Loaded) FieldPath(path string) (string, error) {
 }
 
 // reach walks a dotted --set path from root, after checking it against the
-// schema, creating missing mapping entries on the way. It returns the node
-// at the path and the path's field spelling ("pools[0].count").
+// schema, creating what is missing on the way: mapping entries, and lists
+// that the defaults fill (so their items can be named before defaults are
+// applied). It returns the node at the path and the path's field spelling
+// ("pools[0].count").
 func reach(root *yaml.Node, path string) (*yaml.Node, string, error) {
-	if err := checkPath(reflect.TypeFor[Scenario](), path); err != nil {
+	t := reflect.TypeFor[Scenario]()
+	if err := checkPath(t, path); err != nil {
 		return nil, "", err
 	}
 	n := root
 	if n.Kind == yaml.DocumentNode {
 		n = n.Content[0]
 	}
-	field := ""
+	field, schema := "", ""
 	parts := strings.Split(path, ".")
 	for i, part := range parts {
-		next, at, err := child(n, part, i == len(parts)-1)
+		t = deref(t)
+		var at string
+		var err error
+		if t.Kind() == reflect.Slice {
+			n, at, err = item(n, part)
+			t = t.Elem()
+		} else {
+			t = memberType(t, part)
+			schema = spec.Join(schema, part)
+			n, err = entry(n, part, newValue(t, schema, i == len(parts)-1))
+			at = part
+		}
 		if err != nil {
 			return nil, "", err
 		}
-		n, field = next, spec.Join(field, at)
+		field = spec.Join(field, at)
 	}
 	return n, field, nil
 }
 
-// child returns the node under n for one path part and the part's field
-// spelling (the key, or "[i]" for a list item), creating a mapping entry
-// if it is missing.
-func child(n *yaml.Node, part string, last bool) (*yaml.Node, string, error) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == part {
-				return n.Content[i+1], part, nil
+// memberType is the type of struct field or map value part of t, which
+// checkPath has checked.
+func memberType(t reflect.Type, part string) reflect.Type {
+	if t.Kind() == reflect.Map {
+		return t.Elem()
+	}
+	f, _ := fieldByTag(t, part)
+	return f
+}
+
+// newValue returns the node for a field of type t that the document leaves
+// out (or null) and a path goes through: a list holds its defaults, if the
+// scenario has any for it (defaultList); anything else starts as an empty
+// mapping, and the last part's is replaced by the value set.
+func newValue(t reflect.Type, schema string, last bool) *yaml.Node {
+	if !last && deref(t).Kind() == reflect.Slice {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if def := defaultList(schema); def != nil {
+			var doc yaml.Node
+			if err := doc.Encode(def); err == nil && doc.Kind == yaml.SequenceNode {
+				seq = &doc
 			}
 		}
-		v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, v)
-		return v, part, nil
-	case yaml.SequenceNode:
-		return item(n, part)
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" || n.Value == "" {
-			*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			return child(n, part, last)
+		return seq
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+}
+
+// entry returns the value of key in mapping n, adding v under key if it is
+// missing; a null n becomes a mapping first, and a null value becomes v.
+func entry(n *yaml.Node, key string, v *yaml.Node) (*yaml.Node, error) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == "") {
+		*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%q is not a mapping or list in the scenario", key)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			if c := n.Content[i+1]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				*c = *v
+			}
+			return n.Content[i+1], nil
 		}
 	}
-	return nil, "", fmt.Errorf("%q is not a mapping or list in the scenario", part)
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	return v, nil
 }
 
 // item finds a list element by its name field or by index, and returns it
 // with its field spelling "[i]".
 func item(n *yaml.Node, part string) (*yaml.Node, string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, "", fmt.Errorf("%q is not a mapping or list in the scenario", part)
+	}
 	var names []string
 	for k, el := range n.Content {
 		for i := 0; i+1 < len(el.Content); i += 2 {
@@ -145,13 +186,13 @@ func copyNode(n *yaml.Node) *yaml.Node {
 }
 
 // checkPath reports whether a dotted path names a field of t, following
-// yaml tags; list parts may be any name or index.
+// yaml tags; list parts may be any name or index, map parts any key.
 func checkPath(t reflect.Type, path string) error {
 	for _, part := range strings.Split(path, ".") {
 		t = deref(t)
 		switch t.Kind() {
-		case reflect.Slice:
-			t = t.Elem()
+		case reflect.Slice, reflect.Map:
+			t = t.Elem() // any item name or index, any key
 			continue
 		case reflect.Struct:
 			f, ok := fieldByTag(t, part)
