@@ -333,3 +333,47 @@ func TestIntegerFieldsRefuseDecimals(t *testing.T) {
 		})
 	}
 }
+
+// TestTensorParallelChecks checks tp against the model's heads (vLLM's
+// sharding rules) and, without a topology, against the accelerator's
+// scale-up domain; a topology's domain_size replaces the latter.
+func TestTensorParallelChecks(t *testing.T) {
+	tp := func(n string) string { return edit(t, "count: 2\n", "count: 2\n    tp: "+n+"\n") }
+	tests := []struct {
+		name string
+		doc  string
+		sets []string
+		want string // "" = builds
+	}{
+		{"tp 1000", tp("1000"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 1000 ranks"},
+		{"tp 3", tp("3"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 3 ranks " +
+			"(vLLM requires heads divisible by tp; legal tp: 1, 2, 4, 8, 16, 32)"},
+		{"tp 6", tp("6"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 6 ranks"},
+		{"kv heads", edit(t, "model: llama-3.1-8b", "model: qwen2.5-7b"), []string{"pools.decode.tp=14"},
+			"t.yaml: field pools[1].tp: qwen2.5-7b's 4 KV heads neither split evenly over 14 ranks nor replicate evenly on them"},
+		{"tp 8", tp("8"), nil, ""},
+		{"beyond the scale-up domain", tp("16"), nil, "t.yaml:18: field pools[1].tp: tp 16 spans more than one scale-up domain " +
+			"of h100-sxm (8 devices on nvlink4): lower tp, or give a topology whose domain_size holds it"},
+		{"trainium2 instance", strings.ReplaceAll(tp("16"), "h100-sxm", "trainium2"), nil, ""},
+		{"beyond a trainium2 instance", strings.ReplaceAll(tp("32"), "h100-sxm", "trainium2"), nil,
+			"field pools[1].tp: tp 32 spans more than one scale-up domain of trainium2 (16 devices on neuronlink-v3)"},
+		{"topology domain holds it", topoBase, []string{"topology.domain_size=16", "pools.decode.tp=16"}, ""},
+		{"topology domain too small", topoBase, []string{"pools.decode.tp=16"},
+			"field pools[1].tp: an instance of 16 GPUs does not fit in a domain of 8"},
+		{"heads with a topology", topoBase, []string{"topology.domain_size=16", "pools.decode.tp=12"},
+			"field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 12 ranks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBuild(t, tt.doc, "t.yaml", mustSets(t, tt.sets...)...)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want != "" && err == nil:
+				t.Fatal("no error")
+			case tt.want != "":
+				checkError(t, err, tt.want)
+			}
+		})
+	}
+}

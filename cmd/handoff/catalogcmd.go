@@ -32,12 +32,16 @@ func newCatalogCmd(stdout io.Writer) *cobra.Command {
 }
 
 func listHardware(w io.Writer, c *hardware.Catalog) {
-	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\t$/HOUR")
+	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\tDOMAIN\t$/HOUR")
 	for _, a := range c.Accelerators() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%.2f\n", a.Name, a.Kind,
+		domain := "-" // not bounded
+		if a.ScaleUpDomain > 0 {
+			domain = strconv.Itoa(a.ScaleUpDomain)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\n", a.Name, a.Kind,
 			human(a.MemoryBytes, "B"), human(a.MemoryBandwidthBps, "B/s"),
 			human(a.BF16FLOPS, "FLOPS"), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
-			a.ScaleUpLink, a.CostPerHour)
+			a.ScaleUpLink, domain, a.CostPerHour)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "LINK\tBANDWIDTH (PER DIRECTION)\tLATENCY")
