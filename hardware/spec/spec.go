@@ -29,8 +29,13 @@ type FieldError struct {
 	Msg   string
 }
 
-// Error formats the error as "FILE:LINE: field FIELD: MSG".
+// Error formats the error as "FILE:LINE: field FIELD: MSG", on one line:
+// line breaks (a key or value can hold them) are written as \n and \r.
 func (e *FieldError) Error() string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(e.format())
+}
+
+func (e *FieldError) format() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
