@@ -377,3 +377,28 @@ func TestTensorParallelChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestFilesAreCapped: a scenario or catalog file larger than 16 MiB (a
+// device such as /dev/zero named by mistake) is refused at once, naming
+// it, instead of being read whole.
+func TestFilesAreCapped(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxFileBytes + 1); err != nil { // sparse: no 16 MiB written
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = Load(big)
+	checkError(t, err, "scenario: "+big+": larger than 16 MiB: not a scenario or catalog file")
+	_, _, err = parseBuild(t, base+"catalog: {files: ["+big+"]}\n", "t.yaml")
+	checkError(t, err, "t.yaml:19: field catalog.files[0]: "+big+": larger than 16 MiB")
+	if err := os.Truncate(big, maxFileBytes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a file of exactly 16 MiB: %v", err)
+	}
+}

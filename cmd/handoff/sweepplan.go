@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -35,7 +34,7 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := scenarios.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
