@@ -1,10 +1,12 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"handoff/hardware"
+	"handoff/models/llm"
 )
 
 // catalogRow returns the listing's row whose first column is name, split
@@ -40,6 +42,28 @@ func TestListHardwareDomain(t *testing.T) {
 	for name, want := range map[string]string{"h100-sxm": "8", "trainium2": "16", "wse-3": "-", "groq-lpu": "-"} {
 		if got := col(name); got != want {
 			t.Errorf("%s domain %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestListModels checks the attention kind (MHA models are not "gqa") and
+// the precision columns.
+func TestListModels(t *testing.T) {
+	var b strings.Builder
+	listModels(&b, llm.Default())
+	header := catalogRow(t, b.String(), "MODEL")
+	for name, want := range map[string]map[string]string{
+		"llama-2-7b":   {"ATTENTION": "mha", "WEIGHT BITS": "16", "KV BITS": "16"},
+		"llama-3.1-8b": {"ATTENTION": "gqa"},
+		"deepseek-v3":  {"ATTENTION": "mla", "WEIGHT BITS": "8"},
+		"gpt-oss-120b": {"WEIGHT BITS": "4.48"},
+	} {
+		row := catalogRow(t, b.String(), name)
+		for col, v := range want {
+			i := slices.Index(header, col)
+			if i < 0 || i >= len(row) || row[i] != v {
+				t.Errorf("%s %s: row %q, want %q", name, col, row, v)
+			}
 		}
 	}
 }

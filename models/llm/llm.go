@@ -9,11 +9,28 @@ import (
 	"strings"
 )
 
-// Attention kinds.
+// Attention kinds, as a catalog entry's attention field takes them.
+// AttentionGQA covers multi-head (kv_heads = heads) and multi-query
+// (kv_heads = 1) attention too: the figures follow from kv_heads alone;
+// AttentionKind names which it is.
 const (
-	AttentionGQA = "gqa" // grouped-query (MHA when kv_heads == heads)
+	AttentionGQA = "gqa" // grouped-query, or MHA / MQA by kv_heads
 	AttentionMLA = "mla" // DeepSeek multi-head latent attention
 )
+
+// AttentionKind names the model's attention for people: "mla", or by its
+// KV heads "mha" (one per query head), "mqa" (one shared) or "gqa".
+func (m *Model) AttentionKind() string {
+	switch {
+	case m.Attention == AttentionMLA:
+		return "mla"
+	case m.KVHeads == m.Heads:
+		return "mha"
+	case m.KVHeads == 1:
+		return "mqa"
+	}
+	return "gqa"
+}
 
 // Model is one served LLM architecture.
 type Model struct {

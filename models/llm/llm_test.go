@@ -320,3 +320,18 @@ func TestCheckTP(t *testing.T) {
 		t.Errorf("qwen2.5-7b tp 14: %v", err)
 	}
 }
+
+// TestAttentionKind names MHA, MQA, GQA and MLA models by their heads.
+func TestAttentionKind(t *testing.T) {
+	for name, want := range map[string]string{"llama-2-7b": "mha", "opt-66b": "mha", "llama-3.1-8b": "gqa",
+		"deepseek-v3": "mla", "gpt-oss-120b": "gqa"} {
+		if got := mustModel(t, name).AttentionKind(); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	mqa := mustModel(t, "llama-3.1-8b")
+	mqa.KVHeads = 1
+	if got := mqa.AttentionKind(); got != "mqa" {
+		t.Errorf("one KV head: %s, want mqa", got)
+	}
+}
