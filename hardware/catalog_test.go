@@ -49,7 +49,7 @@ func TestDefaultFigures(t *testing.T) {
 	want := Accelerator{
 		Name: "h100-sxm", Kind: KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
 		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: 0.65, MBU: 0.8, StepOverheadNs: 1e6,
-		ScaleUpLink: "nvlink4", PowerW: 700, CostPerHour: 3.0,
+		ScaleUpLink: "nvlink4", ScaleUpDomain: 8, PowerW: 700, CostPerHour: 3.0,
 		Source: h100.Source, EfficiencySource: h100.EfficiencySource,
 	}
 	if h100 != want {
@@ -66,6 +66,12 @@ func TestDefaultFigures(t *testing.T) {
 	a100, _ := c.Accelerator("a100-80gb")
 	if a100.FP8FLOPS != 0 {
 		t.Errorf("a100 fp8 = %v, want 0 (unsupported)", a100.FP8FLOPS)
+	}
+	for name, want := range map[string]int{"h100-sxm": 8, "h200": 8, "b200": 8, "a100-80gb": 8, "mi300x": 8,
+		"trainium2": 16, "wse-3": 0, "groq-lpu": 0} {
+		if a, _ := c.Accelerator(name); a.ScaleUpDomain != want || want > 0 && !strings.Contains(a.Source, "scale_up_domain") {
+			t.Errorf("%s scale_up_domain = %d, want %d with its source", name, a.ScaleUpDomain, want)
+		}
 	}
 	tcp, _ := c.Link("tcp-100g")
 	if tcp.LatencyNs != 1e6 {
@@ -189,6 +195,8 @@ func TestParseErrors(t *testing.T) {
 		{"mbu 0", strings.Replace(acc(""), "mbu: 0.8", "mbu: 0", 1), "field accelerators[0].mbu: must be in (0, 1]"},
 		{"bare number", strings.Replace(acc(""), "80GB", "80", 1), `c.yaml:4: field accelerators[0].memory: bad bytes "80"`},
 		{"unknown link", acc("    scale_up: warp\n"), `c.yaml:11: field accelerators[0].scale_up: unknown link "warp" (known: cs3-ethernet,`},
+		{"negative domain", acc("    scale_up_domain: -8\n"), "c.yaml:11: field accelerators[0].scale_up_domain: must be in [0, 65536] devices"},
+		{"decimal domain", acc("    scale_up_domain: 7.5\n"), `c.yaml:11: field accelerators[0].scale_up_domain: want an integer, got "7.5"`},
 		{"no source", strings.Replace(acc(""), "    source: s\n", "", 1), "field accelerators[0].source: required"},
 		{"bad name", strings.Replace(acc(""), "name: x", "name: a b", 1), `c.yaml:2: field accelerators[0].name: "a b": use letters`},
 		{"duplicate", acc("") + "  - name: X\n    kind: gpu\n    memory: 1GB\n    memory_bandwidth: 1TB/s\n    bf16: 1PFLOPS\n    mfu: 0.5\n    mbu: 0.8\n    source: s\n",

@@ -32,6 +32,7 @@ type Accelerator struct {
 	MBU                float64 // fraction of peak bandwidth reached by memory-bound steps
 	StepOverheadNs     int64   // fixed cost of one engine iteration (launch, scheduling, sampling)
 	ScaleUpLink        string  // link name used for tensor-parallel all-reduce
+	ScaleUpDomain      int     // devices the scale-up link joins (an HGX board's 8 GPUs); 0 = not bounded
 	PowerW             float64
 	CostPerHour        float64 // USD per device-hour
 	Source             string  // where the figures come from

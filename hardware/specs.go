@@ -20,7 +20,8 @@ type AcceleratorSpec struct {
 	MFU              float64         `yaml:"mfu"`
 	MBU              float64         `yaml:"mbu"`
 	StepOverhead     units.Duration  `yaml:"step_overhead"`
-	ScaleUp          string          `yaml:"scale_up,omitempty"` // link name; omitted = no tensor parallelism
+	ScaleUp          string          `yaml:"scale_up,omitempty"`        // link name; omitted = no tensor parallelism
+	ScaleUpDomain    int             `yaml:"scale_up_domain,omitempty"` // devices the scale-up link joins; omitted = not bounded
 	PowerW           float64         `yaml:"power_w"`
 	CostPerHour      float64         `yaml:"cost_per_hour"` // USD per device-hour
 	Source           string          `yaml:"source,omitempty"`
@@ -38,6 +39,10 @@ type LinkSpec struct {
 	Latency   units.Duration  `yaml:"latency"`
 	Source    string          `yaml:"source,omitempty"`
 }
+
+// maxScaleUpDomain bounds scale_up_domain; the largest real domains (a
+// GB200 NVL72 rack, an NVL576 pod) are far below it.
+const maxScaleUpDomain = 1 << 16
 
 // canonicalName lower-cases and trims a catalog name.
 func canonicalName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
@@ -79,6 +84,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		{!(s.MFU > 0 && s.MFU <= 1), "mfu", "must be in (0, 1]"},
 		{!(s.MBU > 0 && s.MBU <= 1), "mbu", "must be in (0, 1]"},
 		{s.StepOverhead < 0, "step_overhead", "must not be negative"},
+		{s.ScaleUpDomain < 0 || s.ScaleUpDomain > maxScaleUpDomain, "scale_up_domain", "must be in [0, 65536] devices (0 = not bounded)"},
 		{!(s.PowerW >= 0), "power_w", "must not be negative"},
 		{!(s.CostPerHour >= 0), "cost_per_hour", "must not be negative"},
 	}
@@ -95,7 +101,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		MemoryBytes: float64(s.Memory), MemoryBandwidthBps: float64(s.MemoryBandwidth),
 		BF16FLOPS: float64(s.BF16), FP8FLOPS: float64(s.FP8),
 		MFU: s.MFU, MBU: s.MBU, StepOverheadNs: int64(s.StepOverhead),
-		ScaleUpLink: canonicalName(s.ScaleUp), PowerW: s.PowerW, CostPerHour: s.CostPerHour,
+		ScaleUpLink: canonicalName(s.ScaleUp), ScaleUpDomain: s.ScaleUpDomain, PowerW: s.PowerW, CostPerHour: s.CostPerHour,
 		Source: s.Source, EfficiencySource: s.EfficiencySource, Wafer: s.WaferSpec.resolve(),
 	}, nil
 }
@@ -123,7 +129,7 @@ func (a Accelerator) Spec() AcceleratorSpec {
 		Memory: units.Bytes(a.MemoryBytes), MemoryBandwidth: units.Bandwidth(a.MemoryBandwidthBps),
 		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS),
 		MFU: a.MFU, MBU: a.MBU, StepOverhead: units.Duration(a.StepOverheadNs),
-		ScaleUp: a.ScaleUpLink, PowerW: a.PowerW, CostPerHour: a.CostPerHour,
+		ScaleUp: a.ScaleUpLink, ScaleUpDomain: a.ScaleUpDomain, PowerW: a.PowerW, CostPerHour: a.CostPerHour,
 		Source: a.Source, EfficiencySource: a.EfficiencySource, WaferSpec: a.Wafer.spec(),
 	}
 }

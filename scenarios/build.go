@@ -85,6 +85,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err != nil {
 		return l.errorf(at+".hardware", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
+	if err := l.checkTP(at, p, dev, m); err != nil {
+		return err
+	}
 	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m)
 	if err != nil {
 		return err
@@ -107,6 +110,21 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	cost := float64(p.Count*p.devices()) * dev.CostPerHour
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
+	return nil
+}
+
+// checkTP refuses a tensor-parallel degree that vLLM cannot shard the
+// model over (llm.Model.CheckTP) or, without a topology, that spans more
+// devices than the accelerator's scale-up domain joins (with a topology,
+// placement checks tp against topology.domain_size).
+func (l *Loaded) checkTP(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) error {
+	if err := m.CheckTP(p.TP); err != nil {
+		return l.errorf(at+".tp", "%v", err)
+	}
+	if d := dev.ScaleUpDomain; l.Topology == nil && d > 0 && p.TP > d {
+		return l.errorf(at+".tp", "tp %d spans more than one scale-up domain of %s (%d devices on %s): "+
+			"lower tp, or give a topology whose domain_size holds it", p.TP, dev.Name, d, dev.ScaleUpLink)
+	}
 	return nil
 }
 

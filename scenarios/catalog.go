@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 
 	"handoff/hardware"
 	"handoff/hardware/spec"
@@ -23,7 +22,7 @@ func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
 	hw, models := hardware.Default(), llm.Default()
 	for i, name := range l.Catalog.Files {
 		path := l.Resolve(name)
-		data, err := os.ReadFile(path)
+		data, err := ReadFile(path)
 		if err != nil {
 			return nil, nil, l.errorf(fmt.Sprintf("catalog.files[%d]", i), "%v", err)
 		}

@@ -71,6 +71,18 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	}
 }
 
+// defaultList returns the items a list field of the scenario holds when
+// the file leaves it out, or nil when it has none; schema is the field's
+// path without list items ("router.llmd.scorers"). --set reaches into such
+// a list by item name before the defaults are applied.
+func defaultList(schema string) any {
+	switch schema {
+	case "router.llmd.scorers":
+		return defaultScorers()
+	}
+	return nil
+}
+
 // fill sets *field to def when the field is zero and the document does not
 // write it (or writes null).
 func fill[T comparable](l *Loaded, path string, field *T, def T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,11 +27,33 @@ type Loaded struct {
 
 // Load reads, overrides, defaults and validates a scenario file.
 func Load(path string, sets ...Set) (*Loaded, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	return Parse(data, path, sets...)
+}
+
+// maxFileBytes bounds a scenario or catalog file; real ones are a few kB.
+const maxFileBytes = 16 << 20
+
+// ReadFile reads a scenario or catalog file whole, refusing one larger
+// than 16 MiB: a device or a huge file named by mistake (/dev/zero) fails
+// at once instead of exhausting memory. Errors name the path.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case len(data) > maxFileBytes:
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a scenario or catalog file", path, maxFileBytes>>20)
+	}
+	return data, nil
 }
 
 // Parse is Load on bytes already read; file names them in errors.

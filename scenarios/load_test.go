@@ -282,3 +282,123 @@ func TestShippedScenarios(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerFieldsRefuseDecimals checks that a decimal or an out-of-range
+// value in an integer field is an error naming the field, wherever the
+// field lives (workload, pools, seed, sweep and plan blocks, inline
+// catalogs) and whether it comes from the file or from --set; yaml.v3
+// alone would truncate it.
+func TestIntegerFieldsRefuseDecimals(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		sets []string
+		want string
+	}{
+		{"requests", edit(t, "requests: 10", "requests: 2.5"), nil,
+			`t.yaml:6: field workload.synthetic.requests: want an integer, got "2.5"`},
+		{"count", edit(t, "count: 2", "count: 2.7"), nil, `t.yaml:17: field pools[1].count: want an integer, got "2.7"`},
+		{"seed above 2^64", "seed: 18446744073709551617\n" + base, nil,
+			"t.yaml:1: field seed: want an integer in [0, 18446744073709551615], got 18446744073709551617"},
+		{"sweep replicas", base + "sweep: {replicas: 2.5}\n", nil, `t.yaml:19: field sweep.replicas: want an integer, got "2.5"`},
+		{"plan tp", base + "plan: {pools: {decode: {tp: [1, 1.5]}}}\n", nil,
+			`t.yaml:19: field plan.pools.decode.tp[1]: want an integer, got "1.5"`},
+		{"inline model", edit(t, "model: llama-3.1-8b", "model: tiny-llm") + tinyInline, nil, ""},
+		{"inline model layers", edit(t, "model: llama-3.1-8b", "model: tiny-llm") +
+			strings.Replace(tinyInline, "layers: 4", "layers: 4.5", 1), nil,
+			`t.yaml:24: field catalog.models[0].layers: want an integer, got "4.5"`},
+		{"--set count", base, []string{"pools.decode.count=2.7"},
+			`t.yaml: field pools[1].count: want an integer, got "2.7" (from --set pools.decode.count=2.7)`},
+		{"--set tp", base, []string{"pools.0.tp=1.5"},
+			`t.yaml: field pools[0].tp: want an integer, got "1.5" (from --set pools.0.tp=1.5)`},
+		{"--set seed", base, []string{"seed=1.9"}, `t.yaml: field seed: want an integer, got "1.9" (from --set seed=1.9)`},
+		{"--set seed above 2^64", base, []string{"seed=18446744073709551616"},
+			"t.yaml: field seed: want an integer in [0, 18446744073709551615], got 18446744073709551616 (from --set seed=18446744073709551616)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc), "t.yaml", mustSets(t, tt.sets...)...)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error %q\nwant  %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestTensorParallelChecks checks tp against the model's heads (vLLM's
+// sharding rules) and, without a topology, against the accelerator's
+// scale-up domain; a topology's domain_size replaces the latter.
+func TestTensorParallelChecks(t *testing.T) {
+	tp := func(n string) string { return edit(t, "count: 2\n", "count: 2\n    tp: "+n+"\n") }
+	tests := []struct {
+		name string
+		doc  string
+		sets []string
+		want string // "" = builds
+	}{
+		{"tp 1000", tp("1000"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 1000 ranks"},
+		{"tp 3", tp("3"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 3 ranks " +
+			"(vLLM requires heads divisible by tp; legal tp: 1, 2, 4, 8, 16, 32)"},
+		{"tp 6", tp("6"), nil, "t.yaml:18: field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 6 ranks"},
+		{"kv heads", edit(t, "model: llama-3.1-8b", "model: qwen2.5-7b"), []string{"pools.decode.tp=14"},
+			"t.yaml: field pools[1].tp: qwen2.5-7b's 4 KV heads neither split evenly over 14 ranks nor replicate evenly on them"},
+		{"tp 8", tp("8"), nil, ""},
+		{"beyond the scale-up domain", tp("16"), nil, "t.yaml:18: field pools[1].tp: tp 16 spans more than one scale-up domain " +
+			"of h100-sxm (8 devices on nvlink4): lower tp, or give a topology whose domain_size holds it"},
+		{"trainium2 instance", strings.ReplaceAll(tp("16"), "h100-sxm", "trainium2"), nil, ""},
+		{"beyond a trainium2 instance", strings.ReplaceAll(tp("32"), "h100-sxm", "trainium2"), nil,
+			"field pools[1].tp: tp 32 spans more than one scale-up domain of trainium2 (16 devices on neuronlink-v3)"},
+		{"topology domain holds it", topoBase, []string{"topology.domain_size=16", "pools.decode.tp=16"}, ""},
+		{"topology domain too small", topoBase, []string{"pools.decode.tp=16"},
+			"field pools[1].tp: an instance of 16 GPUs does not fit in a domain of 8"},
+		{"heads with a topology", topoBase, []string{"topology.domain_size=16", "pools.decode.tp=12"},
+			"field pools[1].tp: llama-3.1-8b's 32 attention heads do not split evenly over 12 ranks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBuild(t, tt.doc, "t.yaml", mustSets(t, tt.sets...)...)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want != "" && err == nil:
+				t.Fatal("no error")
+			case tt.want != "":
+				checkError(t, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFilesAreCapped: a scenario or catalog file larger than 16 MiB (a
+// device such as /dev/zero named by mistake) is refused at once, naming
+// it, instead of being read whole.
+func TestFilesAreCapped(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxFileBytes + 1); err != nil { // sparse: no 16 MiB written
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = Load(big)
+	checkError(t, err, "scenario: "+big+": larger than 16 MiB: not a scenario or catalog file")
+	_, _, err = parseBuild(t, base+"catalog: {files: ["+big+"]}\n", "t.yaml")
+	checkError(t, err, "t.yaml:19: field catalog.files[0]: "+big+": larger than 16 MiB")
+	if err := os.Truncate(big, maxFileBytes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a file of exactly 16 MiB: %v", err)
+	}
+}

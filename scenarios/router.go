@@ -109,9 +109,7 @@ func (l *Loaded) llmdDefaults(m *LLMDRouter) {
 	def := router.DefaultLLMDConfig()
 	if m.Scorers == nil {
 		if n := spec.Find(l.root, "router.llmd.scorers"); n == nil || n.Tag == "!!null" {
-			for _, s := range def.Scorers {
-				m.Scorers = append(m.Scorers, LLMDScorer{Name: s.Name, Weight: s.Weight})
-			}
+			m.Scorers = defaultScorers()
 		}
 	}
 	for i := range m.Scorers {
@@ -119,6 +117,15 @@ func (l *Loaded) llmdDefaults(m *LLMDRouter) {
 	}
 	fill(l, "router.llmd.picker", &m.Picker, def.Picker)
 	fill(l, "router.llmd.lru_capacity_per_server", &m.LRUCapacityPerServer, def.LRUCapacityPerServer)
+}
+
+// defaultScorers is llm-d's default scorer list.
+func defaultScorers() []LLMDScorer {
+	var out []LLMDScorer
+	for _, s := range router.DefaultLLMDConfig().Scorers {
+		out = append(out, LLMDScorer{Name: s.Name, Weight: s.Weight})
+	}
+	return out
 }
 
 // validateRouter checks the router sections; errors name the field.

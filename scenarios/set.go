@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"handoff/hardware/spec"
 )
 
 // Set is one --set override: a dotted path into the scenario and a YAML
@@ -40,80 +42,157 @@ func (s Set) String() string {
 // mapping keys, after checking that the path names a scenario field. It
 // returns the node that now holds the value.
 func (s Set) apply(root *yaml.Node) (*yaml.Node, error) {
-	if err := checkPath(reflect.TypeFor[Scenario](), s.Path); err != nil {
-		return nil, fmt.Errorf("--set %s: %w", s.Path, err)
-	}
 	var val yaml.Node
 	if err := yaml.Unmarshal([]byte(s.Value), &val); err != nil || len(val.Content) == 0 {
 		val = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: s.Value}}}
 	}
-	n := root
-	if n.Kind == yaml.DocumentNode {
-		n = n.Content[0]
-	}
-	parts := strings.Split(s.Path, ".")
-	for i, part := range parts {
-		next, err := child(n, part, i == len(parts)-1)
-		if err != nil {
-			return nil, fmt.Errorf("--set %s: %w", s.Path, err)
-		}
-		n = next
+	n, _, err := reach(root, s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("--set %s: %w", s.Path, err)
 	}
 	*n = *val.Content[0]
 	return n, nil
 }
 
-// child returns the node under n for one path part, creating a mapping
-// entry if it is missing.
-func child(n *yaml.Node, part string, last bool) (*yaml.Node, error) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == part {
-				return n.Content[i+1], nil
-			}
-		}
-		v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, v)
-		return v, nil
-	case yaml.SequenceNode:
-		return item(n, part)
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" || n.Value == "" {
-			*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			return child(n, part, last)
-		}
-	}
-	return nil, fmt.Errorf("%q is not a mapping or list in the scenario", part)
+// FieldPath returns the field a --set path names, spelt as errors spell
+// it: "pools.prefill.count" and "pools.0.count" are both "pools[0].count"
+// when the first pool is named prefill. List items are looked up in the
+// loaded document, --set values included; the document does not change.
+// A path that names no field is an error, as --set gives it without its
+// "--set PATH: " prefix.
+func (l *Loaded) FieldPath(path string) (string, error) {
+	_, field, err := reach(copyNode(l.root), path)
+	return field, err
 }
 
-// item finds a list element by its name field or by index.
-func item(n *yaml.Node, part string) (*yaml.Node, error) {
+// reach walks a dotted --set path from root, after checking it against the
+// schema, creating what is missing on the way: mapping entries, and lists
+// that the defaults fill (so their items can be named before defaults are
+// applied). It returns the node at the path and the path's field spelling
+// ("pools[0].count").
+func reach(root *yaml.Node, path string) (*yaml.Node, string, error) {
+	t := reflect.TypeFor[Scenario]()
+	if err := checkPath(t, path); err != nil {
+		return nil, "", err
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode {
+		n = n.Content[0]
+	}
+	field, schema := "", ""
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		t = deref(t)
+		var at string
+		var err error
+		if t.Kind() == reflect.Slice {
+			n, at, err = item(n, part)
+			t = t.Elem()
+		} else {
+			t = memberType(t, part)
+			schema = spec.Join(schema, part)
+			n, err = entry(n, part, newValue(t, schema, i == len(parts)-1))
+			at = part
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		field = spec.Join(field, at)
+	}
+	return n, field, nil
+}
+
+// memberType is the type of struct field or map value part of t, which
+// checkPath has checked.
+func memberType(t reflect.Type, part string) reflect.Type {
+	if t.Kind() == reflect.Map {
+		return t.Elem()
+	}
+	f, _ := fieldByTag(t, part)
+	return f
+}
+
+// newValue returns the node for a field of type t that the document leaves
+// out (or null) and a path goes through: a list holds its defaults, if the
+// scenario has any for it (defaultList); anything else starts as an empty
+// mapping, and the last part's is replaced by the value set.
+func newValue(t reflect.Type, schema string, last bool) *yaml.Node {
+	if !last && deref(t).Kind() == reflect.Slice {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if def := defaultList(schema); def != nil {
+			var doc yaml.Node
+			if err := doc.Encode(def); err == nil && doc.Kind == yaml.SequenceNode {
+				seq = &doc
+			}
+		}
+		return seq
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+}
+
+// entry returns the value of key in mapping n, adding v under key if it is
+// missing; a null n becomes a mapping first, and a null value becomes v.
+func entry(n *yaml.Node, key string, v *yaml.Node) (*yaml.Node, error) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == "") {
+		*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%q is not a mapping or list in the scenario", key)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			if c := n.Content[i+1]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				*c = *v
+			}
+			return n.Content[i+1], nil
+		}
+	}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	return v, nil
+}
+
+// item finds a list element by its name field or by index, and returns it
+// with its field spelling "[i]".
+func item(n *yaml.Node, part string) (*yaml.Node, string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, "", fmt.Errorf("%q is not a mapping or list in the scenario", part)
+	}
 	var names []string
-	for _, el := range n.Content {
+	for k, el := range n.Content {
 		for i := 0; i+1 < len(el.Content); i += 2 {
 			if el.Content[i].Value == "name" {
 				names = append(names, el.Content[i+1].Value)
 				if el.Content[i+1].Value == part {
-					return el, nil
+					return el, "[" + strconv.Itoa(k) + "]", nil
 				}
 			}
 		}
 	}
 	if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
-		return n.Content[i], nil
+		return n.Content[i], "[" + strconv.Itoa(i) + "]", nil
 	}
-	return nil, fmt.Errorf("no list item named %q (have %s)", part, strings.Join(names, ", "))
+	return nil, "", fmt.Errorf("no list item named %q (have %s)", part, strings.Join(names, ", "))
+}
+
+// copyNode returns a deep copy of a document tree; aliases in the copy
+// still point at the original's anchors, which reach does not change.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, ch := range n.Content {
+		c.Content[i] = copyNode(ch)
+	}
+	return &c
 }
 
 // checkPath reports whether a dotted path names a field of t, following
-// yaml tags; list parts may be any name or index.
+// yaml tags; list parts may be any name or index, map parts any key.
 func checkPath(t reflect.Type, path string) error {
 	for _, part := range strings.Split(path, ".") {
 		t = deref(t)
 		switch t.Kind() {
-		case reflect.Slice:
-			t = t.Elem()
+		case reflect.Slice, reflect.Map:
+			t = t.Elem() // any item name or index, any key
 			continue
 		case reflect.Struct:
 			f, ok := fieldByTag(t, part)

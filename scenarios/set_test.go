@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"handoff/hardware/spec"
 )
 
 func TestParseSet(t *testing.T) {
@@ -55,6 +58,10 @@ func TestSet(t *testing.T) {
 			func(s *Scenario) bool { e := s.Pools[1].Engine; return e.BlockSize == 32 && e.MaxNumSeqs == 8 }},
 		{"later set wins", []string{"pools.decode.count=3", "pools.decode.count=5"},
 			func(s *Scenario) bool { return s.Pools[1].Count == 5 }},
+		{"later set wins whatever its spelling", []string{"pools.decode.count=3", "pools.1.count=5"},
+			func(s *Scenario) bool { return s.Pools[1].Count == 5 }},
+		{"later set wins inside an earlier one", []string{"pools.1.engine={block_size: 32}", "pools.decode.engine.block_size=64"},
+			func(s *Scenario) bool { return s.Pools[1].Engine.BlockSize == 64 }},
 		{"two fields", []string{"workload.synthetic.requests=7", "pools.prefill.hardware=h200"},
 			func(s *Scenario) bool { return s.Workload.Synthetic.Requests == 7 && s.Pools[0].Hardware == "h200" }},
 		{"null restores the default", []string{"pools.decode.count=null"},
@@ -127,6 +134,38 @@ func TestSetKeepsFileLines(t *testing.T) {
 	}
 }
 
+// TestFieldPath checks that every spelling of a field resolves to one
+// path, so that sweep axes can be compared, and that the document does not
+// change.
+func TestFieldPath(t *testing.T) {
+	l, err := Parse([]byte(base), "t.yaml", mustSets(t, "pools.decode.count=3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"pools.prefill.count", "pools[0].count"},
+		{"pools.0.count", "pools[0].count"},
+		{"pools.decode", "pools[1]"},
+		{"pools.1.engine.max_model_len", "pools[1].engine.max_model_len"},
+		{"seed", "seed"},
+		{"router.dynamo.temperature", "router.dynamo.temperature"},
+	}
+	for _, tt := range tests {
+		if got, err := l.FieldPath(tt.path); err != nil || got != tt.want {
+			t.Errorf("FieldPath(%q) = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+	for path, want := range map[string]string{"pools.decod.count": `no list item named "decod" (have prefill, decode)`,
+		"pools.0.cont": `no field "cont" here`} {
+		if _, err := l.FieldPath(path); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("FieldPath(%q): error %v, want %s…", path, err, want)
+		}
+	}
+	if n := spec.Find(l.root, "router"); n != nil {
+		t.Errorf("FieldPath wrote into the document: router = %+v", n)
+	}
+}
+
 func mustSets(t *testing.T, raw ...string) []Set {
 	t.Helper()
 	var sets []Set
@@ -138,4 +177,90 @@ func mustSets(t *testing.T, raw ...string) []Set {
 		sets = append(sets, s)
 	}
 	return sets
+}
+
+// TestSetNamesItemsOfDefaultLists checks that --set reaches an item of a
+// list the file leaves to the defaults (llm-d's scorers) by its name, and
+// that the other items keep their defaults.
+func TestSetNamesItemsOfDefaultLists(t *testing.T) {
+	want := []LLMDScorer{{"queue", 2}, {"kv-cache-utilization", 2}, {"prefix-cache", 7}}
+	for name, doc := range map[string]string{
+		"no llmd section":   base + "router: {policy: llmd}\n",
+		"no scorers":        base + "router: {policy: llmd, llmd: {picker: max-score}}\n",
+		"null scorers":      base + "router: {policy: llmd, llmd: {scorers: null}}\n",
+		"null llmd":         base + "router: {policy: llmd, llmd: null}\n",
+		"policy by --set":   base,
+		"llmd by --set too": base + "router: {policy: round_robin}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			sets := mustSets(t, "router.policy=llmd", "router.llmd.scorers.prefix-cache.weight=7")
+			l, err := Parse([]byte(doc), "t.yaml", sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.Router.LLMD.Scorers; !reflect.DeepEqual(got, want) {
+				t.Errorf("scorers %+v, want %+v", got, want)
+			}
+			if f, err := l.FieldPath("router.llmd.scorers.prefix-cache.weight"); f != "router.llmd.scorers[2].weight" || err != nil {
+				t.Errorf("FieldPath = %q, %v", f, err)
+			}
+		})
+	}
+	doc := base + "router: {policy: llmd, llmd: {scorers: [{name: queue, weight: 1}]}}\n"
+	_, err := Parse([]byte(doc), "t.yaml", mustSets(t, "router.llmd.scorers.prefix-cache.weight=7")...)
+	checkError(t, err, `--set router.llmd.scorers.prefix-cache.weight: no list item named "prefix-cache" (have queue)`)
+}
+
+// TestSetIntoMap checks that --set reaches the values of a mapping keyed
+// by name (the plan block's pools).
+func TestSetIntoMap(t *testing.T) {
+	for _, doc := range []string{base, base + "plan: {pools: {prefill: {count: [1, 2]}}}\n"} {
+		l, err := Parse([]byte(doc), "t.yaml", mustSets(t, "plan.pools.decode.count=[1, 4]")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Plan.Pools["decode"].Count; !reflect.DeepEqual(got, []int{1, 4}) {
+			t.Errorf("plan decode count %v, want [1 4]", got)
+		}
+	}
+}
+
+// TestReadmeSetExamples loads and builds the shipped scenarios with the
+// --set flags the README and docs show for them.
+func TestReadmeSetExamples(t *testing.T) {
+	tests := []struct {
+		file string
+		sets []string
+	}{
+		{"quickstart.yaml", []string{"workload.synthetic.requests=100000", "pools.decode.count=8", "router.policy=least_loaded"}},
+		{"calibration/calib-llama-2-7b-tp1-codegen.yaml", []string{"workload.shared_prefix.stages=[{duration: 60s, rate: 5/s}]"}},
+		{"router-llmd.yaml", []string{"router.llmd.scorers.prefix-cache.weight=7"}},
+		{"router-dynamo.yaml", []string{"router.policy=dynamo", "router.dynamo.overlap_score_credit=0"}},
+		{"router-dynamo.yaml", []string{"router.policy=dynamo", "router.dynamo.temperature=0.5"}},
+		{"router-dynamo.yaml", []string{"router.policy=llmd", "router.llmd.non_cached_tokens=512"}},
+		{"router-dynamo.yaml", []string{"router.policy=topology_aware"}},
+		{"decode-cascade.yaml", []string{"pools.decode.preemption=swap", "pools.decode.swap={host_memory: 512GB}"}},
+		{"decode-cascade.yaml", []string{"pools.decode.preemption=reject", "pools.decode.reject={cache_hit_threshold: 0.5, phase: 1}"}},
+		{"decode-cascade.yaml", []string{"pools.decode.preemption=reject", "pools.decode.reject={cache_hit_threshold: 0.5, phase: 2}"}},
+		{"gpu-vs-wafer-decode.yaml", []string{"workload.synthetic.input_tokens={dist: lognormal, mean: 6000, stddev: 1000, max: 7000}",
+			"workload.synthetic.output_tokens={dist: uniform, min: 64, max: 256}", "workload.synthetic.arrival.rate=4/s"}},
+		{"trainium-prefill-wafer-decode.yaml", []string{"workload.synthetic.arrival.rate=16/s",
+			"workload.synthetic.input_tokens={dist: lognormal, mean: 1000, stddev: 1500, max: 12000}", "pools.decode.wafer.pressure_policy=reject"}},
+		{"sweep-router.yaml", []string{"router.dynamo.prefill_load_scale=4", "router.dynamo.overlap_score_credit=4"}},
+		{"plan-quickstart.yaml", []string{"pools.decode.hardware=h200"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+strings.Join(tt.sets, " "), func(t *testing.T) {
+			l, err := Load(tt.file, mustSets(t, tt.sets...)...)
+			if err == nil {
+				var b *Built
+				if b, err = l.Build(); err == nil {
+					b.Close()
+				}
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }

@@ -32,12 +32,16 @@ func newCatalogCmd(stdout io.Writer) *cobra.Command {
 }
 
 func listHardware(w io.Writer, c *hardware.Catalog) {
-	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\t$/HOUR")
+	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\tDOMAIN\t$/HOUR")
 	for _, a := range c.Accelerators() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%.2f\n", a.Name, a.Kind,
+		domain := "-" // not bounded
+		if a.ScaleUpDomain > 0 {
+			domain = strconv.Itoa(a.ScaleUpDomain)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\n", a.Name, a.Kind,
 			human(a.MemoryBytes, "B"), human(a.MemoryBandwidthBps, "B/s"),
 			human(a.BF16FLOPS, "FLOPS"), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
-			a.ScaleUpLink, a.CostPerHour)
+			a.ScaleUpLink, domain, a.CostPerHour)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "LINK\tBANDWIDTH (PER DIRECTION)\tLATENCY")
@@ -47,13 +51,16 @@ func listHardware(w io.Writer, c *hardware.Catalog) {
 }
 
 func listModels(w io.Writer, c *llm.Catalog) {
-	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tPARAMS\tACTIVE\tWEIGHTS\tKV/TOKEN\tMAX CONTEXT")
+	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tPARAMS\tACTIVE\tWEIGHT BITS\tWEIGHTS\tKV BITS\tKV/TOKEN\tMAX CONTEXT")
 	for _, m := range c.Models() {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%.1fB\t%.1fB\t%s\t%s\t%d\n", m.Name, m.Layers, m.Attention,
-			m.ParamsTotal/1e9, m.ParamsActive/1e9, human(m.WeightBytesTotal(), "B"),
-			human(m.KVBytesPerToken(), "B"), m.MaxContext)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%.1fB\t%.1fB\t%s\t%s\t%s\t%s\t%d\n", m.Name, m.Layers, m.AttentionKind(),
+			m.ParamsTotal/1e9, m.ParamsActive/1e9, bits(m.WeightBytes), human(m.WeightBytesTotal(), "B"),
+			bits(m.KVBytes), human(m.KVBytesPerToken(), "B"), m.MaxContext)
 	}
 }
+
+// bits renders a size in bytes per element as bits: 2 → "16", 0.56 → "4.48".
+func bits(bytes float64) string { return strconv.FormatFloat(bytes*8, 'f', -1, 64) }
 
 // human renders v with a decimal SI prefix and three significant digits,
 // for reading (catalog files keep exact values).

@@ -178,6 +178,29 @@ plan:
 	}
 }
 
+// TestPlanSkipsIllegalTP: the plan never proposes a TP that vLLM cannot
+// shard Llama-3.1-8B over (32 heads: not 3) or that leaves the H100's
+// 8-GPU NVLink domain (16).
+func TestPlanSkipsIllegalTP(t *testing.T) {
+	path := writeScenario(t, "plan:\n  pools:\n    decode: {count: [1, 2], tp: [1, 3, 16]}\n")
+	opts := &planOptions{scenario: path, sets: smallSets, targetRate: 20, maxRuns: 50}
+	l, err := loadScenario(path, opts.sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPlanner(l, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.notes) != 2 || !strings.Contains(p.notes[0], "skipping pool decode on h100-sxm at tp 3") ||
+		!strings.Contains(p.notes[1], "skipping pool decode on h100-sxm at tp 16") {
+		t.Errorf("notes = %q", p.notes)
+	}
+	if vs := p.space.Pools[1].Variants; len(vs) != 1 || vs[0].TP != 1 {
+		t.Errorf("decode variants = %+v, want tp 1 only", vs)
+	}
+}
+
 // FuzzParseCountFlag checks that --count never panics and that every value
 // it accepts is a valid range.
 func FuzzParseCountFlag(f *testing.F) {

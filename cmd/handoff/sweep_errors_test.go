@@ -47,6 +47,8 @@ func TestSweepBadInput(t *testing.T) {
 	}{
 		{q("-o", dir, "--vary", "pools.decode.cnt=1,2"), `--vary pools.decode.cnt: no field "cnt" here`},
 		{q("-o", dir, "--vary", "pools.decode.count="), "--vary pools.decode.count: empty value list"},
+		{q("-o", dir, "--vary", "pools.0.count=1,2", "--vary", "pools.prefill.count=3"),
+			"--vary pools.prefill.count: also varied at --vary pools.0.count (both name pools[0].count)"},
 		{q("-o", dir, "--vary", "pools.decode.count=1,2", "--shard", "3/2"), "--shard 3/2: the index must be 0 to 1"},
 		{q("-o", fresh, "--vary", "pools.decode.count=1,x"), `sweep point 0001-`},
 		{q("-o", dir, "--vary", "pools.decode.count=1", "--jobs", "0"), "--jobs 0: want at least 1"},

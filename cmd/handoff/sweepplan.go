@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -35,7 +34,7 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := scenarios.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
@@ -43,11 +42,11 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, err
 	}
+	pl := &sweepPlan{file: file, data: data, sets: sets}
 	sw, err := sweepSpec(base, rawVary)
 	if err != nil {
-		return nil, err
+		return nil, pl.place(err)
 	}
-	pl := &sweepPlan{file: file, data: data, sets: sets}
 	if err := sw.CheckPaths(pl.checkPath); err != nil {
 		return nil, pl.place(err)
 	}
@@ -86,7 +85,8 @@ func parseSetFlags(raw []string) ([]scenarios.Set, error) {
 	return sets, nil
 }
 
-// sweepSpec returns the scenario's sweep block with the --vary axes added.
+// sweepSpec returns the scenario's sweep block with the --vary axes added,
+// every path resolved to the field it names.
 func sweepSpec(base *scenarios.Loaded, rawVary []string) (sweep.Spec, error) {
 	var s sweep.Spec
 	if base.Sweep != nil {
@@ -102,7 +102,7 @@ func sweepSpec(base *scenarios.Loaded, rawVary []string) (sweep.Spec, error) {
 		}
 		axes = append(axes, ax)
 	}
-	return s.WithVary(axes...), nil
+	return s.WithVary(base.FieldPath, axes...)
 }
 
 // checkPath reports whether path names a scenario field, by applying it

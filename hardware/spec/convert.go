@@ -12,9 +12,12 @@ import (
 )
 
 var (
-	unknownFieldRe = regexp.MustCompile(`^field (.+) not found in type (\S+)$`)
-	duplicateRe    = regexp.MustCompile(`^mapping key "(.*)" already defined at line (\d+)$`)
-	wrongTypeRe    = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
+	// (?s) throughout: a key or a value may span lines (a quoted key "a\nb";
+	// a plain scalar folds "0\n\n0" to "0\n0"). The messages built from
+	// them quote the value, and FieldError.Error escapes line breaks.
+	unknownFieldRe = regexp.MustCompile(`(?s)^field (.+) not found in type (\S+)$`)
+	duplicateRe    = regexp.MustCompile(`(?s)^mapping key "(.*)" already defined at line (\d+)$`)
+	wrongTypeRe    = regexp.MustCompile("(?s)^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
 )
 
 // convert turns a yaml.v3 decoding error into a *FieldError for the first

@@ -29,8 +29,13 @@ type FieldError struct {
 	Msg   string
 }
 
-// Error formats the error as "FILE:LINE: field FIELD: MSG".
+// Error formats the error as "FILE:LINE: field FIELD: MSG", on one line:
+// line breaks (a key or value can hold them) are written as \n and \r.
 func (e *FieldError) Error() string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(e.format())
+}
+
+func (e *FieldError) format() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
@@ -50,8 +55,9 @@ func (e *FieldError) Error() string {
 
 // Decode strictly decodes one YAML document in data into v, a pointer, and
 // returns the parsed node tree for later line look-ups with Find and Errorf.
-// Unknown keys, duplicate keys, values of the wrong type, an empty document and
-// more than one document are errors; only the first error (by line) is
+// Unknown keys, duplicate keys, values of the wrong type (among them a
+// decimal, or an integer out of range, in an integer field), an empty
+// document and more than one document are errors; only the first error (by line) is
 // returned, as a *FieldError naming file, line and field. Cost: two parses of
 // data.
 func Decode(data []byte, file string, v any) (*yaml.Node, error) {
@@ -61,8 +67,17 @@ func Decode(data []byte, file string, v any) (*yaml.Node, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	var first *FieldError
 	if err := dec.Decode(v); err != nil {
-		return root, convert(root, file, v, err)
+		if !errors.As(convert(root, file, v, err), &first) {
+			return root, err
+		}
+	}
+	if ie := checkInts(root, file, v); ie != nil && (first == nil || ie.Line <= first.Line) {
+		first = ie
+	}
+	if first != nil {
+		return root, first
 	}
 	return root, nil
 }

@@ -165,7 +165,7 @@ func TestEditDistance(t *testing.T) {
 }
 
 // FuzzDecode checks that Decode never panics and that every error is a
-// located *FieldError.
+// located *FieldError on one line.
 func FuzzDecode(f *testing.F) {
 	f.Add(good)
 	f.Add("pools: [{name: a, engine: {blok_size: 1}}]\n")
@@ -178,6 +178,9 @@ func FuzzDecode(f *testing.F) {
 			var fe *FieldError
 			if !errors.As(err, &fe) || fe.File != "f.yaml" {
 				t.Fatalf("error %v (%T) not located", err, err)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error spans several lines:\n%v", err)
 			}
 			return
 		}

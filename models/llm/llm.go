@@ -3,11 +3,34 @@
 // token. The catalog is embedded YAML; scenarios may add models.
 package llm
 
-// Attention kinds.
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Attention kinds, as a catalog entry's attention field takes them.
+// AttentionGQA covers multi-head (kv_heads = heads) and multi-query
+// (kv_heads = 1) attention too: the figures follow from kv_heads alone;
+// AttentionKind names which it is.
 const (
-	AttentionGQA = "gqa" // grouped-query (MHA when kv_heads == heads)
+	AttentionGQA = "gqa" // grouped-query, or MHA / MQA by kv_heads
 	AttentionMLA = "mla" // DeepSeek multi-head latent attention
 )
+
+// AttentionKind names the model's attention for people: "mla", or by its
+// KV heads "mha" (one per query head), "mqa" (one shared) or "gqa".
+func (m *Model) AttentionKind() string {
+	switch {
+	case m.Attention == AttentionMLA:
+		return "mla"
+	case m.KVHeads == m.Heads:
+		return "mha"
+	case m.KVHeads == 1:
+		return "mqa"
+	}
+	return "gqa"
+}
 
 // Model is one served LLM architecture.
 type Model struct {
@@ -126,3 +149,56 @@ func (m *Model) SharedParams() float64 { return m.ParamsTotal - m.ExpertParams()
 // ExpertParamsEach is the parameter count of one routed expert summed over
 // layers, (total−active)/(E−k); 0 for a dense model.
 func (m *Model) ExpertParamsEach() float64 { return m.paramsPerExpert() }
+
+// CheckTP reports whether the model can be sharded over tp tensor-parallel
+// ranks the way vLLM shards it: the attention heads split evenly
+// (ModelConfig.verify_with_parallel_config in vllm/config/model.py), and
+// the KV heads either split evenly (kv_heads divisible by tp) or, when tp ≥
+// kv_heads, are each replicated on tp/kv_heads ranks (tp divisible by
+// kv_heads; QKVParallelLinear in vllm/model_executor/layers/linear.py). An
+// MLA model's latent is replicated on every rank (kv_heads 1), so only the
+// heads rule binds. It panics if tp < 1.
+func (m *Model) CheckTP(tp int) error {
+	if tp < 1 {
+		panic("llm: tensor-parallel degree < 1")
+	}
+	switch {
+	case m.Heads%tp != 0:
+		return fmt.Errorf("%s's %d attention heads do not split evenly over %d ranks "+
+			"(vLLM requires heads divisible by tp; legal tp: %s)", m.Name, m.Heads, tp, joinInts(m.LegalTPs(m.Heads)))
+	case !m.kvHeadsFit(tp):
+		return fmt.Errorf("%s's %d KV heads neither split evenly over %d ranks nor replicate evenly on them "+
+			"(vLLM requires kv_heads divisible by tp, or tp divisible by kv_heads; legal tp: %s)",
+			m.Name, m.KVHeads, tp, joinInts(m.LegalTPs(m.Heads)))
+	}
+	return nil
+}
+
+// kvHeadsFit is CheckTP's KV-head rule.
+func (m *Model) kvHeadsFit(tp int) bool {
+	if tp < m.KVHeads {
+		return m.KVHeads%tp == 0
+	}
+	return tp%m.KVHeads == 0
+}
+
+// LegalTPs returns the tensor-parallel degrees from 1 to max that CheckTP
+// accepts, in order; none exceeds the head count, so LegalTPs(m.Heads)
+// lists them all.
+func (m *Model) LegalTPs(max int) []int {
+	var out []int
+	for tp := 1; tp <= max; tp++ {
+		if m.Heads%tp == 0 && m.kvHeadsFit(tp) {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,4 +283,55 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCheckTP checks vLLM's sharding rules on the catalog's head counts:
+// heads divisible by tp; kv_heads divisible by tp below kv_heads, tp
+// divisible by kv_heads from there.
+func TestCheckTP(t *testing.T) {
+	tests := []struct {
+		name  string
+		legal []int // every legal tp up to 16
+	}{
+		{"llama-3.1-8b", []int{1, 2, 4, 8, 16}},     // 32 heads, 8 KV heads
+		{"qwen2.5-7b", []int{1, 2, 4}},              // 28 heads, 4 KV heads: 7 and 14 divide the heads, not the KV heads
+		{"opt-13b", []int{1, 2, 4, 5, 8, 10}},       // 40 heads = 40 KV heads (MHA)
+		{"opt-66b", []int{1, 2, 3, 4, 6, 8, 9, 12}}, // 72 heads (MHA)
+		{"deepseek-v3", []int{1, 2, 4, 8, 16}},      // MLA: 128 heads, the latent replicated
+		{"qwen3-30b-a3b", []int{1, 2, 4, 8, 16}},    // 32 heads, 4 KV heads
+	}
+	for _, tt := range tests {
+		m := mustModel(t, tt.name)
+		if got := m.LegalTPs(16); !slices.Equal(got, tt.legal) {
+			t.Errorf("%s: legal tp %v, want %v", tt.name, got, tt.legal)
+		}
+		for tp := 1; tp <= 16; tp++ {
+			if err := m.CheckTP(tp); (err == nil) != slices.Contains(tt.legal, tp) {
+				t.Errorf("%s tp %d: CheckTP = %v", tt.name, tp, err)
+			}
+		}
+	}
+	want := "llama-3.1-8b's 32 attention heads do not split evenly over 3 ranks (vLLM requires heads divisible by tp; legal tp: 1, 2, 4, 8, 16, 32)"
+	if err := mustModel(t, "llama-3.1-8b").CheckTP(3); err == nil || err.Error() != want {
+		t.Errorf("llama-3.1-8b tp 3: %v\nwant %s", err, want)
+	}
+	q := mustModel(t, "qwen2.5-7b")
+	if err := q.CheckTP(14); err == nil || !strings.Contains(err.Error(), "qwen2.5-7b's 4 KV heads neither split evenly over 14 ranks") {
+		t.Errorf("qwen2.5-7b tp 14: %v", err)
+	}
+}
+
+// TestAttentionKind names MHA, MQA, GQA and MLA models by their heads.
+func TestAttentionKind(t *testing.T) {
+	for name, want := range map[string]string{"llama-2-7b": "mha", "opt-66b": "mha", "llama-3.1-8b": "gqa",
+		"deepseek-v3": "mla", "gpt-oss-120b": "gqa"} {
+		if got := mustModel(t, name).AttentionKind(); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	mqa := mustModel(t, "llama-3.1-8b")
+	mqa.KVHeads = 1
+	if got := mqa.AttentionKind(); got != "mqa" {
+		t.Errorf("one KV head: %s, want mqa", got)
+	}
 }

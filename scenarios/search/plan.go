@@ -21,7 +21,11 @@ type Plan struct {
 	Pools map[string]PlanPool `yaml:"pools"`
 }
 
-// PlanPool is one pool's choices in a Plan.
+// PlanPool is one pool's choices in a Plan. The planner prices every
+// variant by building the scenario with it, so a TP the scenario refuses
+// (one vLLM cannot shard the model's heads over, or one beyond the
+// accelerator's scale-up domain) is dropped with a note and never
+// proposed; this package has no model or catalog to check it against.
 type PlanPool struct {
 	Count    []int    `yaml:"count,omitempty"`    // [min, max] instances; omitted = the scenario's count
 	Hardware []string `yaml:"hardware,omitempty"` // accelerator names; omitted = the scenario's

@@ -131,8 +131,9 @@ func TestValidateErrors(t *testing.T) {
 		{"seed and replicas", Spec{Grid: Axes{axis("seed", "1", "2")}, Replicas: 2}, "sweep.grid.seed", "use one or the other"},
 		{"nothing", Spec{Replicas: 1}, "sweep", "nothing to vary"},
 		{"too many", Spec{Grid: Axes{axis("a", many...), axis("b", many...)}}, "sweep", "more than 1000000 points"},
-		{"from --vary", Spec{Grid: Axes{axis("c", "1")}}.WithVary(vary, vary), "", ""},
-		{"--vary against zip", Spec{Zip: Axes{axis("c", "1")}}.WithVary(vary), "sweep.zip.c", "also varied at --vary c"},
+		{"--vary replaces the file's axis", withVary(t, Spec{Grid: Axes{axis("c", "1")}}, nil, vary), "", ""},
+		{"--vary twice", withVary(t, Spec{Grid: Axes{axis("c", "1")}}, nil, vary, vary), "", "--vary c: also varied at --vary c"},
+		{"--vary against zip", withVary(t, Spec{Zip: Axes{axis("c", "1")}}, nil, vary), "sweep.zip.c", "also varied at --vary c"},
 		{"bad --vary path", Spec{Grid: Axes{{Path: "a..b", Values: []string{"1"}, vary: true}}}, "", "--vary a..b: path \"a..b\" has an empty part"},
 	}
 	for _, tt := range tests {
@@ -174,7 +175,7 @@ func ExampleExpand() {
 
 func TestCheckPaths(t *testing.T) {
 	vary, _ := ParseVary("v=1")
-	s := Spec{Grid: Axes{axis("a", "1", "2"), {Path: "b", Values: []string{"3"}, Line: 9}}, Zip: Axes{axis("c", "4")}}.WithVary(vary)
+	s := withVary(t, Spec{Grid: Axes{axis("a", "1", "2"), {Path: "b", Values: []string{"3"}, Line: 9}}, Zip: Axes{axis("c", "4")}}, nil, vary)
 	var calls []string
 	bad := map[string]bool{}
 	check := func(path, value string) error {

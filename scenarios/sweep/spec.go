@@ -39,6 +39,7 @@ type Axis struct {
 	Values []string // YAML values, each as --set takes it: "4", "{max_num_seqs: 64}"
 	Line   int      // line of Path in the scenario file; 0 = unknown
 	vary   bool     // from a --vary flag, not the file
+	named  string   // the field Path names ("pools[0].count"), once resolved; "" = Path
 }
 
 // Axes is an ordered mapping from path to values; in YAML a mapping whose

@@ -12,7 +12,8 @@ import (
 const MaxPoints = 1_000_000
 
 // Validate checks the sweep block's shape: replicas ≥ 0, something to vary,
-// well-formed paths each varied once (no path inside another), non-empty
+// well-formed paths each varied once (no path inside another; paths
+// resolved by WithVary are compared by the field they name), non-empty
 // value lists, zip lists of one length, and at most MaxPoints points. It
 // does not know the scenario schema: whether a path names a scenario field
 // is checked when the overrides are applied. Errors from the file are
@@ -84,13 +85,26 @@ func (s *Spec) checkAxis(a sited, seen []sited) error {
 	}
 	for _, b := range seen {
 		switch {
-		case a.Path == b.Path:
-			return a.errorf("also varied at %s", b.field())
-		case within(a.Path, b.Path), within(b.Path, a.Path):
-			return a.errorf("overlaps %s: one would overwrite the other", b.field())
+		case a.key() == b.key():
+			return a.errorf("also varied at %s%s", b.field(), sameField(a, b))
+		case within(a.key(), b.key()), within(b.key(), a.key()):
+			return a.errorf("overlaps %s%s: one would overwrite the other", b.field(), sameField(a, b))
 		}
 	}
 	return nil
+}
+
+// sameField says which fields two differently spelt axes name, for errors:
+// " (both name pools[0].count)", " (pools[0] and pools[0].count)"; "" when
+// the paths are spelt alike.
+func sameField(a, b sited) string {
+	switch {
+	case a.Path == b.Path || a.named == "" || b.named == "":
+		return ""
+	case a.named == b.named:
+		return " (both name " + a.named + ")"
+	}
+	return " (" + b.named + " and " + a.named + ")"
 }
 
 // checkPath rejects malformed paths and paths into the sweep block.
@@ -107,9 +121,10 @@ func checkPath(p string) error {
 	return nil
 }
 
-// within reports whether path p lies inside path q ("a.b.c" inside "a.b").
+// within reports whether path p lies inside path q: "a.b.c" inside "a.b",
+// "pools[0].count" inside "pools[0]" and "pools".
 func within(p, q string) bool {
-	return strings.HasPrefix(p, q+".")
+	return strings.HasPrefix(p, q+".") || strings.HasPrefix(p, q+"[")
 }
 
 // checkZip requires every zip list to be as long as the first.

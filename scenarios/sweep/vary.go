@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -68,22 +69,66 @@ func splitValues(list string) ([]string, error) {
 	return out, nil
 }
 
+// FieldFunc returns the field a dotted scenario path names, spelt one way
+// whatever the spelling of the path ("pools.prefill.count" and
+// "pools.0.count" are both "pools[0].count"), or an error when the path
+// names no field. The scenario package's Loaded.FieldPath is one.
+type FieldFunc func(path string) (string, error)
+
 // WithVary returns a copy of s with the axes added to its grid: an axis
-// whose path the grid already has replaces it in place, others are
-// appended in order. s is not changed.
-func (s Spec) WithVary(axes ...Axis) Spec {
-	grid := append(Axes(nil), s.Grid...)
-	for _, ax := range axes {
-		i := 0
-		for i < len(grid) && grid[i].Path != ax.Path {
-			i++
-		}
-		if i < len(grid) {
-			grid[i] = ax
+// that names the same field as one of the file's grid axes replaces it in
+// place, others are appended in order. field resolves every path, the
+// file's and the flags', so that Validate refuses two axes naming one
+// field however each spells it; nil compares paths as written. An axis
+// whose path names no field is an error placed as Validate's are. s is not
+// changed.
+func (s Spec) WithVary(field FieldFunc, axes ...Axis) (Spec, error) {
+	var err error
+	if s.Grid, err = resolveAxes(s.Grid, "grid", field); err != nil {
+		return s, err
+	}
+	if s.Zip, err = resolveAxes(s.Zip, "zip", field); err != nil {
+		return s, err
+	}
+	vary, err := resolveAxes(axes, "grid", field)
+	if err != nil {
+		return s, err
+	}
+	for _, ax := range vary {
+		i := slices.IndexFunc(s.Grid, func(g Axis) bool { return !g.vary && g.key() == ax.key() })
+		if i >= 0 {
+			s.Grid[i] = ax
 		} else {
-			grid = append(grid, ax)
+			s.Grid = append(s.Grid, ax)
 		}
 	}
-	s.Grid = grid
-	return s
+	return s, nil
+}
+
+// resolveAxes returns a copy of axes with their fields resolved.
+func resolveAxes(axes Axes, section string, field FieldFunc) (Axes, error) {
+	out := slices.Clone(axes)
+	if field == nil {
+		return out, nil
+	}
+	for i := range out {
+		if err := checkPath(out[i].Path); err != nil {
+			continue // Validate reports it, naming the path
+		}
+		f, err := field(out[i].Path)
+		if err != nil {
+			return nil, sited{out[i], section}.errorf("%v", err)
+		}
+		out[i].named = f
+	}
+	return out, nil
+}
+
+// key is what two axes share when they vary the same field: the resolved
+// field, else the path as written.
+func (a Axis) key() string {
+	if a.named != "" {
+		return a.named
+	}
+	return a.Path
 }

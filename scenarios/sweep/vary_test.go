@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,13 +50,76 @@ func TestWithVary(t *testing.T) {
 	base := Spec{Grid: Axes{axis("a", "1"), axis("b", "2")}, Replicas: 2}
 	b, _ := ParseVary("b=5,6")
 	c, _ := ParseVary("c=7")
-	got := base.WithVary(b, c)
+	got := withVary(t, base, nil, b, c)
 	want := Axes{axis("a", "1"), {Path: "b", Values: []string{"5", "6"}, vary: true}, {Path: "c", Values: []string{"7"}, vary: true}}
 	if !reflect.DeepEqual(got.Grid, want) || got.Replicas != 2 {
 		t.Errorf("got %+v, want grid %+v", got, want)
 	}
 	if base.Grid[1].Values[0] != "2" || len(base.Grid) != 2 {
 		t.Errorf("WithVary changed its receiver: %+v", base)
+	}
+}
+
+// withVary is Spec.WithVary for specs whose paths must resolve.
+func withVary(t *testing.T, s Spec, field FieldFunc, axes ...Axis) Spec {
+	t.Helper()
+	out, err := s.WithVary(field, axes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// fields resolves paths the way the scenario package does for a scenario
+// whose pools are [prefill, decode]: pools by name or index.
+func fields(path string) (string, error) {
+	r := strings.NewReplacer("pools.prefill", "pools[0]", "pools.decode", "pools[1]", "pools.0", "pools[0]", "pools.1", "pools[1]")
+	if strings.Contains(path, "nope") {
+		return "", fmt.Errorf("no field %q here", "nope")
+	}
+	return r.Replace(path), nil
+}
+
+// TestWithVaryResolvesFields checks that axes naming one field in two
+// spellings are one axis: a --vary replaces the file's axis however it is
+// spelt, and two axes of one field are refused naming both and the field.
+func TestWithVaryResolvesFields(t *testing.T) {
+	file := Spec{Grid: Axes{{Path: "pools.decode.count", Values: []string{"1"}, Line: 4}, axis("seed", "1")}}
+	v1, _ := ParseVary("pools.1.count=2,3")
+	got := withVary(t, file, fields, v1)
+	if len(got.Grid) != 2 || got.Grid[0].Path != "pools.1.count" || got.Grid[1].Path != "seed" {
+		t.Errorf("grid %+v: want the --vary axis in the file axis's place", got.Grid)
+	}
+	a, _ := ParseVary("pools.0.count=1,2")
+	b, _ := ParseVary("pools.prefill.count=3,4")
+	whole, _ := ParseVary("pools.prefill={count: 1}")
+	bad, _ := ParseVary("pools.nope=1")
+	tests := []struct {
+		name string
+		spec Spec
+		vary []Axis
+		want string
+	}{
+		{"two --vary", Spec{}, []Axis{a, b},
+			"--vary pools.prefill.count: also varied at --vary pools.0.count (both name pools[0].count)"},
+		{"two file axes", Spec{Grid: Axes{axis("pools.0.count", "1"), {Path: "pools.prefill.count", Values: []string{"2"}, Line: 7}}}, nil,
+			"7: field sweep.grid.pools.prefill.count: also varied at sweep.grid.pools.0.count (both name pools[0].count)"},
+		{"file grid and zip", Spec{Grid: Axes{axis("pools.0.count", "1")}, Zip: Axes{axis("pools.prefill.count", "2")}}, nil,
+			"field sweep.zip.pools.prefill.count: also varied at sweep.grid.pools.0.count (both name pools[0].count)"},
+		{"nested", Spec{}, []Axis{whole, a},
+			"--vary pools.0.count: overlaps --vary pools.prefill (pools[0] and pools[0].count): one would overwrite the other"},
+		{"unknown field", Spec{}, []Axis{bad}, `--vary pools.nope: no field "nope" here`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := tt.spec.WithVary(fields, tt.vary...)
+			if err == nil {
+				_, err = Expand(&s, 1)
+			}
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Errorf("error %v\nwant …%s", err, tt.want)
+			}
+		})
 	}
 }
 

@@ -23,7 +23,7 @@ type csvTrace struct {
 }
 
 func newCSVTrace(r io.Reader, file string, names [3]string, parseTime func(string) (int64, bool), timeHelp string) *csvTrace {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newLineCapped(r, file))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1 // counted per row, for a better message
 	cr.TrimLeadingSpace = true
@@ -81,7 +81,7 @@ func (c *csvTrace) row(r *sim.Request, rec []string, line int) error {
 	ts := rec[c.cols[0]]
 	tsNs, ok := c.parseTime(ts)
 	if !ok {
-		return c.errorf(line, c.names[0], "%q is not %s", ts, c.timeHelp)
+		return c.errorf(line, c.names[0], "%s is not %s", quote(ts), c.timeHelp)
 	}
 	prompt, err := c.parseTokens(line, c.names[1], rec[c.cols[1]])
 	if err != nil {
@@ -95,8 +95,13 @@ func (c *csvTrace) row(r *sim.Request, rec []string, line int) error {
 }
 
 // readError converts an encoding/csv error into a *ParseError (file and line)
-// or, for I/O errors, prefixes the file name.
+// or, for I/O errors, prefixes the file name. A *ParseError from the input's
+// caps (lineCapped) is returned as it is.
 func (c *csvTrace) readError(err error) error {
+	var own *ParseError
+	if errors.As(err, &own) {
+		return own
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return c.errorf(pe.Line, "", "column %d: %v", pe.Column, pe.Err)

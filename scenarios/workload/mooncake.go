@@ -18,9 +18,6 @@ import (
 // stands for in the published traces.
 const MooncakeBlockTokens = 512
 
-// maxLineBytes bounds one JSONL line; longer lines are reported as errors.
-const maxLineBytes = 16 << 20
-
 // NewMooncake streams a Mooncake trace (Qin et al., Mooncake, FAST'25): one
 // JSON object per line, {"timestamp": ms, "input_length": n, "output_length":
 // m, "hash_ids": [...]}; other keys are ignored. Each hash id names one block
@@ -79,7 +76,7 @@ func (m *mooncake) Next(r *sim.Request) (bool, error) {
 	}
 	if err := m.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return m.fail(m.errorf(m.line+1, "", "line longer than %d bytes", maxLineBytes))
+			return m.fail(m.errorf(m.line+1, "", "line longer than %d bytes: not a trace", maxLineBytes))
 		}
 		return m.fail(fmt.Errorf("%s: %w", m.file, err))
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -147,7 +148,7 @@ func (w *serveGenWindow) prepare(pmfs []serveGenPMF, rng *rand.Rand) error {
 // readServeGenTrace reads every window row; the last window lasts as long
 // as the one before it (600 s in the published files).
 func readServeGenTrace(r io.Reader, file string) ([]serveGenWindow, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newLineCapped(newSizeCapped(r, file), file))
 	cr.FieldsPerRecord = 6
 	var rows []serveGenWindow
 	for {
@@ -184,7 +185,7 @@ func readServeGenTrace(r io.Reader, file string) ([]serveGenWindow, error) {
 
 func parseServeGenRow(rec []string, file string, line int) (serveGenWindow, error) {
 	bad := func(field, v string) error {
-		return &ParseError{File: file, Line: line, Field: field, Msg: fmt.Sprintf("%q is not a non-negative number", v)}
+		return &ParseError{File: file, Line: line, Field: field, Msg: quote(v) + " is not a non-negative number"}
 	}
 	num := func(field, v string) (float64, error) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -240,7 +241,10 @@ func readServeGenDataset(r io.Reader, file string) ([]serveGenPMF, error) {
 		Input  string `json:"input_tokens"`
 		Output string `json:"output_tokens"`
 	}
-	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+	if err := json.NewDecoder(newSizeCapped(r, file)).Decode(&raw); err != nil {
+		if pe := (*ParseError)(nil); errors.As(err, &pe) {
+			return nil, pe
+		}
 		return nil, &ParseError{File: file, Msg: "not a JSON object of windows with input_tokens and output_tokens strings"}
 	}
 	var out []serveGenPMF

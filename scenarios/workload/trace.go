@@ -18,8 +18,13 @@ type ParseError struct {
 	Msg   string // what is wrong, e.g. `"12a" is not an integer`
 }
 
-// Error formats the error as "file:line: field: msg".
+// Error formats the error as "file:line: field: msg", on one line: line
+// breaks (a CSV field can hold them) are written as \n and \r.
 func (e *ParseError) Error() string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(e.format())
+}
+
+func (e *ParseError) format() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
@@ -114,7 +119,7 @@ func (s *sequencer) parseTokens(line int, field, v string) (int, error) {
 	if err != nil {
 		f, ferr := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if ferr != nil || f != math.Trunc(f) {
-			return 0, s.errorf(line, field, "%q is not an integer", v)
+			return 0, s.errorf(line, field, "%s is not an integer", quote(v))
 		}
 		n = int(math.Max(-maxTokens-1, math.Min(f, maxTokens+1))) // range checked below
 	}
@@ -145,7 +150,7 @@ func (s *sequencer) columns(header []string, want ...string) ([]int, error) {
 			}
 		}
 		if idx[i] < 0 {
-			return nil, s.errorf(1, "header", "no column %q in %q", w, strings.Join(header, ","))
+			return nil, s.errorf(1, "header", "no column %q in %s", w, quote(strings.Join(header, ",")))
 		}
 	}
 	return idx, nil

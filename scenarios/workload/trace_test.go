@@ -218,15 +218,19 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
-// fuzzTrace feeds data to a reader and checks that it never panics and that
-// whatever it yields before an error satisfies the source invariants.
+// fuzzTrace feeds data to a reader and checks that it never panics, that
+// whatever it yields before an error satisfies the source invariants, and
+// that the error is one short line.
 func fuzzTrace(f *testing.F, open func(data []byte) sim.Source, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		reqs, _ := drain(open(data), 1000)
+		reqs, err := drain(open(data), 1000)
 		checkInvariants(t, reqs)
+		if err != nil && (strings.ContainsAny(err.Error(), "\n\r") || len(err.Error()) > 400) {
+			t.Fatalf("error not one short line: %q", err)
+		}
 	})
 }
 
