@@ -11,6 +11,7 @@ const (
 	Completed Status = iota // all output tokens delivered
 	Rejected                // refused by admission control and never served
 	Dropped                 // could not be served (e.g. longer than any instance holds)
+	Failed                  // aborted while in flight (e.g. its decoder locked up)
 )
 
 // String names the status as requests.csv does.
@@ -22,6 +23,8 @@ func (s Status) String() string {
 		return "rejected"
 	case Dropped:
 		return "dropped"
+	case Failed:
+		return "failed"
 	}
 	return "unknown"
 }

@@ -30,6 +30,7 @@ type RequestCounts struct {
 	Completed int64 `json:"completed"`
 	Rejected  int64 `json:"rejected"`
 	Dropped   int64 `json:"dropped"`
+	Failed    int64 `json:"failed,omitempty"`
 }
 
 // Throughput is completed work per second of the run's span (first arrival
@@ -62,6 +63,7 @@ type Summary struct {
 	Requests           RequestCounts     `json:"requests"`
 	RejectReasons      map[string]int64  `json:"reject_reasons"`
 	DropReasons        map[string]int64  `json:"drop_reasons"`
+	FailReasons        map[string]int64  `json:"fail_reasons,omitempty"`
 	TTFT               Stats             `json:"ttft_s"`
 	TPOT               Stats             `json:"tpot_s"`
 	ITL                Stats             `json:"itl_s"`
@@ -111,6 +113,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 		GPUs:          info.GPUs,
 		RejectReasons: map[string]int64{},
 		DropReasons:   map[string]int64{},
+		FailReasons:   map[string]int64{},
 		ITL:           histStats(itl),
 		SimTimeS:      float64(info.SimTimeNs) / 1e9,
 		WallTimeS:     finite(info.WallTimeS),
@@ -164,6 +167,9 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		case Dropped:
 			s.Requests.Dropped++
 			s.DropReasons[reasonKey(r.Reason)]++
+		case Failed:
+			s.Requests.Failed++
+			s.FailReasons[reasonKey(r.Reason)]++
 		default:
 			panic("results: record with unknown status")
 		}

@@ -22,6 +22,10 @@ func WriteTable(w io.Writer, s Summary) error {
 		s.Requests.Total, s.Requests.Completed,
 		s.Requests.Rejected, reasonList(s.RejectReasons),
 		s.Requests.Dropped, reasonList(s.DropReasons))
+	if s.Requests.Failed > 0 {
+		b.Truncate(b.Len() - 1)
+		fmt.Fprintf(&b, "   failed %d%s\n", s.Requests.Failed, reasonList(s.FailReasons))
+	}
 	b.WriteByte('\n')
 	writeLatency(&b, s)
 	b.WriteByte('\n')

@@ -68,7 +68,13 @@ type Config struct {
 
 	// LockupThresholdNs is how long a busy instance may go without
 	// producing a token before the spell counts as a lock-up.
+	// LockupAbortNs bounds a lock-up: an instance that has made no
+	// progress for this long while stuck (queued work and no step it can
+	// start: a deadlock) or stalled on preemption recovery (a livelock)
+	// aborts its requests, which end as failed (0: never; a deadlock then
+	// ends the run with the error that requests never ended).
 	LockupThresholdNs int64
+	LockupAbortNs     int64
 
 	// RefreshIntervalNs is how often the router's view of instance state is
 	// refreshed (0: before every decision, an oracle). RouterNeedsHashes

@@ -10,7 +10,8 @@
 //     scenarios from a scenario file).
 //   - queue.go: the event queue, a 4-ary heap ordered by (time, class,
 //     sequence). Classes order same-instant events: network completions,
-//     step completions, timeouts, staging, recompiles, arrivals, then
+//     step completions, timeouts, staging, recompiles, lock-up watchdogs,
+//     arrivals, then
 //     deferred plans (kicks), so a plan sees everything due at its instant.
 //   - rng.go: Streams, one independent generator per named component.
 //   - run.go: Run, the event loop and the cluster state; kick and plan start

@@ -86,6 +86,39 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	c.enqueueRouting(ref)
 }
 
+// fail ends a request wherever it is, as a failure with a reason: its
+// sequences are aborted on their instances (their KV freed) and the router
+// forgets it.
+func (c *cluster) fail(ref int32, reason string) {
+	f := &c.flights[ref]
+	c.enter(ref, phaseDone)
+	generated := 0
+	if s := f.dseq; s != nil {
+		generated = s.Generated
+		c.abortSeq(decodingInstance(f), s)
+	}
+	if s := f.pseq; s != nil && s != f.dseq {
+		c.abortSeq(f.route.Prefill, s)
+	}
+	if c.traced(f.req.ID) {
+		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), "failed", c.nowNs)
+	}
+	rec := c.close(f.req.ID, results.Failed, reason)
+	rec.OutputTokens = int32(f.delivered + generated)
+	c.unbook(f)
+	c.free(ref)
+}
+
+// abortSeq takes a sequence off instance i.
+func (c *cluster) abortSeq(i int, s *engine.Seq) {
+	rp := &c.replicas[i]
+	c.records[c.flights[s.Ref].req.ID].Preemptions += int32(s.Preemptions)
+	rp.eng.Abort(s)
+	rp.eng.Recycle(s)
+	rp.outstanding--
+	c.kickSoon(i)
+}
+
 // drop ends a request that cannot be served.
 func (c *cluster) drop(id int64, reason string) {
 	c.close(id, results.Dropped, reason).OutputTokens = 0

@@ -49,8 +49,23 @@ func (p phase) String() string { return phaseNames[p] }
 // charged, from the prefill sequence's accounting, when the prefill ends.
 func (p phase) prefill() bool { return p >= phasePrefilling && p <= phaseStreamed }
 
-// next is the set of phases a flight may enter from p, as bits.
+// inTransit reports whether the flight's KV is on its way to the decoder
+// (on the wire or being staged): it cannot be taken back.
+func (p phase) inTransit() bool {
+	return p == phaseStreaming || p == phaseStreamed || p == phaseTransferring || p == phaseStaging
+}
+
+// next is the set of phases a flight may enter from p, as bits. Any phase
+// but a transit may also end in failure (see cluster.fail).
 func (p phase) next() uint32 {
+	if p != phaseDone && !p.inTransit() {
+		return p.successors() | 1<<phaseDone
+	}
+	return p.successors()
+}
+
+// successors is the set of phases a flight's journey goes on to from p.
+func (p phase) successors() uint32 {
 	const (
 		done, routing, held    = 1 << phaseDone, 1 << phaseRouting, 1 << phaseHeld
 		prefilling, streaming  = 1 << phasePrefilling, 1 << phaseStreaming
@@ -114,6 +129,11 @@ type flight struct {
 
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
+}
+
+// on reports whether one of the flight's sequences is on instance i.
+func (f *flight) on(i int) bool {
+	return f.pseq != nil && f.route.Prefill == i || f.dseq != nil && f.route.Decode == i
 }
 
 // local reports whether the attempt is prefilled on the instance that

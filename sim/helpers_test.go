@@ -174,7 +174,7 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 	if len(recs) != arrived {
 		t.Fatalf("%d records for %d arrivals", len(recs), arrived)
 	}
-	var counts [3]int
+	var counts [4]int
 	for i := range recs {
 		r := &recs[i]
 		counts[r.Status]++
@@ -189,7 +189,7 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 			checkAttribution(t, r)
 		}
 	}
-	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped] != arrived {
+	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped]+counts[results.Failed] != arrived {
 		t.Errorf("statuses %v do not sum to %d arrivals", counts, arrived)
 	}
 }
@@ -201,7 +201,7 @@ func checkStatus(t testing.TB, r *results.Record) {
 		if r.Reason != "" || r.FirstTokenNs <= r.ArrivalNs || r.FinishNs < r.FirstTokenNs || r.OutputTokens < 1 {
 			t.Errorf("completed request %+v is inconsistent", *r)
 		}
-	case results.Dropped, results.Rejected:
+	case results.Dropped, results.Rejected, results.Failed:
 		if r.Reason == "" {
 			t.Errorf("request %d ended %v without a reason", r.ID, r.Status)
 		}

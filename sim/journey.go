@@ -119,6 +119,13 @@ func (c *cluster) onStep(i int) {
 		}
 	}
 	c.completing = -1
+	if rp.abortAfterStep { // unless this step made progress after all
+		if rp.abortAfterStep = false; c.nowNs-rp.metrics.progressNs >= c.cfg.LockupAbortNs {
+			c.abortLocked(i)
+		} else {
+			c.watch(i)
+		}
+	}
 	c.kickSoon(i)
 }
 
@@ -149,12 +156,10 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 }
 
 // onHoldTimeout frees KV a prefill instance held too long for a decoder
-// that never pulled it; the decoder will compute the prompt itself.
+// that never pulled it; the decoder will compute the prompt itself. (A
+// timeout for KV pulled meanwhile is superseded.)
 func (c *cluster) onHoldTimeout(ref int32) {
 	f := &c.flights[ref]
-	if f.phase != phaseHolding || f.deadlineNs != c.nowNs {
-		return // pulled meanwhile, or the flight moved on
-	}
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {

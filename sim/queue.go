@@ -11,6 +11,7 @@ const (
 	classTimeout
 	classStaging
 	classRecompile
+	classWatchdog
 	classArrival
 	classKick
 )

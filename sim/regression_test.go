@@ -156,3 +156,46 @@ func TestHeldRequestPlacedOnTheCompletingInstance(t *testing.T) {
 	checkConservation(t, c.records, len(reqs))
 	checkDrained(t, c)
 }
+
+// TestDeadlockedDecoderFailsItsRequests: the deadlock of
+// engine.TestSharedQueueStrandsArrivedKVBehindAVictim in a cluster. A
+// decoder of 6 blocks decodes A (32-token prompt, 60 tokens) when B's
+// 48-token prompt reserves 3 blocks; A is preempted at context 49 and
+// needs 4 blocks to re-prefill while B, its KV arrived, holds 3. With the
+// shared waiting queue of earlier vLLM releases nothing can start again:
+// after LockupAbortNs without a step both requests end as failed, with the
+// reason, and the decoder counts one lock-up. With today's order both
+// complete.
+func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		reqs := []Request{
+			{ArrivalNs: 0, PromptTokens: 32, OutputTokens: 60},
+			{ArrivalNs: 20_000, PromptTokens: 48, OutputTokens: 5},
+		}
+		dec := engineCfg(t, 6, 256, 8, false)
+		dec.SharedQueue = shared
+		insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), linearTimer(cfA, cfB)),
+			instances(RoleDecode, 1, dec, linearTimer(cfA, cfB))...)
+		cfg := withNICs(&Config{Name: "deadlock", Instances: insts, Router: router.LeastLoaded{},
+			KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}, LockupAbortNs: 1_000_000,
+			LockupThresholdNs: 100_000}, cfLink)
+		c, err := drive(t, cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkConservation(t, c.records, len(reqs))
+		checkDrained(t, c)
+		want := results.Completed
+		if shared {
+			want = results.Failed
+		}
+		for _, r := range c.records {
+			if r.Status != want || shared && !strings.Contains(r.Reason, "decode-0 locked up") {
+				t.Errorf("shared %v: request %d ended %v (%q), want %v", shared, r.ID, r.Status, r.Reason, want)
+			}
+		}
+		if got := c.result().Instances[1].Lockups; (got == 1) != shared {
+			t.Errorf("shared %v: %d lock-ups on the decoder", shared, got)
+		}
+	}
+}

@@ -7,12 +7,14 @@ import "handoff/models/engine"
 // figures the core derives from its events. The cluster keeps one per
 // configured instance, in Config.Instances order.
 type replica struct {
-	cfg         *Instance
-	eng         *engine.Instance
-	stepStartNs int64 // start of the step in flight
-	busyNs      int64 // time spent inside steps
-	kickPending bool  // a deferred plan (classKick) is queued
-	outstanding int   // requests routed here and not yet finished here
+	cfg            *Instance
+	eng            *engine.Instance
+	stepStartNs    int64 // start of the step in flight
+	busyNs         int64 // time spent inside steps
+	kickPending    bool  // a deferred plan (classKick) is queued
+	watching       bool  // a lock-up watchdog event is queued
+	abortAfterStep bool  // locked up: abort its requests when the step in flight ends
+	outstanding    int   // requests routed here and not yet finished here
 
 	// The router's bookkeeping (book.go): prompt tokens routed here whose
 	// prefill has not finished, and KV blocks of the requests routed here

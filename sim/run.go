@@ -147,8 +147,8 @@ func newCluster(cfg *Config) *cluster {
 
 // dispatch handles one event.
 func (c *cluster) dispatch(e event) {
-	if e.class() == classNetwork && e.arg != c.netVersion {
-		return // superseded by a later prediction
+	if c.superseded(&e) {
+		return
 	}
 	if e.at > c.tl.nextNs {
 		c.sampleBefore(e.at)
@@ -167,12 +167,31 @@ func (c *cluster) dispatch(e event) {
 	case classRecompile:
 		c.replicas[e.arg].eng.Recompiled()
 		c.kickSoon(int(e.arg))
+	case classWatchdog:
+		c.onWatchdog(int(e.arg))
 	case classArrival:
 		c.onArrival()
 	case classKick:
 		c.replicas[e.arg].kickPending = false
 		c.kick(int(e.arg))
 	}
+}
+
+// superseded reports whether event e no longer applies — a network
+// prediction replaced by a later one, a hold timeout for KV already pulled,
+// a watchdog for an instance that moved on — so that it neither runs nor
+// advances the clock.
+func (c *cluster) superseded(e *event) bool {
+	switch e.class() {
+	case classNetwork:
+		return e.arg != c.netVersion
+	case classTimeout:
+		f := &c.flights[e.arg]
+		return f.phase != phaseHolding || f.deadlineNs != e.at
+	case classWatchdog:
+		return c.watchSuperseded(int(e.arg), e.at)
+	}
+	return false
 }
 
 func (c *cluster) result() *Result {
@@ -256,7 +275,11 @@ func (c *cluster) plan(i int) *perf.Batch {
 		c.startPull(i, s)
 	}
 	if b == nil && inst.Running() == 0 {
-		rp.metrics.progressNs = -1 // idle: no busy spell to lock up
+		if inst.Waiting() == 0 {
+			rp.metrics.progressNs = -1 // idle: no busy spell to lock up
+		} else {
+			c.noteStuck(i) // work it cannot start: perhaps a deadlock
+		}
 	}
 	if b == nil && inst.RecompileDue() {
 		c.q.push(c.nowNs+max(rp.cfg.Engine.RecompileNs, 1), classRecompile, int32(i))

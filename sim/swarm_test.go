@@ -38,7 +38,8 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 		cfg.Instances = swarmPool(t, rng, RoleColocated)
 	}
 	cfg.Router, cfg.RouterNeedsHashes = swarmRouter(rng)
-	if rng.IntN(3) == 0 { // a stale view of instance state
+	cfg.LockupAbortNs = 1 + rng.Int64N(2_000_000) // deadlocks (shared queues) end in failures
+	if rng.IntN(3) == 0 {                         // a stale view of instance state
 		cfg.RefreshIntervalNs = 1 + rng.Int64N(200_000)
 	}
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
@@ -117,7 +118,7 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	ec := engine.Config{MaxBatchedTokens: 16 << rng.IntN(6), MaxSeqs: 1 + rng.IntN(16),
 		BlockSize: 4 << rng.IntN(3), NumBlocks: 8 + rng.IntN(120), MaxModelLen: 1 << 20,
-		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0}
+		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0, SharedQueue: rng.IntN(3) == 0}
 	if rng.IntN(4) == 0 {
 		ec.MaxModelLen = 64 + rng.IntN(512)
 	}
@@ -187,7 +188,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles                                                                  int
+	local, recompiles, failed                                                          int
 	routers                                                                            map[string]int
 }
 
@@ -203,7 +204,7 @@ func TestSwarm(t *testing.T) {
 	}
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
-		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 ||
+		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
 		len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
@@ -249,6 +250,8 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 			tally.dropped++
 		case results.Completed:
 			tally.completed++
+		case results.Failed:
+			tally.failed++
 		}
 	}
 }
