@@ -53,8 +53,8 @@ func (l *Loaded) Build() (*Built, error) {
 		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
 	}
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
-		LockupThresholdNs: int64(l.Metrics.LockupThreshold),
-		SLO:               results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
+		LockupThresholdNs: int64(l.Metrics.LockupThreshold), LockupAbortNs: int64(l.Metrics.LockupAbort),
+		SLO: results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
 	for i := range l.Pools {
 		if err := l.buildPool(b, i, hw, m); err != nil {
 			return nil, err
@@ -180,7 +180,7 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	}
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
-		NoChunkedPrefill: !*e.ChunkedPrefill}
+		NoChunkedPrefill: !*e.ChunkedPrefill, SharedQueue: e.RemoteKVQueue == "shared"}
 	if err := cfg.Validate(); err != nil {
 		return cfg, l.errorf(at+".engine", "%v", err)
 	}

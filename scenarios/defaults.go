@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
+
+	"handoff/hardware"
 
 	"handoff/hardware/spec"
 )
@@ -11,7 +14,7 @@ import (
 const (
 	defaultSeed              = 1
 	defaultAttainment        = 0.9
-	defaultBatchedTokens     = 8192
+	defaultBatchedTokens     = 8192 // hardware vLLM does not size (wafers, LPUs); see batchDefaults
 	defaultMaxSeqs           = 256
 	defaultBlockSize         = 16
 	defaultMemoryUtilization = 0.9
@@ -20,9 +23,12 @@ const (
 	defaultPreemption        = "recompute"
 	defaultStepTime          = "roofline"
 	defaultRateScale         = 1
-	defaultLockupNs          = 1e9 // 1 s without a token while busy
+	defaultLockupNs          = 1e9   // 1 s without a token while busy
+	defaultLockupAbortNs     = 60e9  // 60 s unable to start any step with work queued: a deadlock
+	defaultKVHoldNs          = 480e9 // vLLM's VLLM_NIXL_ABORT_REQUEST_TIMEOUT
 	defaultRejectPhase       = 1
 	defaultHostLink          = "pcie-gen5-x16"
+	defaultRemoteKVQueue     = "separate"
 )
 
 // applyDefaults fills every field left out of the file (absent or null).
@@ -39,6 +45,7 @@ func (l *Loaded) applyDefaults() {
 	fill(l, "router.policy", &s.Router.Policy, defaultRouter)
 	l.routerDefaults()
 	fill(l, "metrics.lockup_threshold", &s.Metrics.LockupThreshold, defaultLockupNs)
+	fill(l, "metrics.lockup_abort", &s.Metrics.LockupAbort, defaultLockupAbortNs)
 	for i := range s.Pools {
 		l.poolDefaults(fmt.Sprintf("pools[%d].", i), &s.Pools[i])
 	}
@@ -56,11 +63,16 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 		l.waferDefaults(at, p)
 	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
+	if p.Role == "prefill" {
+		fill(l, at+"kv_hold_timeout", &p.KVHoldTimeout, defaultKVHoldNs)
+	}
 	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)
 	e := &p.Engine
 	at += "engine."
-	fill(l, at+"max_num_batched_tokens", &e.MaxNumBatchedTokens, defaultBatchedTokens)
-	fill(l, at+"max_num_seqs", &e.MaxNumSeqs, defaultMaxSeqs)
+	seqs, tokens := l.batchDefaults(p.Hardware)
+	fill(l, at+"max_num_batched_tokens", &e.MaxNumBatchedTokens, tokens)
+	fill(l, at+"max_num_seqs", &e.MaxNumSeqs, seqs)
+	fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, defaultRemoteKVQueue)
 	fill(l, at+"block_size", &e.BlockSize, defaultBlockSize)
 	fill(l, at+"memory_utilization", &e.MemoryUtilization, defaultMemoryUtilization)
 	if e.PrefixCaching == nil {
@@ -81,6 +93,31 @@ func defaultList(schema string) any {
 		return defaultScorers()
 	}
 	return nil
+}
+
+// batchDefaults returns vLLM's default max_num_seqs and
+// max_num_batched_tokens for an online server on the named accelerator,
+// as vLLM's EngineArgs.get_batch_defaults chooses them
+// (vllm/engine/arg_utils.py): 1024 sequences and 8192 tokens on a device
+// of at least 70 GiB that is not an A100, else 256 and 2048. Accelerators
+// vLLM does not run (wafers, LPUs) keep 256 and 8192; so does a name no
+// catalog knows (Build reports it).
+func (l *Loaded) batchDefaults(name string) (seqs, tokens int) {
+	if l.hw == nil {
+		hw, _, err := l.catalogs()
+		if err != nil {
+			return defaultMaxSeqs, defaultBatchedTokens
+		}
+		l.hw = hw
+	}
+	dev, err := l.hw.Accelerator(name)
+	switch {
+	case err != nil || dev.Kind == hardware.KindWafer || dev.Kind == hardware.KindLPU:
+		return defaultMaxSeqs, defaultBatchedTokens
+	case dev.MemoryBytes >= 70<<30 && !strings.Contains(strings.ToLower(dev.Name), "a100"):
+		return 1024, 8192
+	}
+	return 256, 2048
 }
 
 // fill sets *field to def when the field is zero and the document does not

@@ -35,12 +35,12 @@ func TestDefaults(t *testing.T) {
 		SLO:      SLO{TTFT: 1e9, TPOT: 100e6, Attainment: 0.9},
 		Workload: Workload{Synthetic: l.Workload.Synthetic, RateScale: 1},
 		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1,
-			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, BlockSize: 16, MemoryUtilization: 0.9,
-				PrefixCaching: &yes, ChunkedPrefill: &yes},
+			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
+				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes},
 			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}}},
 		Link:    Link{Kind: "nvlink4"},
 		Router:  Router{Policy: "round_robin"},
-		Metrics: Metrics{LockupThreshold: 1e9},
+		Metrics: Metrics{LockupThreshold: 1e9, LockupAbort: 60e9},
 	}
 	if !reflect.DeepEqual(l.Scenario, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", l.Scenario, want)
@@ -62,10 +62,35 @@ func TestExplicitValuesKept(t *testing.T) {
 		t.Errorf("seed = %d, want the explicit 0", l.Seed)
 	case p.Count != 3 || p.TP != 2 || p.Engine.BlockSize != 32 || *p.Engine.PrefixCaching:
 		t.Errorf("pool = %+v, want count 3, tp 2, block_size 32, no prefix caching", p)
-	case p.Engine.MaxNumSeqs != defaultMaxSeqs:
-		t.Errorf("max_num_seqs: null gave %d, want the default %d", p.Engine.MaxNumSeqs, defaultMaxSeqs)
+	case p.Engine.MaxNumSeqs != 1024:
+		t.Errorf("max_num_seqs: null gave %d, want the H100 default 1024", p.Engine.MaxNumSeqs)
 	case l.Router.Policy != "least_loaded":
 		t.Errorf("router = %q", l.Router.Policy)
+	}
+}
+
+// TestBatchDefaultsFollowVLLM: max_num_seqs and max_num_batched_tokens
+// default as vLLM's get_batch_defaults picks them for an online server — by
+// the device's memory, A100 excepted — and a wafer keeps 256 and 8192;
+// prefill pools hold KV for VLLM_NIXL_ABORT_REQUEST_TIMEOUT's 480 s.
+func TestBatchDefaultsFollowVLLM(t *testing.T) {
+	for hw, want := range map[string][2]int{"h100-sxm": {1024, 8192}, "h200": {1024, 8192},
+		"a100-80gb": {256, 2048}, "trainium2": {1024, 8192}} {
+		l, err := Parse([]byte(strings.Replace(minimal, "h100-sxm", hw, 1)), "m.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := l.Pools[0].Engine; e.MaxNumSeqs != want[0] || e.MaxNumBatchedTokens != want[1] {
+			t.Errorf("%s: max_num_seqs %d, max_num_batched_tokens %d; want %v", hw, e.MaxNumSeqs, e.MaxNumBatchedTokens, want)
+		}
+	}
+	l, err := Parse([]byte(base), "b.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Pools[0]; p.Role != "prefill" || p.KVHoldTimeout != 480e9 || l.Pools[1].KVHoldTimeout != 0 {
+		t.Errorf("kv_hold_timeout %v on %s, %v on %s; want 480s on the prefill pool only",
+			p.KVHoldTimeout, p.Role, l.Pools[1].KVHoldTimeout, l.Pools[1].Role)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"handoff/hardware"
 	"handoff/hardware/spec"
 )
 
@@ -23,6 +24,7 @@ type Loaded struct {
 	Dir  string             // its folder: relative paths resolve against it
 	root *yaml.Node         // the document, for line numbers
 	sets map[*yaml.Node]Set // nodes written by --set, for errors
+	hw   *hardware.Catalog  // the catalogs' accelerators, once defaults needed them
 }
 
 // Load reads, overrides, defaults and validates a scenario file.

@@ -93,6 +93,7 @@ type Reject struct {
 // Metrics tunes what the run reports.
 type Metrics struct {
 	LockupThreshold units.Duration `yaml:"lockup_threshold"` // busy without a token this long is a lock-up
+	LockupAbort     units.Duration `yaml:"lockup_abort"`     // queued work and no step for this long: its requests fail
 }
 
 // Engine holds the vLLM engine limits of a pool's instances.
@@ -102,6 +103,7 @@ type Engine struct {
 	BlockSize           int     `yaml:"block_size"`
 	MemoryUtilization   float64 `yaml:"memory_utilization"` // share of device memory for weights + KV
 	MaxModelLen         int     `yaml:"max_model_len"`      // 0 = the model's context length
+	RemoteKVQueue       string  `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
 	PrefixCaching       *bool   `yaml:"prefix_caching"`
 	ChunkedPrefill      *bool   `yaml:"chunked_prefill"`
 }

@@ -132,6 +132,7 @@ func swarmScenario(rng *rand.Rand) (string, []string) {
 		d.line("link: {kind: %s}", pick(rng, "nvlink4", "ib-ndr", "tcp-100g", "efa"))
 	}
 	d.router(pd)
+	d.line("metrics: {lockup_abort: %dms}", 1+rng.IntN(2000))
 	return d.b.String(), d.tags
 }
 
@@ -197,8 +198,9 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	d.line("    hardware: h100-sxm")
 	d.line("    tp: %s", pick(rng, "1", "1", "2"))
 	// At TP 1, utilization 0.205 leaves ~0.3 GB for KV (about 2,400 tokens).
-	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true}",
-		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), pick(rng, "0.205", "0.21", "0.25", "0.9"), rng.IntN(2) == 0)
+	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s}",
+		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), pick(rng, "0.205", "0.21", "0.25", "0.9"), rng.IntN(2) == 0,
+		pick(rng, "separate", "separate", "shared"))
 	switch k := rng.IntN(3); {
 	case k == 1:
 		d.tag("swap")

@@ -83,6 +83,9 @@ var (
 	roles       = []string{"colocated", "prefill", "decode"}
 	preemptions = []string{"recompute", "swap", "reject"}
 	stepTimes   = []string{"roofline", "polynomial", "table", "wafer"}
+	// remoteKVQueues: where requests waiting for, or holding, remote KV
+	// wait (engine.Config.SharedQueue).
+	remoteKVQueues = []string{"separate", "shared"}
 )
 
 func (l *Loaded) validatePools() error {
@@ -179,6 +182,8 @@ func (l *Loaded) validateEngine(at string, e *Engine) error {
 		return l.errorf(at+".memory_utilization", "must be in (0, 1], got %g", e.MemoryUtilization)
 	case e.MaxModelLen < 0:
 		return l.errorf(at+".max_model_len", "must not be negative, got %d", e.MaxModelLen)
+	case !slices.Contains(remoteKVQueues, e.RemoteKVQueue):
+		return l.errorf(at+".remote_kv_queue", "unknown order %q (known: %v)", e.RemoteKVQueue, remoteKVQueues)
 	}
 	return nil
 }
