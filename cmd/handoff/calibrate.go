@@ -63,18 +63,26 @@ func calibrate(opts *calibrateOptions, stdout io.Writer) error {
 		return err
 	}
 	var rows []calibRow
+	var dropped error // the first experiment's that dropped requests
 	for _, exp := range experiments(stages) {
-		r, err := calibrateExperiment(opts, exp)
+		r, unserved, err := calibrateExperiment(opts, exp)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
+		if dropped == nil {
+			dropped = unserved
+		}
 	}
-	w := stdout
 	if opts.out != "" {
-		return writeFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+		err = writeFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+	} else {
+		err = writeCalibration(stdout, rows)
 	}
-	return writeCalibration(w, rows)
+	if err != nil {
+		return err
+	}
+	return incomplete(dropped)
 }
 
 // experiments groups stages by experiment, in file order.
@@ -98,25 +106,26 @@ type calibRow struct {
 	perToken, e2eMean, e2eP99 float64
 }
 
-func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) ([]calibRow, error) {
+// calibrateExperiment runs one experiment's scenario and returns its stages'
+// rows, and the requests it could not serve (see unserved).
+func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) (rows []calibRow, dropped, err error) {
 	first := exp[0]
 	path := filepath.Join(opts.dir, fmt.Sprintf("calib-%s-tp%d-%s.yaml", first.model, first.tp, first.profile))
 	l, err := loadScenario(path, opts.sets, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	_, res, err := simulate(l)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rows []calibRow
 	startNs := int64(0)
 	for _, m := range exp {
 		endNs := startNs + int64(m.durationS*1e9)
 		rows = append(rows, stageRow(m, res.Records, startNs, endNs))
 		startNs = endNs
 	}
-	return rows, nil
+	return rows, unserved(res.Records, workloadName(l)), nil
 }
 
 // stageRow summarises the records that arrived during one stage.

@@ -99,9 +99,29 @@ func runGoodput(opts *goodputOptions, stdout io.Writer) error {
 		return err
 	}
 	if opts.outDir != "" {
-		return g.writeFiles(opts.outDir)
+		if err := g.writeFiles(opts.outDir); err != nil {
+			return err
+		}
 	}
-	return nil
+	return incomplete(g.unserved())
+}
+
+// unserved reports the runs that dropped requests, naming the lowest rate's
+// first drop, or returns nil.
+func (g *goodputSearch) unserved() error {
+	n, first := 0, -1
+	for i, m := range g.curve {
+		if m.unserved != nil {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d runs dropped requests; at %.4g× the arrival rate: %w",
+		n, len(g.curve), g.curve[first].Scale, g.curve[first].unserved)
 }
 
 // measureGoodput learns the workload's own rate, then runs both searches;

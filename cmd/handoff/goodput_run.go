@@ -21,6 +21,7 @@ type probe struct {
 	TPOTP90S   float64
 	GoodputRPS float64 // requests per s that met both limits
 	GPUs       int
+	unserved   error // the requests no instance could hold (see unserved); nil if none
 }
 
 // meetsStrict reports whether a run meets the target the way goodput is
@@ -76,6 +77,7 @@ func runProbe(l *scenarios.Loaded) (probe, error) {
 	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		GoodputRPS: sum.SLO.GoodputRPS, GPUs: sum.GPUs}
 	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
+	m.unserved = unserved(res.Records, workloadName(l))
 	return m, nil
 }
 

@@ -12,15 +12,16 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// run executes the command line and returns the process exit code.
+// run executes the command line and returns the process exit status
+// (exit.go).
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	if err != nil {
 		fmt.Fprintln(stderr, "handoff:", oneLine(err.Error()))
-		return 1
 	}
-	return 0
+	return exitCode(err)
 }
 
 // lineBreaks matches a line break and the blanks around it.

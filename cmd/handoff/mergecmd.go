@@ -70,7 +70,8 @@ func runMerge(opts *mergeOptions, stdout io.Writer) error {
 		}
 		copied++
 	}
-	if err := writeResults(out, m.Columns, m.Points); err != nil {
+	drops, err := writeResults(out, m.Columns, m.Points)
+	if err != nil {
 		return err
 	}
 	if !opts.noPlots {
@@ -80,7 +81,7 @@ func runMerge(opts *mergeOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "merge %s: %d points from %d directories (%d copied); results in %s\n",
 		m.Scenario, len(m.Points), len(opts.dirs), copied, filepath.Join(out, sweepResultsFile))
-	return nil
+	return incomplete(drops.err())
 }
 
 // planMerge reads the directories' manifests, checks they are one sweep,

@@ -149,7 +149,10 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if searchErr != nil {
 		return fmt.Errorf("%w (raise --max-runs or narrow the search)", searchErr)
 	}
-	return p.unservable()
+	if err := p.unservable(); err != nil {
+		return err
+	}
+	return incomplete(p.unserved())
 }
 
 // planSpace resolves the plan block, with --count and --max-count, against

@@ -184,3 +184,22 @@ func (p *planner) unservable() error {
 		"($%.2f/h), reached %s: widen the plan's counts or hardware, or lower --target-rate",
 		p.opts.targetRate, percentText(p.target), p.space.Describe(best.fleet), best.costPerHour, percentText(best.Attainment))
 }
+
+// unserved reports the fleets whose run dropped requests, naming the first
+// in the table's order, or returns nil.
+func (p *planner) unserved() error {
+	runs, _ := p.sorted()
+	n, first := 0, -1
+	for i, r := range runs {
+		if r.unserved != nil {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d fleets dropped requests; with %s: %w",
+		n, len(runs), p.space.Describe(runs[first].fleet), runs[first].unserved)
+}

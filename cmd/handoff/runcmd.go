@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -119,7 +118,7 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 			return err
 		}
 	}
-	return unserved(res.Records, workloadName(l))
+	return incomplete(unserved(res.Records, workloadName(l)))
 }
 
 // workloadName names the request source in errors: the trace file, or the
@@ -132,8 +131,9 @@ func workloadName(l *scenarios.Loaded) string {
 }
 
 // unserved reports requests the cluster could never serve (longer than any
-// instance holds) as an error naming the first, after the summary and the
-// output files are written: the run finished, but its input was bad.
+// instance holds) as an error naming the first, or returns nil. Commands
+// report it after their outputs are written, as incomplete: the run
+// finished, but its input held requests no instance can take.
 func unserved(recs []results.Record, source string) error {
 	n, first := 0, -1
 	for i := range recs {
@@ -149,66 +149,6 @@ func unserved(recs []results.Record, source string) error {
 	r := &recs[first]
 	return fmt.Errorf("%s: %d of %d requests could not be served; the first, request %d (arrival %.6f s): %s",
 		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
-}
-
-// simulate builds and runs a loaded scenario and summarises it. Each
-// configure function adjusts the built configuration before the run (e.g.
-// attaches a tracer).
-func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
-	b, err := l.Build()
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	defer b.Close()
-	for _, w := range b.Warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
-	for _, f := range configure {
-		f(b.Config)
-	}
-	start := time.Now()
-	res, err := sim.Run(b.Config)
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	wall := time.Since(start).Seconds()
-	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
-		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res)}
-	return results.Summarize(res.Records, res.ITL, info), res, nil
-}
-
-// instanceInfos copies the simulator's per-instance counters into the
-// results package's terms.
-// linkInfos copies the run's link counters for the summary.
-func linkInfos(res *sim.Result) []results.LinkInfo {
-	infos := make([]results.LinkInfo, len(res.Links))
-	for i, l := range res.Links {
-		infos[i] = results.LinkInfo{Name: l.Name, Bytes: l.Stats.Bytes, BusyNs: l.Stats.BusyNs, Transfers: l.Stats.Transfers}
-	}
-	return infos
-}
-
-func instanceInfos(res *sim.Result) []results.InstanceInfo {
-	infos := make([]results.InstanceInfo, len(res.Instances))
-	for i, in := range res.Instances {
-		infos[i] = results.InstanceInfo{Name: in.Name, Pool: in.Pool, Role: in.Role.String(), Owner: in.Owner,
-			GPUs: in.GPUs, BusyNs: in.BusyNs, PrefillBusyNs: in.PrefillBusyNs,
-			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
-			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
-			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
-			Lockups: in.Lockups, LockupNs: in.LockupNs}
-	}
-	return infos
-}
-
-// instanceNames returns the instances' names, which requests.csv uses.
-func instanceNames(res *sim.Result) []string {
-	names := make([]string, len(res.Instances))
-	for i, in := range res.Instances {
-		names[i] = in.Name
-	}
-	return names
 }
 
 // writeOutputs writes summary.json, requests.csv and the effective

@@ -131,7 +131,8 @@ func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return sweepStopped(err, dir, pl)
 	}
-	if err := writeResults(dir, pl.manifest.Columns, pl.points); err != nil {
+	drops, err := writeResults(dir, pl.manifest.Columns, pl.points)
+	if err != nil {
 		return err
 	}
 	if !opts.noPlots {
@@ -142,7 +143,7 @@ func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "sweep %s: shard %s, %d points (%d ran, %d already done) in %.1f s; results in %s\n",
 		pl.manifest.Scenario, shard, len(pl.points), len(pending), resumed, time.Since(start).Seconds(),
 		filepath.Join(dir, sweepResultsFile))
-	return nil
+	return incomplete(drops.err())
 }
 
 // sweepStopped explains a sweep that did not finish: what is saved and,

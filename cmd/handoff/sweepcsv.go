@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -81,13 +82,48 @@ func csvPreemptionFigures() []csvFigure {
 // (in the order given) with its id, its varied values and the figures of
 // its summary.json in dir. The rows come from the files, so a resumed or
 // merged sweep writes the same bytes as one uninterrupted run. One summary
-// is in memory at a time.
-func writeResults(dir string, columns []string, points []sweep.Point) error {
-	return writeFileAtomic(filepath.Join(dir, sweepResultsFile), func(w io.Writer) error {
+// is in memory at a time. It returns which points dropped requests.
+func writeResults(dir string, columns []string, points []sweep.Point) (pointDrops, error) {
+	drops := pointDrops{dir: dir, points: len(points)}
+	err := writeFileAtomic(filepath.Join(dir, sweepResultsFile), func(w io.Writer) error {
 		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
-			return readPointSummary(dir, p.ID)
+			s, err := readPointSummary(dir, p.ID)
+			if err == nil {
+				drops.note(p, &s)
+			}
+			return s, err
 		})
 	})
+	return drops, err
+}
+
+// pointDrops counts the points of a sweep whose runs dropped requests and
+// remembers the first.
+type pointDrops struct {
+	dir           string
+	points, n     int
+	first         sweep.Point
+	dropped, reqs int64 // the first's
+}
+
+// note counts p if its summary s has dropped requests.
+func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
+	if s.Requests.Dropped == 0 {
+		return
+	}
+	if d.n++; d.n == 1 {
+		d.first, d.dropped, d.reqs = p, s.Requests.Dropped, s.Requests.Total
+	}
+}
+
+// err reports the points that dropped requests, or returns nil.
+func (d *pointDrops) err() error {
+	if d.n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d points dropped requests that no instance could hold; the first, %s, %d of %d "+
+		"(the drop_reasons of %s say why)", d.n, d.points, describePoint(d.first), d.dropped, d.reqs,
+		filepath.Join(pointPath(d.dir, d.first.ID), pointSummaryFile))
 }
 
 // writeResultsCSV writes the table of writeResults, with each point's
