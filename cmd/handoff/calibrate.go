@@ -21,6 +21,8 @@ type calibrateOptions struct {
 	dir  string   // folder with calib-*.yaml and the measured CSVs
 	out  string   // Markdown report; "" = stdout
 	sets []string // overrides applied to every calibration scenario
+
+	simulate simulateFunc // nil: simulate
 }
 
 func newCalibrateCmd(stdout io.Writer) *cobra.Command {
@@ -107,7 +109,8 @@ type calibRow struct {
 }
 
 // calibrateExperiment runs one experiment's scenario and returns its stages'
-// rows, and the requests it could not serve (see unserved).
+// rows, and the requests it could not serve (see unserved). A panic
+// becomes an error that says how to replay the run.
 func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) (rows []calibRow, dropped, err error) {
 	first := exp[0]
 	path := filepath.Join(opts.dir, fmt.Sprintf("calib-%s-tp%d-%s.yaml", first.model, first.tp, first.profile))
@@ -115,7 +118,9 @@ func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) (rows []ca
 	if err != nil {
 		return nil, nil, err
 	}
-	_, res, err := simulate(l)
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
+	_, res, err := opts.simulate.orDefault()(l)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,8 @@ type goodputOptions struct {
 	target    float64 // attainment target; 0 = the scenario's slo.attainment
 	tolerance float64 // relative width of the final bracket
 	maxRuns   int     // runs per search (strict and loose each)
+
+	simulate simulateFunc // nil: simulate
 }
 
 // newGoodputCmd builds `handoff goodput`. runF does the work once the flags
@@ -77,6 +80,8 @@ func (o *goodputOptions) check() error {
 // goodputSearch is a finished goodput command: what was measured and found.
 type goodputSearch struct {
 	scenario      string
+	sets          []string     // the command's --set flags, for replays
+	simulate      simulateFunc // nil: simulate
 	target        float64
 	baseRPS       float64 // the scenario's own offered rate
 	tolerance     float64
@@ -85,12 +90,15 @@ type goodputSearch struct {
 }
 
 // runGoodput measures the scenario's goodput, prints the curve and the
-// answers, and writes the files.
-func runGoodput(opts *goodputOptions, stdout io.Writer) error {
+// answers, and writes the files. A panic becomes an error that says how to
+// replay the run (runAt names the rate).
+func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	g, err := measureGoodput(l, opts)
 	if err != nil {
 		return err
@@ -127,7 +135,7 @@ func (g *goodputSearch) unserved() error {
 // measureGoodput learns the workload's own rate, then runs both searches;
 // the loose one reuses the strict one's runs (see searchLoose).
 func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, error) {
-	g := &goodputSearch{scenario: l.Name, target: opts.target, tolerance: opts.tolerance}
+	g := &goodputSearch{scenario: l.Name, sets: opts.sets, simulate: opts.simulate, target: opts.target, tolerance: opts.tolerance}
 	if g.target == 0 {
 		g.target = l.SLO.Attainment
 	}
@@ -198,10 +206,13 @@ func (g *goodputSearch) searchLoose(b search.Bisection, runs map[float64]probe,
 }
 
 // runAt simulates the scenario with its arrival rate scaled by scale.
-func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (probe, error) {
+func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (m probe, err error) {
 	scaled := *l
 	scaled.Workload.RateScale = l.Workload.RateScale * scale
-	m, err := runProbe(&scaled)
+	rp := replay{file: l.File, seed: l.Seed,
+		sets: append(slices.Clip(g.sets), "workload.rate_scale="+strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64))}
+	defer recoverRun(&err, &rp)
+	m, err = runProbe(&scaled, g.simulate)
 	if err != nil {
 		return m, fmt.Errorf("at %.4g× the arrival rate: %w", scale, err)
 	}

@@ -68,9 +68,10 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 	return float64(n) * 1e9 / float64(lastNs-firstNs), nil
 }
 
-// runProbe simulates a loaded scenario and measures the run.
-func runProbe(l *scenarios.Loaded) (probe, error) {
-	sum, res, err := simulate(l)
+// runProbe simulates a loaded scenario with simF (nil: simulate) and
+// measures the run.
+func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, error) {
+	sum, res, err := simF.orDefault()(l)
 	if err != nil {
 		return probe{}, err
 	}

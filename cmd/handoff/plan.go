@@ -30,6 +30,8 @@ type planOptions struct {
 	maxCount   int      // count range [1, maxCount] of every pool when the scenario has no plan block
 	maxRuns    int
 	exhaustive bool // run the whole grid instead of the pruned search
+
+	simulate simulateFunc // nil: simulate
 }
 
 // Defaults of `handoff plan`.
@@ -116,12 +118,15 @@ func parseCountFlag(s string) (string, []int, error) {
 
 // runPlan searches for the cheapest fleet, prints what it ran and found,
 // and writes the files. A rate no fleet serves is an error, after the
-// table.
-func runPlan(opts *planOptions, stdout io.Writer) error {
+// table. A panic becomes an error that says how to replay the run
+// (evaluate names the fleet).
+func runPlan(opts *planOptions, stdout io.Writer) (err error) {
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	p, err := newPlanner(l, opts)
 	if err != nil {
 		return err

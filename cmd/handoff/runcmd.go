@@ -25,6 +25,8 @@ type runOptions struct {
 
 	tracePath     string // --trace: request-journey trace file, "" = none
 	traceRequests int64  // --trace-requests: how many of the first requests it follows
+
+	simulate simulateFunc // nil: simulate
 }
 
 // defaultTraceRequests is how many requests --trace follows by default.
@@ -87,12 +89,14 @@ func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
 }
 
 // runScenario simulates the scenario, prints its summary and writes the
-// output files.
-func runScenario(opts *runOptions, stdout io.Writer) error {
+// output files. A panic becomes an error that says how to replay the run.
+func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" {
@@ -101,7 +105,7 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 	if opts.outDir != "" {
 		configure = append(configure, withTimeline)
 	}
-	sum, res, err := simulate(l, configure...)
+	sum, res, err := opts.simulate.orDefault()(l, configure...)
 	if err != nil {
 		return err
 	}

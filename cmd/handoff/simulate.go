@@ -10,6 +10,19 @@ import (
 	"handoff/sim"
 )
 
+// simulateFunc is simulate's signature. Commands keep one in their
+// options (nil: simulate), so that a test can put a failing one in its
+// place.
+type simulateFunc func(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error)
+
+// orDefault returns f, or simulate when f is nil.
+func (f simulateFunc) orDefault() simulateFunc {
+	if f == nil {
+		return simulate
+	}
+	return f
+}
+
 // simulate builds and runs a loaded scenario and summarises it. Each
 // configure function adjusts the built configuration before the run (e.g.
 // attaches a tracer). A workload with no requests is an error: a summary

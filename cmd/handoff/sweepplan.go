@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"handoff/hardware/spec"
@@ -22,8 +23,11 @@ type sweepPlan struct {
 	file     string
 	data     []byte
 	sets     []scenarios.Set
+	seed     uint64 // the base scenario's
 	manifest *sweepManifest
+	shard    sweep.Shard
 	points   []sweep.Point // this shard's, in order
+	simulate simulateFunc  // nil: simulate
 }
 
 // planSweep loads the base scenario with --set, merges --vary into its
@@ -47,7 +51,7 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, err
 	}
-	pl := &sweepPlan{file: file, data: data, sets: sets}
+	pl := &sweepPlan{file: file, data: data, sets: sets, seed: base.Seed}
 	if err := sw.CheckPaths(pl.checkPath); err != nil {
 		return nil, pl.place(err)
 	}
@@ -58,7 +62,7 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if pl.manifest, err = newSweepManifest(base, sw.Columns(), all); err != nil {
 		return nil, err
 	}
-	pl.points = shard.Select(all)
+	pl.shard, pl.points = shard, shard.Select(all)
 	return pl, nil
 }
 
@@ -67,6 +71,17 @@ func (pl *sweepPlan) pending(dir string) []sweep.Point {
 	var out []sweep.Point
 	for _, p := range pl.points {
 		if !pointFinished(dir, p.ID) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// finished returns the points of the plan finished in dir, in order.
+func (pl *sweepPlan) finished(dir string) []sweep.Point {
+	var out []sweep.Point
+	for _, p := range pl.points {
+		if pointFinished(dir, p.ID) {
 			out = append(out, p)
 		}
 	}
@@ -142,6 +157,23 @@ func (pl *sweepPlan) load(p sweep.Point) (*scenarios.Loaded, error) {
 	}
 	l.Sweep = nil
 	return l, nil
+}
+
+// replay returns how to run point p alone: the base scenario with the
+// sweep's --set flags, then the point's overrides (a replica's seed among
+// them, which --seed must repeat, since --seed wins over --set).
+func (pl *sweepPlan) replay(p sweep.Point) replay {
+	r := replay{file: pl.file, seed: pl.seed}
+	for _, s := range pl.sets {
+		r.sets = append(r.sets, s.String())
+	}
+	for _, o := range p.Overrides {
+		r.sets = append(r.sets, scenarios.Set{Path: o.Path, Value: o.Value}.String())
+		if seed, err := strconv.ParseUint(o.Value, 10, 64); o.Path == sweep.SeedPath && err == nil {
+			r.seed = seed
+		}
+	}
+	return r
 }
 
 // describePoint names a point in messages: "0003-1a2b3c4d (pools.decode.count=4)".
