@@ -12,7 +12,7 @@ type SLO struct {
 type RunInfo struct {
 	Scenario  string
 	Seed      uint64
-	GPUs      int     // accelerators in the fleet, for per-GPU goodput
+	GPUs      int     // accelerators in the fleet, for per-GPU request goodput
 	SimTimeNs int64   // simulated time at the end of the run, ns
 	WallTimeS float64 // wall-clock run time, s (differs between identical runs)
 	Events    int64   // events processed
@@ -39,17 +39,19 @@ type Throughput struct {
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
 }
 
-// SLOSummary reports SLO attainment and goodput; see Summarize for the
-// definitions.
+// SLOSummary reports SLO attainment and request goodput; see Summarize
+// for the definitions. (The max goodput of `handoff goodput`, DistServe's
+// highest rate that meets the attainment target, is a search over runs,
+// not a figure of one run.)
 type SLOSummary struct {
-	TTFTS            float64 `json:"ttft_s"` // limit, s (0: none)
-	TPOTS            float64 `json:"tpot_s"` // limit, s (0: none)
-	Good             int64   `json:"good"`   // requests that completed within both limits
-	Attainment       float64 `json:"attainment"`
-	Target           float64 `json:"target"`
-	Met              bool    `json:"met"` // Attainment ≥ Target
-	GoodputRPS       float64 `json:"goodput_rps"`
-	GoodputRPSPerGPU float64 `json:"goodput_rps_per_gpu"`
+	TTFTS                   float64 `json:"ttft_s"` // limit, s (0: none)
+	TPOTS                   float64 `json:"tpot_s"` // limit, s (0: none)
+	Good                    int64   `json:"good"`   // requests that completed within both limits
+	Attainment              float64 `json:"attainment"`
+	Target                  float64 `json:"target"`
+	Met                     bool    `json:"met"` // Attainment ≥ Target
+	RequestGoodputRPS       float64 `json:"request_goodput_rps"`
+	RequestGoodputRPSPerGPU float64 `json:"request_goodput_rps_per_gpu"`
 }
 
 // Summary is the aggregate result of one run, as written to summary.json.
@@ -89,10 +91,12 @@ type Summary struct {
 // between closest ranks). A request is good when it completed with TTFT ≤
 // the TTFT limit and TPOT ≤ the TPOT limit (a 1-token request meets any TPOT
 // limit). Attainment = good / all requests (completed, rejected and dropped).
-// Goodput = good / the workload's arrival span (last arrival − first
-// arrival; if that is 0, the run span below; if that is 0, SimTimeNs).
 // Throughput counts completed requests and their output tokens over the run
-// span: first arrival to last finish over all records. Prefix-cache hit rate
+// span: first arrival to last finish over all records (vLLM's benchmark
+// duration, from the first request sent to the last one finished). Request
+// goodput = good / the same span, as vLLM's request_goodput
+// (vllm/benchmarks/serve.py, calculate_metrics: good_completed / dur_s), so
+// it never exceeds the throughput; 0 when the span is. Prefix-cache hit rate
 // = Σ cached / Σ prompt tokens over completed requests. Preemption
 // statistics cover the decode instances (all of them when colocated), with
 // decoder prefill share = Σ prefill busy / Σ busy time over them. The
@@ -131,10 +135,9 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 
 // totals are the sums Summarize gathers in one pass over the records.
 type totals struct {
-	completed, good               int64
-	outputTokens, prompt, cached  int64
-	firstArrivalNs, lastArrivalNs int64
-	lastFinishNs                  int64
+	completed, good              int64
+	outputTokens, prompt, cached int64
+	firstArrivalNs, lastFinishNs int64
 }
 
 // tally counts statuses, reasons, preemptions and good requests into s and
@@ -146,7 +149,6 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		if i == 0 || r.ArrivalNs < t.firstArrivalNs {
 			t.firstArrivalNs = r.ArrivalNs
 		}
-		t.lastArrivalNs = max(t.lastArrivalNs, r.ArrivalNs)
 		t.lastFinishNs = max(t.lastFinishNs, r.FinishNs)
 		s.Preemptions += int64(r.Preemptions)
 		switch r.Status {
@@ -173,32 +175,25 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 	return t
 }
 
-// fillRates sets throughput, SLO attainment, goodput and cache hit rate.
+// fillRates sets throughput, SLO attainment, request goodput and cache hit rate.
 func fillRates(s *Summary, t totals, info RunInfo) {
 	runNs := t.lastFinishNs - t.firstArrivalNs
 	if runNs <= 0 {
 		runNs = 0
 	}
-	goodputNs := t.lastArrivalNs - t.firstArrivalNs
-	if goodputNs <= 0 {
-		goodputNs = runNs
-	}
-	if goodputNs <= 0 {
-		goodputNs = info.SimTimeNs
-	}
 	s.Throughput.RequestsPerS = perS(t.completed, runNs)
 	s.Throughput.OutputTokensPerS = perS(t.outputTokens, runNs)
 	s.SLO = SLOSummary{
-		TTFTS:      float64(info.SLO.TTFTNs) / 1e9,
-		TPOTS:      float64(info.SLO.TPOTNs) / 1e9,
-		Good:       t.good,
-		Attainment: ratio(t.good, s.Requests.Total),
-		Target:     finite(info.SLO.Attainment),
-		GoodputRPS: perS(t.good, goodputNs),
+		TTFTS:             float64(info.SLO.TTFTNs) / 1e9,
+		TPOTS:             float64(info.SLO.TPOTNs) / 1e9,
+		Good:              t.good,
+		Attainment:        ratio(t.good, s.Requests.Total),
+		Target:            finite(info.SLO.Attainment),
+		RequestGoodputRPS: perS(t.good, runNs),
 	}
 	s.SLO.Met = s.SLO.Attainment >= s.SLO.Target
 	if info.GPUs > 0 {
-		s.SLO.GoodputRPSPerGPU = s.SLO.GoodputRPS / float64(info.GPUs)
+		s.SLO.RequestGoodputRPSPerGPU = s.SLO.RequestGoodputRPS / float64(info.GPUs)
 	}
 	s.PrefixCacheHitRate = ratio(t.cached, t.prompt)
 }

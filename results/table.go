@@ -12,7 +12,7 @@ import (
 // request counts with reasons, a latency table (TTFT, TPOT, ITL in ms; E2E
 // in s), the time attribution (mean TTFT components in ms, decode
 // components in s, each owner's share), throughput, SLO attainment and
-// goodput, cache hit rate, preemption statistics (when there were any) and
+// request goodput, cache hit rate, preemption statistics (when there were any) and
 // run statistics. The layout is for people and may change; parse summary.json
 // instead.
 func WriteTable(w io.Writer, s Summary) error {
@@ -61,16 +61,16 @@ func writeLatency(b *bytes.Buffer, s Summary) {
 	}
 }
 
-// sloLine renders limits, attainment against the target, and goodput.
+// sloLine renders limits, attainment against the target, and request goodput.
 func sloLine(slo SLOSummary) string {
 	met := "missed"
 	if slo.Met {
 		met = "met"
 	}
-	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %.1f%% (target %.0f%%: %s), goodput %.2f req/s",
-		limitMs(slo.TTFTS), limitMs(slo.TPOTS), 100*slo.Attainment, 100*slo.Target, met, slo.GoodputRPS)
-	if slo.GoodputRPSPerGPU > 0 {
-		line += fmt.Sprintf(" (%.3f per GPU)", slo.GoodputRPSPerGPU)
+	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %.1f%% (target %.0f%%: %s), request goodput %.2f req/s",
+		limitMs(slo.TTFTS), limitMs(slo.TPOTS), 100*slo.Attainment, 100*slo.Target, met, slo.RequestGoodputRPS)
+	if slo.RequestGoodputRPSPerGPU > 0 {
+		line += fmt.Sprintf(" (%.3f per GPU)", slo.RequestGoodputRPSPerGPU)
 	}
 	return line
 }

@@ -121,7 +121,7 @@ func TestWriteTable(t *testing.T) {
 		"latency           mean        p50        p90        p99        max",
 		"  TTFT ms      137.500    100.000    240.000    294.000    300.000",
 		"  E2E s          0.887      0.700      1.800      2.070      2.100",
-		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), goodput 0.50 req/s (0.125 per GPU)",
+		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), request goodput 0.43 req/s (0.109 per GPU)",
 		"prefix hit rate 20.0%",
 		// Means over the 4 completed requests; see handRecords.
 		"  TTFT ms   router_queue 1.250   prefill_queue 55.000   prefill_compute 53.750   transfer 12.500" +

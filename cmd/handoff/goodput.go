@@ -37,12 +37,13 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 	cmd := &cobra.Command{
 		Use:   "goodput SCENARIO",
 		Short: "Find the highest arrival rate the fleet serves within its SLO",
-		Long: "goodput scales the workload's arrival rate (workload.rate_scale) and bisects for the highest rate\n" +
-			"at which the share of requests meeting both the TTFT and the TPOT limit stays at or above the\n" +
-			"target (DistServe's goodput), also per GPU. It reports DistServe's looser variant too: TTFT and\n" +
-			"TPOT each within their limits for the target share of requests (at 0.9: P90 TTFT and P90 TPOT\n" +
-			"under the limits). Every run uses the same seed; the search assumes attainment falls as the\n" +
-			"rate rises.",
+		Long: "goodput finds the max goodput (DistServe's goodput): it scales the workload's arrival rate\n" +
+			"(workload.rate_scale) and bisects for the highest rate at which the share of requests meeting\n" +
+			"both the TTFT and the TPOT limit stays at or above the target, also per GPU. It reports\n" +
+			"DistServe's looser variant too: TTFT and TPOT each within their limits for the target share of\n" +
+			"requests (at 0.9: P90 TTFT and P90 TPOT under the limits). Each run's request goodput (its\n" +
+			"requests within both limits per second of the run) is in the table. Every run uses the same\n" +
+			"seed; the search assumes attainment falls as the rate rises.",
 		Example: "  handoff goodput scenarios/quickstart.yaml\n" +
 			"  handoff goodput scenarios/quickstart.yaml --target 0.99 --tolerance 0.05 -o out",
 		Args: cobra.ExactArgs(1),

@@ -53,9 +53,10 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		Long: "plan searches the pools' instance counts (the P:D ratio) and, where the scenario's plan block lists\n" +
 			"them, hardware and TP, for the cheapest fleet (count × tp × the accelerator's cost_per_hour) whose\n" +
 			"SLO attainment at R requests per second stays at or above the target. The workload's arrival rate\n" +
-			"is scaled to R. It prints every fleet it ran, the Pareto front of cost against goodput at R, and\n" +
-			"the chosen fleet. The search assumes that adding instances to a pool never lowers attainment, and\n" +
-			"skips fleets that assumption rules out; --exhaustive runs them all.\n\n" +
+			"is scaled to R. It prints every fleet it ran, the Pareto front of cost against request goodput at\n" +
+			"R (requests within the SLO per second of the run), and the chosen fleet. The search assumes that\n" +
+			"adding instances to a pool never lowers attainment, and skips fleets that assumption rules out;\n" +
+			"--exhaustive runs them all.\n\n" +
 			"Without a plan block, every pool's count ranges over [1, --max-count]. A plan block:\n" +
 			"  plan:\n" +
 			"    pools:\n" +
@@ -73,7 +74,7 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-goodput plot into DIR/plots, to `DIR`")
+	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-request-goodput plot into DIR/plots, to `DIR`")
 	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.targetRate, "target-rate", 0, "request rate to serve, requests per s (required)")
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")

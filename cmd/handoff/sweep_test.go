@@ -85,7 +85,7 @@ func TestSweepOutputs(t *testing.T) {
 			t.Errorf("row %d = %q, want %s…%s", i, row, wantRows[i], wantVals[i])
 		}
 	}
-	for _, plot := range []string{"attainment.png", "goodput.svg", "attribution.png"} {
+	for _, plot := range []string{"attainment.png", "request_goodput.svg", "attribution.png"} {
 		if _, err := os.Stat(filepath.Join(one, "plots", plot)); err != nil {
 			t.Errorf("plot missing: %v", err)
 		}

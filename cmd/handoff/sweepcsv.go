@@ -48,8 +48,8 @@ func csvFigures() []csvFigure {
 		{"output_tokens_per_s", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerS) }},
 		{"attainment", func(s *results.Summary) string { return csvNum(s.SLO.Attainment) }},
 		{"slo_met", func(s *results.Summary) string { return strconv.FormatBool(s.SLO.Met) }},
-		{"goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPS) }},
-		{"goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPSPerGPU) }},
+		{"request_goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPS) }},
+		{"request_goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPSPerGPU) }},
 		{"prefix_cache_hit_rate", func(s *results.Summary) string { return csvNum(s.PrefixCacheHitRate) }},
 		{"preemptions", func(s *results.Summary) string { return csvCount(s.Preemptions) }},
 	}...)

@@ -25,7 +25,7 @@ const (
 // DrawDir re-draws, from saved results only, the plots of a sweep or run
 // directory into dir/plots, as PNG and SVG:
 //
-//   - a sweep (results.csv): attainment.* and goodput.* against the rate
+//   - a sweep (results.csv): attainment.* and request_goodput.* against the rate
 //     column, one curve per combination of the other varied columns
 //     (coloured by the first when there are two or more);
 //     attribution.* and attribution_owner.*, one bar per point with a

@@ -54,12 +54,12 @@ func TestDrawDir(t *testing.T) {
 		edit    func(t *testing.T, dir string) // nil: as committed
 		want    []string
 	}{
-		{"sweep", nil, both("attainment", "attribution", "attribution_owner", "goodput")},
+		{"sweep", nil, both("attainment", "attribution", "attribution_owner", "request_goodput")},
 		{"run", nil, both("attribution", "attribution_owner", "tpot_cdf", "ttft_cdf")},
 		{"run", func(t *testing.T, dir string) { remove(t, dir, requestsCSV) }, both("attribution", "attribution_owner")},
 		{"sweep", func(t *testing.T, dir string) { // no points run yet
 			remove(t, dir, pointsDir)
-		}, both("attainment", "goodput")},
+		}, both("attainment", "request_goodput")},
 		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate
 			rewrite(t, dir, sweepCSV, "workload.rate_scale", "router.policy")
 		}, both("attribution", "attribution_owner")},
@@ -90,8 +90,8 @@ func TestDrawDirErrors(t *testing.T) {
 		{"run", func(t *testing.T, dir string) { remove(t, dir, summaryJSON) }, "no results.csv (a sweep) or summary.json (a run)"},
 		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, ",0.345,", ",lots,") },
 			"results.csv:5: column attainment: not a number"},
-		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "goodput_rps", "goodput") },
-			"results.csv:1: no goodput_rps column"},
+		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "request_goodput_rps", "goodput") },
+			"results.csv:1: no request_goodput_rps column"},
 		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "\n0002,1,3,", "\n0002,1,x3,") },
 			"results.csv:4: column workload.rate_scale: not a rate"},
 		{"sweep", func(t *testing.T, dir string) {
