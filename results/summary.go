@@ -62,8 +62,8 @@ type Summary struct {
 	Seed               uint64            `json:"seed"`
 	GPUs               int               `json:"gpus"`
 	Requests           RequestCounts     `json:"requests"`
-	RejectReasons      map[string]int64  `json:"reject_reasons"`
-	DropReasons        map[string]int64  `json:"drop_reasons"`
+	RejectReasons      []ReasonGroup     `json:"reject_reasons"` // by kind, most first
+	DropReasons        []ReasonGroup     `json:"drop_reasons"`   // by kind, most first
 	TTFT               Stats             `json:"ttft_s"`
 	TPOT               Stats             `json:"tpot_s"`
 	ITL                Stats             `json:"itl_s"`
@@ -110,15 +110,13 @@ type Summary struct {
 // records) and one []float64 of completed-count scratch.
 func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s := Summary{
-		Scenario:      info.Scenario,
-		Seed:          info.Seed,
-		GPUs:          info.GPUs,
-		RejectReasons: map[string]int64{},
-		DropReasons:   map[string]int64{},
-		ITL:           histStats(itl),
-		SimTimeS:      float64(info.SimTimeNs) / 1e9,
-		WallTimeS:     finite(info.WallTimeS),
-		Events:        info.Events,
+		Scenario:  info.Scenario,
+		Seed:      info.Seed,
+		GPUs:      info.GPUs,
+		ITL:       histStats(itl),
+		SimTimeS:  float64(info.SimTimeNs) / 1e9,
+		WallTimeS: finite(info.WallTimeS),
+		Events:    info.Events,
 	}
 	t := tally(recs, info.SLO, &s)
 	scratch := make([]float64, 0, t.completed)
@@ -138,6 +136,7 @@ type totals struct {
 	completed, good              int64
 	outputTokens, prompt, cached int64
 	firstArrivalNs, lastFinishNs int64
+	rejects, drops               reasonTally
 }
 
 // tally counts statuses, reasons, preemptions and good requests into s and
@@ -162,16 +161,17 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 			}
 		case Rejected:
 			s.Requests.Rejected++
-			s.RejectReasons[reasonKey(r.Reason)]++
+			t.rejects.add(r)
 		case Dropped:
 			s.Requests.Dropped++
-			s.DropReasons[reasonKey(r.Reason)]++
+			t.drops.add(r)
 		default:
 			panic("results: record with unknown status")
 		}
 	}
 	s.Requests.Total = int64(len(recs))
 	t.completed = s.Requests.Completed
+	s.RejectReasons, s.DropReasons = t.rejects.sorted(), t.drops.sorted()
 	return t
 }
 
@@ -234,14 +234,6 @@ func collect(dst []float64, recs []Record, metric func(*Record) (float64, bool))
 		}
 	}
 	return dst
-}
-
-// reasonKey names an empty reason so the JSON key is readable.
-func reasonKey(reason string) string {
-	if reason == "" {
-		return "unspecified"
-	}
-	return reason
 }
 
 // perS returns n per second over spanNs, or 0 when the span is empty.

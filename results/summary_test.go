@@ -84,7 +84,9 @@ func TestSummarizeByHand(t *testing.T) {
 	if want := (RequestCounts{Total: 6, Completed: 4, Rejected: 1, Dropped: 1}); s.Requests != want {
 		t.Errorf("requests %+v, want %+v", s.Requests, want)
 	}
-	if s.DropReasons["too long"] != 1 || s.RejectReasons["low cache hit"] != 1 {
+	wantDrop := []ReasonGroup{{Kind: "too long", Count: 1, ExampleRequest: 4, ExampleReason: "too long"}}
+	wantReject := []ReasonGroup{{Kind: "low cache hit", Count: 1, ExampleRequest: 3, ExampleReason: "low cache hit"}}
+	if !slices.Equal(s.DropReasons, wantDrop) || !slices.Equal(s.RejectReasons, wantReject) {
 		t.Errorf("reasons: drop %v reject %v", s.DropReasons, s.RejectReasons)
 	}
 	checks := []struct {

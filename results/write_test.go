@@ -117,7 +117,7 @@ func TestWriteTable(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"scenario    hand   seed 7   4 GPUs",
-		"completed 4   rejected 1 (low cache hit: 1)   dropped 1 (too long: 1)",
+		"completed 4   rejected 1   dropped 1\n  rejected  1 like request 3: low cache hit\n  dropped   1 like request 4: too long\n",
 		"latency           mean        p50        p90        p99        max",
 		"  TTFT ms      137.500    100.000    240.000    294.000    300.000",
 		"  E2E s          0.887      0.700      1.800      2.070      2.100",

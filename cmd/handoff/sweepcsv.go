@@ -103,7 +103,8 @@ type pointDrops struct {
 	dir           string
 	points, n     int
 	first         sweep.Point
-	dropped, reqs int64 // the first's
+	dropped, reqs int64               // the first's
+	example       results.ReasonGroup // the first's commonest reason
 }
 
 // note counts p if its summary s has dropped requests.
@@ -113,6 +114,9 @@ func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
 	}
 	if d.n++; d.n == 1 {
 		d.first, d.dropped, d.reqs = p, s.Requests.Dropped, s.Requests.Total
+		if len(s.DropReasons) > 0 {
+			d.example = s.DropReasons[0]
+		}
 	}
 }
 
@@ -121,8 +125,9 @@ func (d *pointDrops) err() error {
 	if d.n == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d points dropped requests that no instance could hold; the first, %s, %d of %d "+
-		"(the drop_reasons of %s say why)", d.n, d.points, describePoint(d.first), d.dropped, d.reqs,
+	return fmt.Errorf("%d of %d points dropped requests that no instance could hold; the first, %s, %d of %d, "+
+		"%d like request %d: %s (drop_reasons in %s)", d.n, d.points, describePoint(d.first), d.dropped, d.reqs,
+		d.example.Count, d.example.ExampleRequest, d.example.ExampleReason,
 		filepath.Join(pointPath(d.dir, d.first.ID), pointSummaryFile))
 }
 
