@@ -66,8 +66,8 @@ func sloLine(slo SLOSummary) string {
 	if slo.Met {
 		met = "met"
 	}
-	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %.1f%% (target %.0f%%: %s), request goodput %.2f req/s",
-		limitMs(slo.TTFTS), limitMs(slo.TPOTS), 100*slo.Attainment, 100*slo.Target, met, slo.RequestGoodputRPS)
+	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %s (target %s: %s), request goodput %.2f req/s",
+		limitMs(slo.TTFTS), limitMs(slo.TPOTS), Percent(slo.Attainment), targetPercent(slo.Target), met, slo.RequestGoodputRPS)
 	if slo.RequestGoodputRPSPerGPU > 0 {
 		line += fmt.Sprintf(" (%.3f per GPU)", slo.RequestGoodputRPSPerGPU)
 	}

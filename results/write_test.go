@@ -163,3 +163,40 @@ func BenchmarkWriteRequestsCSV(b *testing.B) {
 		}
 	}
 }
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		share float64
+		want  string
+	}{
+		{1, "100.0%"}, {0, "0.0%"}, {0.9, "90.0%"}, {0.39216, "39.2%"},
+		{1 - 2.0/19366, "99.99%"}, {0.99999, "99.999%"}, {1e-5, "0.001%"}, {1 - 1e-12, ">99.999999%"}, {1e-12, "<0.000001%"},
+	} {
+		if got := Percent(tc.share); got != tc.want {
+			t.Errorf("Percent(%v) = %s, want %s", tc.share, got, tc.want)
+		}
+	}
+	for share, want := range map[float64]string{0.9: "90%", 0.995: "99.5%", 1: "100%", 0.1234567: "12.34567%"} {
+		if got := targetPercent(share); got != want {
+			t.Errorf("targetPercent(%v) = %s, want %s", share, got, want)
+		}
+	}
+}
+
+// TestWriteTableShowsAMiss: 2 misses in 19,366 requests do not read 100%.
+func TestWriteTableShowsAMiss(t *testing.T) {
+	recs := make([]Record, 19366)
+	for i := range recs {
+		recs[i] = Record{ID: int64(i), ArrivalNs: int64(i) * 1e6, FirstTokenNs: int64(i)*1e6 + 1e6, FinishNs: int64(i)*1e6 + 2e6,
+			OutputTokens: 2, Status: Completed}
+	}
+	recs[5].FirstTokenNs += 1e9 // TTFT over the limit
+	recs[9].Status, recs[9].Reason = Dropped, "too long"
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Summarize(recs, nil, RunInfo{SLO: SLO{TTFTNs: 5e8, Attainment: 0.9995}})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "attainment 99.99% (target 99.95%: met)") {
+		t.Errorf("SLO line does not show the two misses:\n%s", buf.String())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"handoff/results"
 	"handoff/results/plot"
 	"handoff/scenarios/search"
 )
@@ -70,10 +71,11 @@ func (g *goodputSearch) answer(br search.Bracket, gpus int) string {
 	return s
 }
 
-// pct formats a share as a percentage.
-func percentText(share float64) string { return strconv.FormatFloat(100*share, 'f', 1, 64) + "%" }
+// percentText formats a share as a percentage, with the digits it takes
+// to show a miss (see results.Percent).
+func percentText(share float64) string { return results.Percent(share) }
 
-// ms formats seconds as milliseconds.
+// millisText formats seconds as milliseconds.
 func millisText(s float64) string { return strconv.FormatFloat(1e3*s, 'f', 1, 64) + "ms" }
 
 // goodputCSVHeader is the first line of goodput.csv.

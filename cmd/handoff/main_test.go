@@ -52,6 +52,14 @@ func TestRunWritesOutputs(t *testing.T) {
 		t.Errorf("requests.csv: header %q and %d rows, want the header and 200 rows", lines[0], len(lines)-1)
 	}
 
+	usage := newRunCmd(io.Discard, io.Discard, nil).Flags().Lookup("out").Usage
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.Contains(usage, e.Name()) {
+			t.Errorf("run -o wrote %s, which its help (%q) does not name", e.Name(), usage)
+		}
+	}
+
 	code, stdout, stderr = runCLI(t, "validate", filepath.Join(dir, "scenario.yaml"))
 	if code != 0 || !strings.Contains(stdout, "ok (4 instances, 4 GPUs") {
 		t.Errorf("validate of the effective scenario: exit %d, %q %q", code, stdout, stderr)

@@ -54,7 +54,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			return runF(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
+	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "",
+		"write summary.json, requests.csv, scenario.yaml (the effective scenario) and timeline.csv (KV use and batch per instance over time) to `DIR`")
 	scenarioFlags(cmd.Flags(), &opts.sets, &opts.seed)
 	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
