@@ -60,6 +60,11 @@ func (m measuredStage) perToken() float64 {
 }
 
 func calibrate(opts *calibrateOptions, stdout io.Writer) error {
+	if opts.out != "" {
+		if err := checkOutFile("-o", opts.out); err != nil {
+			return err
+		}
+	}
 	stages, err := readMeasured(opts.dir)
 	if err != nil {
 		return err
@@ -77,7 +82,7 @@ func calibrate(opts *calibrateOptions, stdout io.Writer) error {
 		}
 	}
 	if opts.out != "" {
-		err = writeFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+		err = writeOutFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
 	} else {
 		err = writeCalibration(stdout, rows)
 	}

@@ -94,6 +94,11 @@ type goodputSearch struct {
 // answers, and writes the files. A panic becomes an error that says how to
 // replay the run (runAt names the rate).
 func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
+	if opts.outDir != "" {
+		if err := checkOutDir("-o", opts.outDir); err != nil {
+			return err
+		}
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
@@ -84,10 +82,10 @@ const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p
 // writeFiles writes goodput.csv into dir and the attainment-versus-rate
 // plot as dir/plots/goodput.png and .svg.
 func (g *goodputSearch) writeFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "goodput.csv"), g.writeCSV); err != nil {
+	if err := writeIn(dir, "goodput.csv", g.writeCSV); err != nil {
 		return err
 	}
 	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })
@@ -95,13 +93,8 @@ func (g *goodputSearch) writeFiles(dir string) error {
 
 // writePlots draws one figure as dir/plots/name.png and name.svg.
 func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error {
-	out := filepath.Join(dir, "plots")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
 	for _, f := range []plot.Format{plot.PNG, plot.SVG} {
-		path := filepath.Join(out, name+"."+string(f))
-		if err := writeFileAtomic(path, func(w io.Writer) error { return draw(w, f) }); err != nil {
+		if err := writeIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,9 @@ func newMergeCmd(stdout io.Writer, runF func(*mergeOptions, io.Writer) error) *c
 
 // runMerge merges the shard directories into opts.outDir.
 func runMerge(opts *mergeOptions, stdout io.Writer) error {
+	if err := checkOutDir("-o", opts.outDir); err != nil {
+		return err
+	}
 	m, sources, err := planMerge(opts.dirs)
 	if err != nil {
 		return err
@@ -133,10 +136,7 @@ func copyPoint(src, dst string, p sweep.Point) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return err
-	}
-	removePointTemps(to)
+	removeTemps(dst, pointRel(p.ID))
 	eff, err := l.Effective(to)
 	if err != nil {
 		return err
@@ -145,5 +145,5 @@ func copyPoint(src, dst string, p sweep.Point) error {
 	if err != nil {
 		return err
 	}
-	return writePointFiles(to, p, eff, func(w io.Writer) error { _, err := w.Write(sum); return err })
+	return writePointFiles(dst, p, eff, func(w io.Writer) error { _, err := w.Write(sum); return err })
 }

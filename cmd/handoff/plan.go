@@ -122,6 +122,11 @@ func parseCountFlag(s string) (string, []int, error) {
 // table. A panic becomes an error that says how to replay the run
 // (evaluate names the fleet).
 func runPlan(opts *planOptions, stdout io.Writer) (err error) {
+	if opts.outDir != "" {
+		if err := checkOutDir("-o", opts.outDir); err != nil {
+			return err
+		}
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err

@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,10 +122,10 @@ func (p *planner) writeChoice(w io.Writer) error {
 // writeFiles writes plan.csv into dir and the cost-vs-request-goodput plot as
 // dir/plots/pareto.png and .svg.
 func (p *planner) writeFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "plan.csv"), p.writeCSV); err != nil {
+	if err := writeIn(dir, "plan.csv", p.writeCSV); err != nil {
 		return err
 	}
 	runs, _ := p.sorted()

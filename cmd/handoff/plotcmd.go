@@ -11,10 +11,11 @@ import (
 )
 
 // newPlotCmd builds `handoff plot`. drawF re-draws a directory's plots;
-// nil means plot.DrawDir (tests pass their own to check parsing).
+// nil means plot.DrawDir, writing through writeIn (tests pass their own to
+// check parsing).
 func newPlotCmd(stdout io.Writer, drawF func(dir string) error) *cobra.Command {
 	if drawF == nil {
-		drawF = plot.DrawDir
+		drawF = func(dir string) error { return plot.DrawDir(dir, saveIn(dir)) }
 	}
 	return &cobra.Command{
 		Use:   "plot DIR",

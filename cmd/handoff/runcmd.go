@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -92,6 +89,9 @@ func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
 // runScenario simulates the scenario, prints its summary and writes the
 // output files. A panic becomes an error that says how to replay the run.
 func runScenario(opts *runOptions, stdout io.Writer) (err error) {
+	if err := opts.checkOutputs(); err != nil {
+		return err
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	if rec != nil {
-		if err := writeFile(opts.tracePath, rec.WriteJSON); err != nil {
+		if err := writeOutFile(opts.tracePath, rec.WriteJSON); err != nil {
 			return err
 		}
 	}
@@ -124,6 +124,19 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	return incomplete(unserved(res.Records, workloadName(l)))
+}
+
+// checkOutputs checks -o and --trace before anything is simulated.
+func (o *runOptions) checkOutputs() error {
+	if o.outDir != "" {
+		if err := checkOutDir("-o", o.outDir); err != nil {
+			return err
+		}
+	}
+	if o.tracePath != "" {
+		return checkOutFile("--trace", o.tracePath)
+	}
+	return nil
 }
 
 // workloadName names the request source in errors: the trace file, or the
@@ -159,7 +172,7 @@ func unserved(recs []results.Record, source string) error {
 // writeOutputs writes summary.json, requests.csv and the effective
 // scenario into dir.
 func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
 	eff, err := l.Effective(dir)
@@ -176,30 +189,9 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines) }},
 	}
 	for _, wr := range writers {
-		if err := writeFile(filepath.Join(dir, wr.name), wr.write); err != nil {
+		if err := writeIn(dir, wr.name, wr.write); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeFile writes through a buffer and reports the first error, close
-// included.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -142,6 +142,9 @@ func prepareSweep(ctx context.Context, opts *sweepOptions) (*sweepPlan, []sweep.
 	if opts.jobs < 1 {
 		return nil, nil, fmt.Errorf("--jobs %d: want at least 1", opts.jobs)
 	}
+	if err := checkOutDir("-o", opts.outDir); err != nil {
+		return nil, nil, err
+	}
 	shard := sweep.Shard{}
 	if opts.shard != "" {
 		var err error

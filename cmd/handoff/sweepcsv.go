@@ -85,7 +85,7 @@ func csvPreemptionFigures() []csvFigure {
 // is in memory at a time. It returns which points dropped requests.
 func writeResults(dir string, columns []string, points []sweep.Point) (pointDrops, error) {
 	drops := pointDrops{dir: dir, points: len(points)}
-	err := writeFileAtomic(filepath.Join(dir, sweepResultsFile), func(w io.Writer) error {
+	err := writeIn(dir, sweepResultsFile, func(w io.Writer) error {
 		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
 			s, err := readPointSummary(dir, p.ID)
 			if err == nil {

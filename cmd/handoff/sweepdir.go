@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,8 +22,9 @@ import (
 //	points/<id>/scenario.yaml  its effective scenario
 //	points/<id>/summary.json   its summary; written last: present = finished
 //
-// Every file is written to a temporary name and renamed, so a killed run
-// never leaves a half-written file under a real name.
+// Every file is written through writeIn (outfiles.go): to a temporary
+// name, then renamed, so a killed run never leaves a half-written file
+// under a real name; and inside DIR only.
 
 const (
 	sweepManifestFile = "sweep.json"
@@ -114,14 +114,17 @@ func checkSweepDir(dir string, m *sweepManifest) (fresh bool, err error) {
 
 // writeSweepManifest creates dir and writes its sweep.json.
 func writeSweepManifest(dir string, m *sweepManifest) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, sweepManifestFile), func(w io.Writer) error { return writeIndentedJSON(w, m) })
+	return writeIn(dir, sweepManifestFile, func(w io.Writer) error { return writeIndentedJSON(w, m) })
 }
 
 // pointPath returns the folder of a point's outputs.
 func pointPath(dir, id string) string { return filepath.Join(dir, sweepPointsDir, id) }
+
+// pointRel returns the folder of a point's outputs inside the sweep's.
+func pointRel(id string) string { return sweepPointsDir + "/" + id }
 
 // pointFinished reports whether the point's summary is in dir.
 func pointFinished(dir, id string) bool {
@@ -131,30 +134,17 @@ func pointFinished(dir, id string) bool {
 
 // writePoint writes a point's files, the summary last.
 func writePoint(dir string, p sweep.Point, l *scenarios.Loaded, sum results.Summary) error {
-	pd := pointPath(dir, p.ID)
-	if err := os.MkdirAll(pd, 0o755); err != nil {
-		return err
-	}
-	removePointTemps(pd)
-	eff, err := l.Effective(pd)
+	removeTemps(dir, pointRel(p.ID))
+	eff, err := l.Effective(pointPath(dir, p.ID))
 	if err != nil {
 		return err
 	}
-	return writePointFiles(pd, p, eff, func(w io.Writer) error { return results.WriteJSON(w, sum) })
-}
-
-// removePointTemps removes the temporary files a killed run left in a point's
-// folder. Best effort: a file that stays is only clutter.
-func removePointTemps(pd string) {
-	temps, _ := filepath.Glob(filepath.Join(pd, ".*.tmp"))
-	for _, t := range temps {
-		os.Remove(t)
-	}
+	return writePointFiles(dir, p, eff, func(w io.Writer) error { return results.WriteJSON(w, sum) })
 }
 
 // writePointFiles writes point.json, scenario.yaml (eff) and summary.json
-// (by writeSummary) into pd, in that order.
-func writePointFiles(pd string, p sweep.Point, eff []byte, writeSummary func(io.Writer) error) error {
+// (by writeSummary) into p's folder in dir, in that order.
+func writePointFiles(dir string, p sweep.Point, eff []byte, writeSummary func(io.Writer) error) error {
 	files := []struct {
 		name  string
 		write func(io.Writer) error
@@ -164,7 +154,7 @@ func writePointFiles(pd string, p sweep.Point, eff []byte, writeSummary func(io.
 		{pointSummaryFile, writeSummary},
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(pd, f.name), f.write); err != nil {
+		if err := writeIn(dir, pointRel(p.ID)+"/"+f.name, f.write); err != nil {
 			return err
 		}
 	}
@@ -191,38 +181,4 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// writeFileAtomic writes path through a temporary file in the same folder,
-// synced and then renamed over path: readers and later runs see the old
-// file or the whole new one, never a part.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes it private
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -1,6 +1,8 @@
 package plot
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +50,21 @@ func both(bases ...string) []string {
 	return out
 }
 
+// saveFiles is a Save that writes plain files under dir.
+func saveFiles(dir string) Save {
+	return func(rel string, write func(io.Writer) error) error {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, buf.Bytes(), 0o644)
+	}
+}
+
 func TestDrawDir(t *testing.T) {
 	tests := []struct {
 		fixture string
@@ -69,7 +86,7 @@ func TestDrawDir(t *testing.T) {
 		if tt.edit != nil {
 			tt.edit(t, dir)
 		}
-		if err := DrawDir(dir); err != nil {
+		if err := DrawDir(dir, saveFiles(dir)); err != nil {
 			t.Fatalf("case %d (%s): %v", i, tt.fixture, err)
 		}
 		if got := plotFiles(t, dir); !slices.Equal(got, tt.want) {
@@ -104,7 +121,7 @@ func TestDrawDirErrors(t *testing.T) {
 	for i, tt := range tests {
 		dir := copyFixture(t, tt.fixture)
 		tt.edit(t, dir)
-		err := DrawDir(dir)
+		err := DrawDir(dir, saveFiles(dir))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("case %d: got %v, want an error containing %q", i, err, tt.want)
 		}

@@ -7,7 +7,8 @@
 //
 // Every plot is rendered to an io.Writer as PNG (150 dpi) or SVG, about
 // 6 × 4 in, so tests can render to buffers. DrawDir re-draws the plots of a
-// saved run or sweep directory into DIR/plots without simulating anything.
+// saved run or sweep directory into DIR/plots without simulating anything,
+// saving each file through the caller's Save.
 //
 // Reading guide: render.go holds the output formats and the shared look
 // (fonts, colours, line styles); legend.go places legends (inside the data
