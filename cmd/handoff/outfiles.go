@@ -74,6 +74,30 @@ func writeSynced(f *os.File, write func(io.Writer) error) error {
 	return err
 }
 
+// readIn reads the file rel (slash-separated) inside dir, never through a
+// symbolic link out of it.
+func readIn(dir, rel string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(rel)
+}
+
+// removeIn removes the file rel inside dir, if it is there.
+func removeIn(dir, rel string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", filepath.Join(dir, filepath.FromSlash(rel)), err)
+	}
+	return nil
+}
+
 // writeOutFile writes a single output file (--trace FILE, calibrate -o
 // FILE) through writeIn in its folder.
 func writeOutFile(file string, write func(io.Writer) error) error {

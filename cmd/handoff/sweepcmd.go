@@ -98,9 +98,9 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 // runSweep plans the sweep and checks the output directory and every
 // point still to run before it writes anything, then runs those points
 // and writes results.csv and the plots. A point that fails does not stop
-// the others (unless --fail-fast): see finishSweep.
+// the others (unless --fail-fast): see sweepHoles.
 func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer) error {
-	pl, pending, err := prepareSweep(ctx, opts)
+	pl, pending, err := prepareSweep(ctx, opts, stderr)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer)
 	if len(failed) == len(pl.points) {
 		return fmt.Errorf("all %d points failed; the first: %w", len(failed), failures[failed[0]])
 	}
-	drops, err := writeResults(dir, pl.manifest.Columns, pl.finished(dir))
+	drops, err := writeResults(dir, pl.manifest.Columns, pl.without(pending, failed))
 	if err != nil {
 		return err
 	}
@@ -135,10 +135,11 @@ func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer)
 	return sweepHoles(stderr, failures, failed, len(pl.points), drops.err())
 }
 
-// prepareSweep plans the sweep, checks the output directory and loads
+// prepareSweep plans the sweep, checks the output directory and the points
+// saved in it (damaged ones are named on stderr and run again), and loads
 // every point still to run; only then does it claim a fresh directory.
 // It returns the plan and the points still to run.
-func prepareSweep(ctx context.Context, opts *sweepOptions) (*sweepPlan, []sweep.Point, error) {
+func prepareSweep(ctx context.Context, opts *sweepOptions, stderr io.Writer) (*sweepPlan, []sweep.Point, error) {
 	if opts.jobs < 1 {
 		return nil, nil, fmt.Errorf("--jobs %d: want at least 1", opts.jobs)
 	}
@@ -161,7 +162,13 @@ func prepareSweep(ctx context.Context, opts *sweepOptions) (*sweepPlan, []sweep.
 	if err != nil {
 		return nil, nil, err
 	}
-	pending := pl.pending(opts.outDir)
+	pending, damaged, err := pl.survey(opts.outDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range damaged {
+		fmt.Fprintf(stderr, "warning: %s; it runs again\n", oneLine(d))
+	}
 	if err := pl.checkPoints(ctx, pending, opts.jobs); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, nil, errors.New("sweep interrupted while checking its points; nothing was written")
@@ -207,7 +214,10 @@ func sweepHoles(stderr io.Writer, failures []error, failed []int, total int, dro
 // sweepStopped explains a sweep that did not finish: what is saved and,
 // after an interruption, how to resume.
 func sweepStopped(err error, dir string, pl *sweepPlan) error {
-	done := len(pl.points) - len(pl.pending(dir))
+	done := 0
+	if pending, _, serr := pl.survey(dir); serr == nil {
+		done = len(pl.points) - len(pending)
+	}
 	saved := fmt.Sprintf("%d of %d points saved in %s", done, len(pl.points), dir)
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("sweep interrupted: %s; rerun the same command to resume", saved)

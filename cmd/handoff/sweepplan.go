@@ -27,6 +27,7 @@ type sweepPlan struct {
 	manifest *sweepManifest
 	shard    sweep.Shard
 	points   []sweep.Point // this shard's, in order
+	sums     *inputSums    // the hashes of the files the points read
 	simulate simulateFunc  // nil: simulate
 }
 
@@ -52,6 +53,9 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 		return nil, err
 	}
 	pl := &sweepPlan{file: file, data: data, sets: sets, seed: base.Seed}
+	if pl.sums, err = newInputSums(file); err != nil {
+		return nil, err
+	}
 	if err := sw.CheckPaths(pl.checkPath); err != nil {
 		return nil, pl.place(err)
 	}
@@ -62,26 +66,47 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if pl.manifest, err = newSweepManifest(base, sw.Columns(), all); err != nil {
 		return nil, err
 	}
+	if pl.manifest.Inputs, err = pl.sums.files(base); err != nil {
+		return nil, err
+	}
 	pl.shard, pl.points = shard, shard.Select(all)
+	pl.manifest.Shard = shard.String()
 	return pl, nil
 }
 
-// pending returns the points of the plan not finished in dir, in order.
-func (pl *sweepPlan) pending(dir string) []sweep.Point {
-	var out []sweep.Point
+// survey sorts the plan's points as found in dir: a point saved whole
+// (readSavedPoint) is done; the others are pending, in order, and those
+// found damaged are also listed with what is wrong, to run again. A point
+// saved from an input that has changed since refuses the directory.
+func (pl *sweepPlan) survey(dir string) (pending []sweep.Point, damaged []string, err error) {
 	for _, p := range pl.points {
-		if !pointFinished(dir, p.ID) {
-			out = append(out, p)
+		sp, err := readSavedPoint(dir, p, pl.manifest.Scenario)
+		switch {
+		case errors.Is(err, errNoPoint):
+			pending = append(pending, p)
+		case err != nil:
+			pending = append(pending, p)
+			damaged = append(damaged, fmt.Sprintf("sweep point %s: %v", p.ID, err))
+		default:
+			if path, why := pl.sums.changed(sp.rec.Inputs); why != "" {
+				return nil, nil, fmt.Errorf("%s: will not mix results: point %s read %s, which %s; use another directory",
+					dir, describePoint(p), path, why)
+			}
 		}
 	}
-	return out
+	return pending, damaged, nil
 }
 
-// finished returns the points of the plan finished in dir, in order.
-func (pl *sweepPlan) finished(dir string) []sweep.Point {
+// without returns the plan's points but those of the failed indexes of
+// pending, in order.
+func (pl *sweepPlan) without(pending []sweep.Point, failed []int) []sweep.Point {
+	skip := map[string]bool{}
+	for _, i := range failed {
+		skip[pending[i].ID] = true
+	}
 	var out []sweep.Point
 	for _, p := range pl.points {
-		if pointFinished(dir, p.ID) {
+		if !skip[p.ID] {
 			out = append(out, p)
 		}
 	}

@@ -149,9 +149,13 @@ func (pl *sweepPlan) simulatePoint(dir string, p sweep.Point) (err error) {
 		return err
 	}
 	rp.seed = l.Seed
+	inputs, err := pl.sums.files(l)
+	if err != nil {
+		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+	}
 	sum, _, err := pl.simulate.orDefault()(l)
 	if err != nil {
 		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
 	}
-	return writePoint(dir, p, l, sum)
+	return writePoint(dir, p, l, sum, inputs)
 }
