@@ -24,10 +24,10 @@ func traceScenario(t *testing.T, name string, rows ...string) string {
 	return filepath.Join(dir, name+".yaml")
 }
 
-// TestExitStatus holds every command that runs a scenario to the exit
-// statuses of exit.go: 0 when every request was served, 2 when the command
-// finished but dropped some, 1 for a workload with no requests; anything
-// but 0 with one line on stderr.
+// TestExitStatus holds every command to the exit statuses of exit.go: 0
+// when every request was served, 2 when the command finished but dropped
+// some, 1 for a workload with no requests (in a sweep: when every point
+// failed) or any other error; anything but 0 with one line on stderr.
 func TestExitStatus(t *testing.T) {
 	empty := traceScenario(t, "empty")
 	long := traceScenario(t, "long", "2023-11-16 18:17:03.97,480,10\n", "2023-11-16 18:17:04.03,300000,8\n")
@@ -56,6 +56,12 @@ func TestExitStatus(t *testing.T) {
 		{"plan", append([]string{"plan", quickstart, "--target-rate", "5", "--max-count", "1"}, shortRun...), 0, ""},
 		{"plan drops", append([]string{"plan", quickstart, "--target-rate", "5", "--max-count", "1", "--target", "0.5"},
 			dropsSome...), 2, "1 of 1 fleets dropped requests; with prefill 1×h100-sxm/tp1 + decode 1×h100-sxm/tp1"},
+		{"sweep no requests", []string{"sweep", empty, "-o", filepath.Join(t.TempDir(), "e"), "--no-plots",
+			"--vary", "pools.p.count=1,2"}, 1, "all 2 points failed; the first: sweep point 0000-"},
+		{"validate", []string{"validate", quickstart}, 0, ""},
+		{"catalog", []string{"catalog", "models"}, 0, ""},
+		{"plot", []string{"plot", dropped[3]}, 0, ""},
+		{"plot nothing", []string{"plot", t.TempDir()}, 1, "no results.csv (a sweep) or summary.json (a run)"},
 		{"calibrate", []string{"calibrate", "--dir", "../../scenarios/calibration", "-o", filepath.Join(t.TempDir(), "c.md")}, 0, ""},
 		{"calibrate drops", append([]string{"calibrate", "--dir", "../../scenarios/calibration",
 			"-o", filepath.Join(t.TempDir(), "c.md")}, calibDrops...), 2, "requests could not be served"},
