@@ -12,7 +12,7 @@ type SLO struct {
 type RunInfo struct {
 	Scenario  string
 	Seed      uint64
-	GPUs      int     // accelerators in the fleet, for per-GPU goodput
+	GPUs      int     // accelerators in the fleet, for per-GPU request goodput
 	SimTimeNs int64   // simulated time at the end of the run, ns
 	WallTimeS float64 // wall-clock run time, s (differs between identical runs)
 	Events    int64   // events processed
@@ -30,7 +30,7 @@ type RequestCounts struct {
 	Completed int64 `json:"completed"`
 	Rejected  int64 `json:"rejected"`
 	Dropped   int64 `json:"dropped"`
-	Failed    int64 `json:"failed,omitempty"`
+	Failed    int64 `json:"failed"`
 }
 
 // Throughput is completed work per second of the run's span (first arrival
@@ -40,17 +40,19 @@ type Throughput struct {
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
 }
 
-// SLOSummary reports SLO attainment and goodput; see Summarize for the
-// definitions.
+// SLOSummary reports SLO attainment and request goodput; see Summarize
+// for the definitions. (The max goodput of `handoff goodput`, DistServe's
+// highest rate that meets the attainment target, is a search over runs,
+// not a figure of one run.)
 type SLOSummary struct {
-	TTFTS            float64 `json:"ttft_s"` // limit, s (0: none)
-	TPOTS            float64 `json:"tpot_s"` // limit, s (0: none)
-	Good             int64   `json:"good"`   // requests that completed within both limits
-	Attainment       float64 `json:"attainment"`
-	Target           float64 `json:"target"`
-	Met              bool    `json:"met"` // Attainment ≥ Target
-	GoodputRPS       float64 `json:"goodput_rps"`
-	GoodputRPSPerGPU float64 `json:"goodput_rps_per_gpu"`
+	TTFTS                   float64 `json:"ttft_s"` // limit, s (0: none)
+	TPOTS                   float64 `json:"tpot_s"` // limit, s (0: none)
+	Good                    int64   `json:"good"`   // requests that completed within both limits
+	Attainment              float64 `json:"attainment"`
+	Target                  float64 `json:"target"`
+	Met                     bool    `json:"met"` // Attainment ≥ Target
+	RequestGoodputRPS       float64 `json:"request_goodput_rps"`
+	RequestGoodputRPSPerGPU float64 `json:"request_goodput_rps_per_gpu"`
 }
 
 // Summary is the aggregate result of one run, as written to summary.json.
@@ -61,9 +63,9 @@ type Summary struct {
 	Seed               uint64            `json:"seed"`
 	GPUs               int               `json:"gpus"`
 	Requests           RequestCounts     `json:"requests"`
-	RejectReasons      map[string]int64  `json:"reject_reasons"`
-	DropReasons        map[string]int64  `json:"drop_reasons"`
-	FailReasons        map[string]int64  `json:"fail_reasons,omitempty"`
+	RejectReasons      []ReasonGroup     `json:"reject_reasons"` // by kind, most first
+	DropReasons        []ReasonGroup     `json:"drop_reasons"`   // by kind, most first
+	FailReasons        []ReasonGroup     `json:"fail_reasons"`   // by kind, most first
 	TTFT               Stats             `json:"ttft_s"`
 	TPOT               Stats             `json:"tpot_s"`
 	ITL                Stats             `json:"itl_s"`
@@ -91,10 +93,12 @@ type Summary struct {
 // between closest ranks). A request is good when it completed with TTFT ≤
 // the TTFT limit and TPOT ≤ the TPOT limit (a 1-token request meets any TPOT
 // limit). Attainment = good / all requests (completed, rejected and dropped).
-// Goodput = good / the workload's arrival span (last arrival − first
-// arrival; if that is 0, the run span below; if that is 0, SimTimeNs).
 // Throughput counts completed requests and their output tokens over the run
-// span: first arrival to last finish over all records. Prefix-cache hit rate
+// span: first arrival to last finish over all records (vLLM's benchmark
+// duration, from the first request sent to the last one finished). Request
+// goodput = good / the same span, as vLLM's request_goodput
+// (vllm/benchmarks/serve.py, calculate_metrics: good_completed / dur_s), so
+// it never exceeds the throughput; 0 when the span is. Prefix-cache hit rate
 // = Σ cached / Σ prompt tokens over completed requests. Preemption
 // statistics cover the decode instances (all of them when colocated), with
 // decoder prefill share = Σ prefill busy / Σ busy time over them. The
@@ -108,16 +112,13 @@ type Summary struct {
 // records) and one []float64 of completed-count scratch.
 func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s := Summary{
-		Scenario:      info.Scenario,
-		Seed:          info.Seed,
-		GPUs:          info.GPUs,
-		RejectReasons: map[string]int64{},
-		DropReasons:   map[string]int64{},
-		FailReasons:   map[string]int64{},
-		ITL:           histStats(itl),
-		SimTimeS:      float64(info.SimTimeNs) / 1e9,
-		WallTimeS:     finite(info.WallTimeS),
-		Events:        info.Events,
+		Scenario:  info.Scenario,
+		Seed:      info.Seed,
+		GPUs:      info.GPUs,
+		ITL:       histStats(itl),
+		SimTimeS:  float64(info.SimTimeNs) / 1e9,
+		WallTimeS: finite(info.WallTimeS),
+		Events:    info.Events,
 	}
 	t := tally(recs, info.SLO, &s)
 	scratch := make([]float64, 0, t.completed)
@@ -134,10 +135,10 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 
 // totals are the sums Summarize gathers in one pass over the records.
 type totals struct {
-	completed, good               int64
-	outputTokens, prompt, cached  int64
-	firstArrivalNs, lastArrivalNs int64
-	lastFinishNs                  int64
+	completed, good              int64
+	outputTokens, prompt, cached int64
+	firstArrivalNs, lastFinishNs int64
+	rejects, drops, fails        reasonTally
 }
 
 // tally counts statuses, reasons, preemptions and good requests into s and
@@ -149,7 +150,6 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		if i == 0 || r.ArrivalNs < t.firstArrivalNs {
 			t.firstArrivalNs = r.ArrivalNs
 		}
-		t.lastArrivalNs = max(t.lastArrivalNs, r.ArrivalNs)
 		t.lastFinishNs = max(t.lastFinishNs, r.FinishNs)
 		s.Preemptions += int64(r.Preemptions)
 		switch r.Status {
@@ -163,48 +163,42 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 			}
 		case Rejected:
 			s.Requests.Rejected++
-			s.RejectReasons[reasonKey(r.Reason)]++
+			t.rejects.add(r)
 		case Dropped:
 			s.Requests.Dropped++
-			s.DropReasons[reasonKey(r.Reason)]++
+			t.drops.add(r)
 		case Failed:
 			s.Requests.Failed++
-			s.FailReasons[reasonKey(r.Reason)]++
+			t.fails.add(r)
 		default:
 			panic("results: record with unknown status")
 		}
 	}
 	s.Requests.Total = int64(len(recs))
 	t.completed = s.Requests.Completed
+	s.RejectReasons, s.DropReasons, s.FailReasons = t.rejects.sorted(), t.drops.sorted(), t.fails.sorted()
 	return t
 }
 
-// fillRates sets throughput, SLO attainment, goodput and cache hit rate.
+// fillRates sets throughput, SLO attainment, request goodput and cache hit rate.
 func fillRates(s *Summary, t totals, info RunInfo) {
 	runNs := t.lastFinishNs - t.firstArrivalNs
 	if runNs <= 0 {
 		runNs = 0
 	}
-	goodputNs := t.lastArrivalNs - t.firstArrivalNs
-	if goodputNs <= 0 {
-		goodputNs = runNs
-	}
-	if goodputNs <= 0 {
-		goodputNs = info.SimTimeNs
-	}
 	s.Throughput.RequestsPerS = perS(t.completed, runNs)
 	s.Throughput.OutputTokensPerS = perS(t.outputTokens, runNs)
 	s.SLO = SLOSummary{
-		TTFTS:      float64(info.SLO.TTFTNs) / 1e9,
-		TPOTS:      float64(info.SLO.TPOTNs) / 1e9,
-		Good:       t.good,
-		Attainment: ratio(t.good, s.Requests.Total),
-		Target:     finite(info.SLO.Attainment),
-		GoodputRPS: perS(t.good, goodputNs),
+		TTFTS:             float64(info.SLO.TTFTNs) / 1e9,
+		TPOTS:             float64(info.SLO.TPOTNs) / 1e9,
+		Good:              t.good,
+		Attainment:        ratio(t.good, s.Requests.Total),
+		Target:            finite(info.SLO.Attainment),
+		RequestGoodputRPS: perS(t.good, runNs),
 	}
 	s.SLO.Met = s.SLO.Attainment >= s.SLO.Target
 	if info.GPUs > 0 {
-		s.SLO.GoodputRPSPerGPU = s.SLO.GoodputRPS / float64(info.GPUs)
+		s.SLO.RequestGoodputRPSPerGPU = s.SLO.RequestGoodputRPS / float64(info.GPUs)
 	}
 	s.PrefixCacheHitRate = ratio(t.cached, t.prompt)
 }
@@ -245,14 +239,6 @@ func collect(dst []float64, recs []Record, metric func(*Record) (float64, bool))
 		}
 	}
 	return dst
-}
-
-// reasonKey names an empty reason so the JSON key is readable.
-func reasonKey(reason string) string {
-	if reason == "" {
-		return "unspecified"
-	}
-	return reason
 }
 
 // perS returns n per second over spanNs, or 0 when the span is empty.

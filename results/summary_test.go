@@ -84,7 +84,9 @@ func TestSummarizeByHand(t *testing.T) {
 	if want := (RequestCounts{Total: 6, Completed: 4, Rejected: 1, Dropped: 1}); s.Requests != want {
 		t.Errorf("requests %+v, want %+v", s.Requests, want)
 	}
-	if s.DropReasons["too long"] != 1 || s.RejectReasons["low cache hit"] != 1 {
+	wantDrop := []ReasonGroup{{Kind: "too long", Count: 1, ExampleRequest: 4, ExampleReason: "too long"}}
+	wantReject := []ReasonGroup{{Kind: "low cache hit", Count: 1, ExampleRequest: 3, ExampleReason: "low cache hit"}}
+	if !slices.Equal(s.DropReasons, wantDrop) || !slices.Equal(s.RejectReasons, wantReject) {
 		t.Errorf("reasons: drop %v reject %v", s.DropReasons, s.RejectReasons)
 	}
 	checks := []struct {
@@ -105,9 +107,10 @@ func TestSummarizeByHand(t *testing.T) {
 		{"itl mean", s.ITL.Mean, 0.100}, {"itl max", s.ITL.Max, 0.2},
 		// Run span 0 → 4600 ms: 4 requests, 21+1+1+11 = 34 tokens.
 		{"req/s", s.Throughput.RequestsPerS, 4 / 4.6}, {"tok/s", s.Throughput.OutputTokensPerS, 34 / 4.6},
-		// Good: requests 0 and 2, of 6; arrival span 0 → 4000 ms.
-		{"attainment", s.SLO.Attainment, 2.0 / 6}, {"goodput", s.SLO.GoodputRPS, 0.5},
-		{"goodput/GPU", s.SLO.GoodputRPSPerGPU, 0.125},
+		// Good: requests 0 and 2, of 6; over the run span, as throughput
+		// (vLLM's benchmark duration), not the arrival span (0 → 4000 ms).
+		{"attainment", s.SLO.Attainment, 2.0 / 6}, {"request goodput", s.SLO.RequestGoodputRPS, 2 / 4.6},
+		{"request goodput/GPU", s.SLO.RequestGoodputRPSPerGPU, 2 / 4.6 / 4},
 		{"slo ttft", s.SLO.TTFTS, 0.2}, {"slo tpot", s.SLO.TPOTS, 0.05},
 		// Completed prompts 100+200+100+100 = 500, cached 50+50 = 100.
 		{"prefix hit", s.PrefixCacheHitRate, 0.2}, {"sim time", s.SimTimeS, 5},
@@ -116,6 +119,9 @@ func TestSummarizeByHand(t *testing.T) {
 		if math.Abs(c.got-c.want) > 1e-12*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s = %.15g, want %.15g", c.name, c.got, c.want)
 		}
+	}
+	if s.SLO.RequestGoodputRPS > s.Throughput.RequestsPerS {
+		t.Errorf("request goodput %g above throughput %g", s.SLO.RequestGoodputRPS, s.Throughput.RequestsPerS)
 	}
 	if math.Abs(s.ITL.P50-0.05) > HistogramRelErr*0.05 {
 		t.Errorf("itl p50 = %g, want 0.05 within %g", s.ITL.P50, HistogramRelErr)
@@ -127,15 +133,15 @@ func TestSummarizeByHand(t *testing.T) {
 }
 
 func TestSummarizeNoLimitsAndSpans(t *testing.T) {
-	// One request arriving at 1 s: arrival span is 0, so goodput falls back
-	// to the run span (1 s → 1.5 s). Zero SLO limits are no limits.
+	// One request arriving at 1 s: the run span is 1 s → 1.5 s. Zero SLO
+	// limits are no limits.
 	recs := []Record{{ArrivalNs: 1e9, FirstTokenNs: 1.4e9, FinishNs: 1.5e9, OutputTokens: 3, Status: Completed}}
 	s := Summarize(recs, nil, RunInfo{SimTimeNs: 2e9, SLO: SLO{Attainment: 1}})
-	if s.SLO.Good != 1 || s.SLO.Attainment != 1 || !s.SLO.Met || s.SLO.GoodputRPS != 2 {
+	if s.SLO.Good != 1 || s.SLO.Attainment != 1 || !s.SLO.Met || s.SLO.RequestGoodputRPS != 2 {
 		t.Errorf("slo %+v, want 1 good, attainment 1, met, 2 req/s", s.SLO)
 	}
-	if s.Throughput.RequestsPerS != 2 || s.ITL != (Stats{}) || s.SLO.GoodputRPSPerGPU != 0 {
-		t.Errorf("throughput %+v itl %+v per GPU %g", s.Throughput, s.ITL, s.SLO.GoodputRPSPerGPU)
+	if s.Throughput.RequestsPerS != 2 || s.ITL != (Stats{}) || s.SLO.RequestGoodputRPSPerGPU != 0 {
+		t.Errorf("throughput %+v itl %+v per GPU %g", s.Throughput, s.ITL, s.SLO.RequestGoodputRPSPerGPU)
 	}
 }
 

@@ -4,28 +4,28 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 )
 
 // WriteTable writes s as a human-readable summary for a terminal: a header,
-// request counts with reasons, a latency table (TTFT, TPOT, ITL in ms; E2E
+// request counts, a line per kind of reject and drop reason (at most
+// maxReasonLines of each), a latency table (TTFT, TPOT, ITL in ms; E2E
 // in s), the time attribution (mean TTFT components in ms, decode
 // components in s, each owner's share), throughput, SLO attainment and
-// goodput, cache hit rate, preemption statistics (when there were any) and
+// request goodput, cache hit rate, preemption statistics (when there were any) and
 // run statistics. The layout is for people and may change; parse summary.json
 // instead.
 func WriteTable(w io.Writer, s Summary) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%-11s %s   seed %d   %d GPUs\n", "scenario", orDash(s.Scenario), s.Seed, s.GPUs)
-	fmt.Fprintf(&b, "%-11s total %d   completed %d   rejected %d%s   dropped %d%s\n", "requests",
-		s.Requests.Total, s.Requests.Completed,
-		s.Requests.Rejected, reasonList(s.RejectReasons),
-		s.Requests.Dropped, reasonList(s.DropReasons))
+	fmt.Fprintf(&b, "%-11s total %d   completed %d   rejected %d   dropped %d", "requests",
+		s.Requests.Total, s.Requests.Completed, s.Requests.Rejected, s.Requests.Dropped)
 	if s.Requests.Failed > 0 {
-		b.Truncate(b.Len() - 1)
-		fmt.Fprintf(&b, "   failed %d%s\n", s.Requests.Failed, reasonList(s.FailReasons))
+		fmt.Fprintf(&b, "   failed %d", s.Requests.Failed)
 	}
+	b.WriteByte('\n')
+	writeReasons(&b, "rejected", "reject_reasons", s.RejectReasons)
+	writeReasons(&b, "dropped", "drop_reasons", s.DropReasons)
+	writeReasons(&b, "failed", "fail_reasons", s.FailReasons)
 	b.WriteByte('\n')
 	writeLatency(&b, s)
 	b.WriteByte('\n')
@@ -65,16 +65,16 @@ func writeLatency(b *bytes.Buffer, s Summary) {
 	}
 }
 
-// sloLine renders limits, attainment against the target, and goodput.
+// sloLine renders limits, attainment against the target, and request goodput.
 func sloLine(slo SLOSummary) string {
 	met := "missed"
 	if slo.Met {
 		met = "met"
 	}
-	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %.1f%% (target %.0f%%: %s), goodput %.2f req/s",
-		limitMs(slo.TTFTS), limitMs(slo.TPOTS), 100*slo.Attainment, 100*slo.Target, met, slo.GoodputRPS)
-	if slo.GoodputRPSPerGPU > 0 {
-		line += fmt.Sprintf(" (%.3f per GPU)", slo.GoodputRPSPerGPU)
+	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %s (target %s: %s), request goodput %.2f req/s",
+		limitMs(slo.TTFTS), limitMs(slo.TPOTS), Percent(slo.Attainment), targetPercent(slo.Target), met, slo.RequestGoodputRPS)
+	if slo.RequestGoodputRPSPerGPU > 0 {
+		line += fmt.Sprintf(" (%.3f per GPU)", slo.RequestGoodputRPSPerGPU)
 	}
 	return line
 }
@@ -87,21 +87,21 @@ func limitMs(s float64) string {
 	return fmt.Sprintf("%.4g ms", s*1e3)
 }
 
-// reasonList renders reasons as " (a: 1, b: 2)" in key order, or "" if none.
-func reasonList(reasons map[string]int64) string {
-	if len(reasons) == 0 {
-		return ""
+// maxReasonLines is how many kinds of reason the table shows for each
+// status; summary.json has them all.
+const maxReasonLines = 3
+
+// writeReasons writes one line per kind of reason, most requests first:
+// the count and the first such request with its reason in full. Past
+// maxReasonLines it says how many kinds are left out and where they are.
+func writeReasons(b *bytes.Buffer, status, key string, groups []ReasonGroup) {
+	for i, g := range groups {
+		if i == maxReasonLines {
+			fmt.Fprintf(b, "  %-9s and %d more kinds of reason (summary.json %s)\n", status, len(groups)-i, key)
+			return
+		}
+		fmt.Fprintf(b, "  %-9s %d like request %d: %s\n", status, g.Count, g.ExampleRequest, orDash(g.ExampleReason))
 	}
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s: %d", k, reasons[k])
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // orDash returns s, or "-" when s is empty.

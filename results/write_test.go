@@ -117,11 +117,11 @@ func TestWriteTable(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"scenario    hand   seed 7   4 GPUs",
-		"completed 4   rejected 1 (low cache hit: 1)   dropped 1 (too long: 1)",
+		"completed 4   rejected 1   dropped 1\n  rejected  1 like request 3: low cache hit\n  dropped   1 like request 4: too long\n",
 		"latency           mean        p50        p90        p99        max",
 		"  TTFT ms      137.500    100.000    240.000    294.000    300.000",
 		"  E2E s          0.887      0.700      1.800      2.070      2.100",
-		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), goodput 0.50 req/s (0.125 per GPU)",
+		"TTFT ≤ 200 ms, TPOT ≤ 50 ms: attainment 33.3% (target 90%: missed), request goodput 0.43 req/s (0.109 per GPU)",
 		"prefix hit rate 20.0%",
 		// Means over the 4 completed requests; see handRecords.
 		"  TTFT ms   router_queue 1.250   prefill_queue 55.000   prefill_compute 53.750   transfer 12.500" +
@@ -161,5 +161,42 @@ func BenchmarkWriteRequestsCSV(b *testing.B) {
 		if err := WriteRequestsCSV(io.Discard, recs, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		share float64
+		want  string
+	}{
+		{1, "100.0%"}, {0, "0.0%"}, {0.9, "90.0%"}, {0.39216, "39.2%"},
+		{1 - 2.0/19366, "99.99%"}, {0.99999, "99.999%"}, {1e-5, "0.001%"}, {1 - 1e-12, ">99.999999%"}, {1e-12, "<0.000001%"},
+	} {
+		if got := Percent(tc.share); got != tc.want {
+			t.Errorf("Percent(%v) = %s, want %s", tc.share, got, tc.want)
+		}
+	}
+	for share, want := range map[float64]string{0.9: "90%", 0.995: "99.5%", 1: "100%", 0.1234567: "12.34567%"} {
+		if got := targetPercent(share); got != want {
+			t.Errorf("targetPercent(%v) = %s, want %s", share, got, want)
+		}
+	}
+}
+
+// TestWriteTableShowsAMiss: 2 misses in 19,366 requests do not read 100%.
+func TestWriteTableShowsAMiss(t *testing.T) {
+	recs := make([]Record, 19366)
+	for i := range recs {
+		recs[i] = Record{ID: int64(i), ArrivalNs: int64(i) * 1e6, FirstTokenNs: int64(i)*1e6 + 1e6, FinishNs: int64(i)*1e6 + 2e6,
+			OutputTokens: 2, Status: Completed}
+	}
+	recs[5].FirstTokenNs += 1e9 // TTFT over the limit
+	recs[9].Status, recs[9].Reason = Dropped, "too long"
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Summarize(recs, nil, RunInfo{SLO: SLO{TTFTNs: 5e8, Attainment: 0.9995}})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "attainment 99.99% (target 99.95%: met)") {
+		t.Errorf("SLO line does not show the two misses:\n%s", buf.String())
 	}
 }

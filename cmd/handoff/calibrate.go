@@ -21,6 +21,8 @@ type calibrateOptions struct {
 	dir  string   // folder with calib-*.yaml and the measured CSVs
 	out  string   // Markdown report; "" = stdout
 	sets []string // overrides applied to every calibration scenario
+
+	simulate simulateFunc // nil: simulate
 }
 
 func newCalibrateCmd(stdout io.Writer) *cobra.Command {
@@ -58,23 +60,36 @@ func (m measuredStage) perToken() float64 {
 }
 
 func calibrate(opts *calibrateOptions, stdout io.Writer) error {
+	if opts.out != "" {
+		if err := checkOutFile("-o", opts.out); err != nil {
+			return err
+		}
+	}
 	stages, err := readMeasured(opts.dir)
 	if err != nil {
 		return err
 	}
 	var rows []calibRow
+	var dropped error // the first experiment's that dropped requests
 	for _, exp := range experiments(stages) {
-		r, err := calibrateExperiment(opts, exp)
+		r, unserved, err := calibrateExperiment(opts, exp)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
+		if dropped == nil {
+			dropped = unserved
+		}
 	}
-	w := stdout
 	if opts.out != "" {
-		return writeFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+		err = writeOutFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+	} else {
+		err = writeCalibration(stdout, rows)
 	}
-	return writeCalibration(w, rows)
+	if err != nil {
+		return err
+	}
+	return incomplete(dropped)
 }
 
 // experiments groups stages by experiment, in file order.
@@ -98,25 +113,29 @@ type calibRow struct {
 	perToken, e2eMean, e2eP99 float64
 }
 
-func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) ([]calibRow, error) {
+// calibrateExperiment runs one experiment's scenario and returns its stages'
+// rows, and the requests it could not serve (see unserved). A panic
+// becomes an error that says how to replay the run.
+func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) (rows []calibRow, dropped, err error) {
 	first := exp[0]
 	path := filepath.Join(opts.dir, fmt.Sprintf("calib-%s-tp%d-%s.yaml", first.model, first.tp, first.profile))
 	l, err := loadScenario(path, opts.sets, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, res, err := simulate(l)
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
+	_, res, err := opts.simulate.orDefault()(l)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rows []calibRow
 	startNs := int64(0)
 	for _, m := range exp {
 		endNs := startNs + int64(m.durationS*1e9)
 		rows = append(rows, stageRow(m, res.Records, startNs, endNs))
 		startNs = endNs
 	}
-	return rows, nil
+	return rows, unserved(res.Records, workloadName(l)), nil
 }
 
 // stageRow summarises the records that arrived during one stage.

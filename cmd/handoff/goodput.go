@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,8 @@ type goodputOptions struct {
 	target    float64 // attainment target; 0 = the scenario's slo.attainment
 	tolerance float64 // relative width of the final bracket
 	maxRuns   int     // runs per search (strict and loose each)
+
+	simulate simulateFunc // nil: simulate
 }
 
 // newGoodputCmd builds `handoff goodput`. runF does the work once the flags
@@ -34,12 +37,13 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 	cmd := &cobra.Command{
 		Use:   "goodput SCENARIO",
 		Short: "Find the highest arrival rate the fleet serves within its SLO",
-		Long: "goodput scales the workload's arrival rate (workload.rate_scale) and bisects for the highest rate\n" +
-			"at which the share of requests meeting both the TTFT and the TPOT limit stays at or above the\n" +
-			"target (DistServe's goodput), also per GPU. It reports DistServe's looser variant too: TTFT and\n" +
-			"TPOT each within their limits for the target share of requests (at 0.9: P90 TTFT and P90 TPOT\n" +
-			"under the limits). Every run uses the same seed; the search assumes attainment falls as the\n" +
-			"rate rises.",
+		Long: "goodput finds the max goodput (DistServe's goodput): it scales the workload's arrival rate\n" +
+			"(workload.rate_scale) and bisects for the highest rate at which the share of requests meeting\n" +
+			"both the TTFT and the TPOT limit stays at or above the target, also per GPU. It reports\n" +
+			"DistServe's looser variant too: TTFT and TPOT each within their limits for the target share of\n" +
+			"requests (at 0.9: P90 TTFT and P90 TPOT under the limits). Each run's request goodput (its\n" +
+			"requests within both limits per second of the run) is in the table. Every run uses the same\n" +
+			"seed; the search assumes attainment falls as the rate rises.",
 		Example: "  handoff goodput scenarios/quickstart.yaml\n" +
 			"  handoff goodput scenarios/quickstart.yaml --target 0.99 --tolerance 0.05 -o out",
 		Args: cobra.ExactArgs(1),
@@ -77,6 +81,8 @@ func (o *goodputOptions) check() error {
 // goodputSearch is a finished goodput command: what was measured and found.
 type goodputSearch struct {
 	scenario      string
+	sets          []string     // the command's --set flags, for replays
+	simulate      simulateFunc // nil: simulate
 	target        float64
 	baseRPS       float64 // the scenario's own offered rate
 	tolerance     float64
@@ -85,12 +91,20 @@ type goodputSearch struct {
 }
 
 // runGoodput measures the scenario's goodput, prints the curve and the
-// answers, and writes the files.
-func runGoodput(opts *goodputOptions, stdout io.Writer) error {
+// answers, and writes the files. A panic becomes an error that says how to
+// replay the run (runAt names the rate).
+func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
+	if opts.outDir != "" {
+		if err := checkOutDir("-o", opts.outDir); err != nil {
+			return err
+		}
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	g, err := measureGoodput(l, opts)
 	if err != nil {
 		return err
@@ -99,15 +113,35 @@ func runGoodput(opts *goodputOptions, stdout io.Writer) error {
 		return err
 	}
 	if opts.outDir != "" {
-		return g.writeFiles(opts.outDir)
+		if err := g.writeFiles(opts.outDir); err != nil {
+			return err
+		}
 	}
-	return nil
+	return incomplete(g.unserved())
+}
+
+// unserved reports the runs that dropped requests, naming the lowest rate's
+// first drop, or returns nil.
+func (g *goodputSearch) unserved() error {
+	n, first := 0, -1
+	for i, m := range g.curve {
+		if m.unserved != nil {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d runs dropped requests; at %.4g× the arrival rate: %w",
+		n, len(g.curve), g.curve[first].Scale, g.curve[first].unserved)
 }
 
 // measureGoodput learns the workload's own rate, then runs both searches;
 // the loose one reuses the strict one's runs (see searchLoose).
 func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, error) {
-	g := &goodputSearch{scenario: l.Name, target: opts.target, tolerance: opts.tolerance}
+	g := &goodputSearch{scenario: l.Name, sets: opts.sets, simulate: opts.simulate, target: opts.target, tolerance: opts.tolerance}
 	if g.target == 0 {
 		g.target = l.SLO.Attainment
 	}
@@ -178,10 +212,13 @@ func (g *goodputSearch) searchLoose(b search.Bisection, runs map[float64]probe,
 }
 
 // runAt simulates the scenario with its arrival rate scaled by scale.
-func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (probe, error) {
+func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (m probe, err error) {
 	scaled := *l
 	scaled.Workload.RateScale = l.Workload.RateScale * scale
-	m, err := runProbe(&scaled)
+	rp := replay{file: l.File, seed: l.Seed,
+		sets: append(slices.Clip(g.sets), "workload.rate_scale="+strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64))}
+	defer recoverRun(&err, &rp)
+	m, err = runProbe(&scaled, g.simulate)
 	if err != nil {
 		return m, fmt.Errorf("at %.4g× the arrival rate: %w", scale, err)
 	}

@@ -5,24 +5,23 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
+	"handoff/results"
 	"handoff/results/plot"
 	"handoff/scenarios/search"
 )
 
 // writeTable prints the measured curve and both answers.
 func (g *goodputSearch) writeTable(w io.Writer) error {
-	fmt.Fprintf(w, "goodput of %s: target attainment %s, offered rate at scale 1: %.4g req/s, tolerance %g\n\n",
+	fmt.Fprintf(w, "max goodput of %s: target attainment %s, offered rate at scale 1: %.4g req/s, tolerance %g\n\n",
 		g.scenario, percentText(g.target), g.baseRPS, g.tolerance)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate req/s\tscale\tattainment\tTTFT ok\tTPOT ok\tTTFT p90\tTPOT p90\tgoodput req/s\tmeets\t")
+	fmt.Fprintln(tw, "rate req/s\tscale\tattainment\tTTFT ok\tTPOT ok\tTTFT p90\tTPOT p90\trequest goodput req/s\tmeets\t")
 	for _, m := range g.curve {
 		fmt.Fprintf(tw, "%.4g\t%.4g\t%s\t%s\t%s\t%s\t%s\t%.4g\t%s\t\n", m.RateRPS, m.Scale, percentText(m.Attainment),
-			percentText(m.TTFTShare), percentText(m.TPOTShare), millisText(m.TTFTP90S), millisText(m.TPOTP90S), m.GoodputRPS, g.meetsLabel(m))
+			percentText(m.TTFTShare), percentText(m.TPOTShare), millisText(m.TTFTP90S), millisText(m.TPOTP90S), m.RequestGoodputRPS, g.meetsLabel(m))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -32,8 +31,8 @@ func (g *goodputSearch) writeTable(w io.Writer) error {
 		gpus = g.curve[0].GPUs
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "goodput, TTFT and TPOT met together by ≥ %s of requests: %s\n", percentText(g.target), g.answer(g.strict, gpus))
-	_, err := fmt.Fprintf(w, "DistServe's variant, TTFT and TPOT each met by ≥ %s:   %s\n", percentText(g.target), g.answer(g.loose, gpus))
+	fmt.Fprintf(w, "max goodput (TTFT and TPOT met together by ≥ %s of requests): %s\n", percentText(g.target), g.answer(g.strict, gpus))
+	_, err := fmt.Fprintf(w, "max goodput, DistServe's variant (TTFT and TPOT each met by ≥ %s): %s\n", percentText(g.target), g.answer(g.loose, gpus))
 	return err
 }
 
@@ -70,22 +69,23 @@ func (g *goodputSearch) answer(br search.Bracket, gpus int) string {
 	return s
 }
 
-// pct formats a share as a percentage.
-func percentText(share float64) string { return strconv.FormatFloat(100*share, 'f', 1, 64) + "%" }
+// percentText formats a share as a percentage, with the digits it takes
+// to show a miss (see results.Percent).
+func percentText(share float64) string { return results.Percent(share) }
 
-// ms formats seconds as milliseconds.
+// millisText formats seconds as milliseconds.
 func millisText(s float64) string { return strconv.FormatFloat(1e3*s, 'f', 1, 64) + "ms" }
 
 // goodputCSVHeader is the first line of goodput.csv.
-const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p90_s,tpot_p90_s,goodput_rps,gpus,meets,meets_each"
+const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p90_s,tpot_p90_s,request_goodput_rps,gpus,meets,meets_each"
 
 // writeFiles writes goodput.csv into dir and the attainment-versus-rate
 // plot as dir/plots/goodput.png and .svg.
 func (g *goodputSearch) writeFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "goodput.csv"), g.writeCSV); err != nil {
+	if err := writeIn(dir, "goodput.csv", g.writeCSV); err != nil {
 		return err
 	}
 	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })
@@ -93,13 +93,8 @@ func (g *goodputSearch) writeFiles(dir string) error {
 
 // writePlots draws one figure as dir/plots/name.png and name.svg.
 func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error {
-	out := filepath.Join(dir, "plots")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
 	for _, f := range []plot.Format{plot.PNG, plot.SVG} {
-		path := filepath.Join(out, name+"."+string(f))
-		if err := writeFileAtomic(path, func(w io.Writer) error { return draw(w, f) }); err != nil {
+		if err := writeIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
 			return err
 		}
 	}
@@ -115,7 +110,7 @@ func (g *goodputSearch) writeCSV(w io.Writer) error {
 	}
 	for _, m := range g.curve {
 		cw.Write([]string{f(m.RateRPS), f(m.Scale), f(m.Attainment), f(m.TTFTShare), f(m.TPOTShare), f(m.TTFTP90S),
-			f(m.TPOTP90S), f(m.GoodputRPS), strconv.Itoa(m.GPUs), strconv.FormatBool(m.meetsStrict(g.target)),
+			f(m.TPOTP90S), f(m.RequestGoodputRPS), strconv.Itoa(m.GPUs), strconv.FormatBool(m.meetsStrict(g.target)),
 			strconv.FormatBool(m.meetsLoose(g.target))})
 	}
 	cw.Flush()
@@ -123,16 +118,16 @@ func (g *goodputSearch) writeCSV(w io.Writer) error {
 }
 
 // plotGoodput draws attainment against rate: both limits together (the
-// goodput criterion) and each limit on its own (the variant's).
+// max goodput's criterion) and each limit on its own (the variant's).
 func plotGoodput(w io.Writer, f plot.Format, g *goodputSearch) error {
 	curves := []plot.Curve{
-		{Name: "TTFT and TPOT (goodput)", RateLabel: "arrival rate (req/s)"},
+		{Name: "TTFT and TPOT together (max goodput)", RateLabel: "arrival rate (req/s)"},
 		{Name: "TTFT only"},
 		{Name: "TPOT only"},
 	}
 	for _, m := range g.curve {
 		for i, share := range []float64{m.Attainment, m.TTFTShare, m.TPOTShare} {
-			curves[i].Points = append(curves[i].Points, plot.CurvePoint{Rate: m.RateRPS, Attainment: share, GoodputRPS: m.GoodputRPS})
+			curves[i].Points = append(curves[i].Points, plot.CurvePoint{Rate: m.RateRPS, Attainment: share, RequestGoodputRPS: m.RequestGoodputRPS})
 		}
 	}
 	return plot.Attainment(w, f, curves, g.target)

@@ -12,18 +12,19 @@ import (
 // fleet made of it. Shares are of all requests, so a rejected or dropped
 // request counts against every one.
 type probe struct {
-	Scale      float64 // multiple of the scenario's own arrival rate
-	RateRPS    float64 // offered arrival rate, requests per s
-	Attainment float64 // share meeting both TTFT and TPOT limits
-	TTFTShare  float64 // share that completed within the TTFT limit
-	TPOTShare  float64 // share that completed within the TPOT limit
-	TTFTP90S   float64 // completed requests, s
-	TPOTP90S   float64
-	GoodputRPS float64 // requests per s that met both limits
-	GPUs       int
+	Scale             float64 // multiple of the scenario's own arrival rate
+	RateRPS           float64 // offered arrival rate, requests per s
+	Attainment        float64 // share meeting both TTFT and TPOT limits
+	TTFTShare         float64 // share that completed within the TTFT limit
+	TPOTShare         float64 // share that completed within the TPOT limit
+	TTFTP90S          float64 // completed requests, s
+	TPOTP90S          float64
+	RequestGoodputRPS float64 // request goodput: requests per s of the run that met both limits
+	GPUs              int
+	unserved          error // the requests no instance could hold (see unserved); nil if none
 }
 
-// meetsStrict reports whether a run meets the target the way goodput is
+// meetsStrict reports whether a run meets the target the way max goodput is
 // defined: the share of requests meeting both limits at once.
 func (m probe) meetsStrict(target float64) bool { return m.Attainment >= target }
 
@@ -35,9 +36,9 @@ func (m probe) meetsLoose(target float64) bool {
 	return m.TTFTShare >= target && m.TPOTShare >= target
 }
 
-// baseRate returns the scenario's offered arrival rate, requests per s, as
-// the summary measures goodput: requests over the span from the first
-// arrival to the last. It reads the workload without simulating.
+// baseRate returns the scenario's offered arrival rate, requests per s:
+// requests over the span from the first arrival to the last. It reads the
+// workload without simulating.
 // Cost: one pass over the workload's requests.
 func baseRate(l *scenarios.Loaded) (float64, error) {
 	b, err := l.Build()
@@ -67,15 +68,17 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 	return float64(n) * 1e9 / float64(lastNs-firstNs), nil
 }
 
-// runProbe simulates a loaded scenario and measures the run.
-func runProbe(l *scenarios.Loaded) (probe, error) {
-	sum, res, err := simulate(l)
+// runProbe simulates a loaded scenario with simF (nil: simulate) and
+// measures the run.
+func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, error) {
+	sum, res, err := simF.orDefault()(l)
 	if err != nil {
 		return probe{}, err
 	}
 	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
-		GoodputRPS: sum.SLO.GoodputRPS, GPUs: sum.GPUs}
+		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
 	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
+	m.unserved = unserved(res.Records, workloadName(l))
 	return m, nil
 }
 

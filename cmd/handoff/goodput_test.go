@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,6 +127,46 @@ func TestGoodputQuickstart(t *testing.T) {
 	for _, name := range []string{"goodput.png", "goodput.svg"} {
 		if fi, err := os.Stat(filepath.Join(dir, "plots", name)); err != nil || fi.Size() == 0 {
 			t.Errorf("plots/%s: %v", name, err)
+		}
+	}
+}
+
+// qualifiedGoodput matches "goodput" and what precedes it: every mention
+// in an output must be a request goodput (one run's) or a max goodput (the
+// search's), never a bare "goodput" that could be either.
+var qualifiedGoodput = regexp.MustCompile(`(?i)(max |request[ _-])?goodput`)
+
+// TestGoodputNames runs every command that reports a goodput and checks
+// that each mention in its output and files says which one it is.
+func TestGoodputNames(t *testing.T) {
+	dir := t.TempDir()
+	outputs := map[string]string{}
+	for name, args := range map[string][]string{
+		"run":     {"run", quickstart, "-o", filepath.Join(dir, "run")},
+		"goodput": {"goodput", quickstart, "--tolerance", "0.5", "-o", filepath.Join(dir, "goodput")},
+		"plan":    {"plan", quickstart, "--target-rate", "20", "--max-count", "2", "-o", filepath.Join(dir, "plan")},
+		"sweep":   {"sweep", quickstart, "--vary", "pools.decode.count=1,2", "--no-plots", "-o", filepath.Join(dir, "sweep")},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, "--set", "workload.synthetic.requests=60")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		if name != "sweep" { // its one line names no figure
+			outputs[name+" stdout"] = strings.ReplaceAll(stdout, dir, "DIR")
+		}
+	}
+	for _, f := range []string{"run/summary.json", "goodput/goodput.csv", "plan/plan.csv", "sweep/results.csv"} {
+		outputs[f] = string(readFile(t, filepath.Join(dir, f)))
+	}
+	for name, text := range outputs {
+		n := 0
+		for _, m := range qualifiedGoodput.FindAllStringSubmatch(text, -1) {
+			if n++; m[1] == "" {
+				t.Errorf("%s: a bare %q", name, m[0])
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no goodput at all", name)
 		}
 	}
 }

@@ -8,19 +8,37 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// run executes the command line and returns the process exit code.
+// run executes the command line and returns the process exit status
+// (exit.go).
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	return execute(root, stderr)
+}
+
+// execute runs the command and reports its error as one line on stderr.
+// A panic the command did not recover itself (each recovers its runs, to
+// name them: see recoverRun) is reported the same way, never as a dead
+// process.
+func execute(cmd *cobra.Command, stderr io.Writer) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "handoff: internal error: %s at %s — a bug of handoff; please report it with the command line\n",
+				oneLine(fmt.Sprint(v)), panicSite())
+			code = exitError
+		}
+	}()
+	err := cmd.Execute()
+	if err != nil {
 		fmt.Fprintln(stderr, "handoff:", oneLine(err.Error()))
-		return 1
 	}
-	return 0
+	return exitCode(err)
 }
 
 // lineBreaks matches a line break and the blanks around it.

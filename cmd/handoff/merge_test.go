@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,12 +81,19 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if m.Shard != "all" {
+			t.Errorf("merged into %s: its sweep.json holds shard %q, want all", out, m.Shard)
+		}
 		for _, p := range m.Points {
-			for _, f := range []string{"point.json", "scenario.yaml"} {
-				a := readFile(t, filepath.Join(pointPath(whole, p.ID), f))
-				if b := readFile(t, filepath.Join(pointPath(out, p.ID), f)); !bytes.Equal(a, b) {
-					t.Errorf("%s of point %s differs after merge", f, p.ID)
-				}
+			a := readFile(t, filepath.Join(pointPath(whole, p.ID), pointScenarioFile))
+			if b := readFile(t, filepath.Join(pointPath(out, p.ID), pointScenarioFile)); !bytes.Equal(a, b) {
+				t.Errorf("scenario.yaml of point %s differs after merge", p.ID)
+			}
+			// The summaries differ in their wall time, so their hashes do too.
+			ra, rb := readRecord(t, whole, p.ID), readRecord(t, out, p.ID)
+			ra.SummarySHA256, rb.SummarySHA256 = "", ""
+			if !reflect.DeepEqual(ra, rb) {
+				t.Errorf("point.json of point %s differs after merge:\n%+v\n%+v", p.ID, ra, rb)
 			}
 		}
 	}
@@ -133,7 +142,7 @@ func TestMergeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", out, shards[0], shards[2]}, "will not merge: 2 of 6 points are finished in none of the directories, the first 0001-"},
+		{[]string{"-o", out, shards[0], shards[2]}, "will not merge: 2 of 6 points are saved whole in none of the directories, the first 0001-"},
 		{[]string{"-o", out, shards[0], other}, "will not merge: " + other + " holds other points (2 varying [pools.decode.count]) than " + shards[0]},
 		{[]string{"-o", out, filepath.Join(root, "plain")}, "plain: no sweep.json"},
 		{append([]string{"-o", other}, shards...), other + ": will not mix results"},
@@ -147,4 +156,14 @@ func TestMergeBadInput(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed merge created its output directory")
 	}
+}
+
+// readRecord reads a point's point.json.
+func readRecord(t *testing.T, dir, id string) pointRecord {
+	t.Helper()
+	var rec pointRecord
+	if err := json.Unmarshal(readFile(t, filepath.Join(pointPath(dir, id), pointRecordFile)), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

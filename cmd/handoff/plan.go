@@ -30,6 +30,8 @@ type planOptions struct {
 	maxCount   int      // count range [1, maxCount] of every pool when the scenario has no plan block
 	maxRuns    int
 	exhaustive bool // run the whole grid instead of the pruned search
+
+	simulate simulateFunc // nil: simulate
 }
 
 // Defaults of `handoff plan`.
@@ -51,9 +53,10 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		Long: "plan searches the pools' instance counts (the P:D ratio) and, where the scenario's plan block lists\n" +
 			"them, hardware and TP, for the cheapest fleet (count × tp × the accelerator's cost_per_hour) whose\n" +
 			"SLO attainment at R requests per second stays at or above the target. The workload's arrival rate\n" +
-			"is scaled to R. It prints every fleet it ran, the Pareto front of cost against goodput at R, and\n" +
-			"the chosen fleet. The search assumes that adding instances to a pool never lowers attainment, and\n" +
-			"skips fleets that assumption rules out; --exhaustive runs them all.\n\n" +
+			"is scaled to R. It prints every fleet it ran, the Pareto front of cost against request goodput at\n" +
+			"R (requests within the SLO per second of the run), and the chosen fleet. The search assumes that\n" +
+			"adding instances to a pool never lowers attainment, and skips fleets that assumption rules out;\n" +
+			"--exhaustive runs them all.\n\n" +
 			"Without a plan block, every pool's count ranges over [1, --max-count]. A plan block:\n" +
 			"  plan:\n" +
 			"    pools:\n" +
@@ -71,7 +74,7 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-goodput plot into DIR/plots, to `DIR`")
+	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-request-goodput plot into DIR/plots, to `DIR`")
 	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.targetRate, "target-rate", 0, "request rate to serve, requests per s (required)")
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
@@ -116,12 +119,20 @@ func parseCountFlag(s string) (string, []int, error) {
 
 // runPlan searches for the cheapest fleet, prints what it ran and found,
 // and writes the files. A rate no fleet serves is an error, after the
-// table.
-func runPlan(opts *planOptions, stdout io.Writer) error {
+// table. A panic becomes an error that says how to replay the run
+// (evaluate names the fleet).
+func runPlan(opts *planOptions, stdout io.Writer) (err error) {
+	if opts.outDir != "" {
+		if err := checkOutDir("-o", opts.outDir); err != nil {
+			return err
+		}
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	p, err := newPlanner(l, opts)
 	if err != nil {
 		return err
@@ -149,7 +160,10 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if searchErr != nil {
 		return fmt.Errorf("%w (raise --max-runs or narrow the search)", searchErr)
 	}
-	return p.unservable()
+	if err := p.unservable(); err != nil {
+		return err
+	}
+	return incomplete(p.unserved())
 }
 
 // planSpace resolves the plan block, with --count and --max-count, against

@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +14,7 @@ import (
 
 // sorted returns the runs in the search's order of preference (price,
 // then GPUs, then the plan's order), with each run's mark: "chosen",
-// "front" (on the cost-vs-goodput Pareto front), both, or "".
+// "front" (on the cost-vs-request-goodput Pareto front), both, or "".
 func (p *planner) sorted() ([]planRun, []string) {
 	runs := slices.Clone(p.ran)
 	slices.SortStableFunc(runs, func(a, b planRun) int {
@@ -44,11 +42,11 @@ func (p *planner) isChosen(r planRun) bool {
 	return p.choice.Found && r.fleet.Key() == p.choice.Fleet.Key()
 }
 
-// costPoints returns the runs as points of the cost-vs-goodput plot.
+// costPoints returns the runs as points of the cost-vs-request-goodput plot.
 func (p *planner) costPoints(runs []planRun) []plot.CostPoint {
 	pts := make([]plot.CostPoint, len(runs))
 	for i, r := range runs {
-		pts[i] = plot.CostPoint{Label: p.shortName(r), CostPerH: r.costPerHour, GoodputRPS: r.GoodputRPS, Chosen: p.isChosen(r)}
+		pts[i] = plot.CostPoint{Label: p.shortName(r), CostPerH: r.costPerHour, RequestGoodputRPS: r.RequestGoodputRPS, Chosen: p.isChosen(r)}
 	}
 	return pts
 }
@@ -86,19 +84,19 @@ func (p *planner) writeTable(w io.Writer) error {
 	fmt.Fprintf(w, "ran %d of %d fleets (%s)\n\n", len(p.ran), p.gridSize(), how)
 	runs, marks := p.sorted()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "$/h\tGPUs\tfleet\tattainment\tgoodput req/s\tTTFT p90\tTPOT p90\t")
+	fmt.Fprintln(tw, "$/h\tGPUs\tfleet\tattainment\trequest goodput req/s\tTTFT p90\tTPOT p90\t")
 	for i, r := range runs {
 		fmt.Fprintf(tw, "%.2f\t%d\t%s\t%s\t%.4g\t%s\t%s\t%s\n", r.costPerHour, r.GPUs, p.space.Describe(r.fleet),
-			percentText(r.Attainment), r.GoodputRPS, millisText(r.TTFTP90S), millisText(r.TPOTP90S), marks[i])
+			percentText(r.Attainment), r.RequestGoodputRPS, millisText(r.TTFTP90S), millisText(r.TPOTP90S), marks[i])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nPareto front, cost against goodput at %g req/s:\n", p.opts.targetRate)
+	fmt.Fprintf(w, "\nPareto front, cost against request goodput at %g req/s:\n", p.opts.targetRate)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, r := range runs {
 		if strings.HasSuffix(marks[i], "front") {
-			fmt.Fprintf(tw, "  $%.2f/h\t%.4g req/s\t%s\n", r.costPerHour, r.GoodputRPS, p.space.Describe(r.fleet))
+			fmt.Fprintf(tw, "  $%.2f/h\t%.4g req/s\t%s\n", r.costPerHour, r.RequestGoodputRPS, p.space.Describe(r.fleet))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -115,19 +113,19 @@ func (p *planner) writeChoice(w io.Writer) error {
 		return err
 	}
 	r := p.ran[p.runs[c.Fleet.Key()]]
-	_, err := fmt.Fprintf(w, "\nchosen: %s: $%.2f/h for %d GPUs, attainment %s, goodput %.4g req/s (%.4g per GPU)\n",
-		p.space.Describe(c.Fleet), c.CostPerHour, r.GPUs, percentText(r.Attainment), r.GoodputRPS,
-		r.GoodputRPS/float64(max(r.GPUs, 1)))
+	_, err := fmt.Fprintf(w, "\nchosen: %s: $%.2f/h for %d GPUs, attainment %s, request goodput %.4g req/s (%.4g per GPU)\n",
+		p.space.Describe(c.Fleet), c.CostPerHour, r.GPUs, percentText(r.Attainment), r.RequestGoodputRPS,
+		r.RequestGoodputRPS/float64(max(r.GPUs, 1)))
 	return err
 }
 
-// writeFiles writes plan.csv into dir and the cost-vs-goodput plot as
+// writeFiles writes plan.csv into dir and the cost-vs-request-goodput plot as
 // dir/plots/pareto.png and .svg.
 func (p *planner) writeFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "plan.csv"), p.writeCSV); err != nil {
+	if err := writeIn(dir, "plan.csv", p.writeCSV); err != nil {
 		return err
 	}
 	runs, _ := p.sorted()
@@ -143,7 +141,7 @@ func (p *planner) writeCSV(w io.Writer) error {
 		header = append(header, ps.Name+"_count", ps.Name+"_hardware", ps.Name+"_tp")
 	}
 	header = append(header, "rate_rps", "attainment", "ttft_share", "tpot_share", "ttft_p90_s", "tpot_p90_s",
-		"goodput_rps", "meets", "mark")
+		"request_goodput_rps", "meets", "mark")
 	cw := csv.NewWriter(w)
 	cw.Write(header)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
@@ -155,7 +153,7 @@ func (p *planner) writeCSV(w io.Writer) error {
 			row = append(row, strconv.Itoa(r.fleet.Count[j]), v.Hardware, strconv.Itoa(v.TP))
 		}
 		row = append(row, f(r.RateRPS), f(r.Attainment), f(r.TTFTShare), f(r.TPOTShare), f(r.TTFTP90S), f(r.TPOTP90S),
-			f(r.GoodputRPS), strconv.FormatBool(r.meetsStrict(p.target)), marks[i])
+			f(r.RequestGoodputRPS), strconv.FormatBool(r.meetsStrict(p.target)), marks[i])
 		cw.Write(row)
 	}
 	cw.Flush()

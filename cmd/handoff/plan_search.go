@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ type planner struct {
 	opts      *planOptions
 	name      string       // the scenario's
 	file      string       // the scenario file
+	seed      uint64       // the scenario's, after --seed
 	plan      *search.Plan // the scenario's plan block; nil = none
 	space     search.Space
 	target    float64 // attainment
@@ -37,7 +39,7 @@ type planRun struct {
 // newPlanner resolves the search space with its prices and the rate scale
 // that offers the target rate.
 func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
-	p := &planner{opts: opts, name: l.Name, file: l.File, plan: l.Plan, target: opts.target, runs: map[string]int{}}
+	p := &planner{opts: opts, name: l.Name, file: l.File, seed: l.Seed, plan: l.Plan, target: opts.target, runs: map[string]int{}}
 	if p.target == 0 {
 		p.target = l.SLO.Attainment
 	}
@@ -142,8 +144,9 @@ func (p *planner) load(extra []string) (*scenarios.Loaded, error) {
 }
 
 // evaluate runs a fleet at the target rate and reports whether it met the
-// attainment target. A fleet already run is not run again.
-func (p *planner) evaluate(f search.Fleet) (bool, error) {
+// attainment target. A fleet already run is not run again. A panic
+// becomes an error that says how to replay the fleet's run.
+func (p *planner) evaluate(f search.Fleet) (met bool, err error) {
 	if i, ok := p.runs[f.Key()]; ok {
 		return p.ran[i].meetsStrict(p.target), nil
 	}
@@ -151,10 +154,12 @@ func (p *planner) evaluate(f search.Fleet) (bool, error) {
 	for i, ps := range p.space.Pools {
 		sets = append(sets, poolSets(ps.Name, ps.Variants[f.Variant[i]], f.Count[i])...)
 	}
+	rp := replay{file: p.file, seed: p.seed, sets: append(slices.Clip(p.opts.sets), sets...)}
+	defer recoverRun(&err, &rp)
 	l, err := p.load(sets)
 	if err == nil {
 		var pr probe
-		if pr, err = runProbe(l); err == nil {
+		if pr, err = runProbe(l, p.opts.simulate); err == nil {
 			pr.RateRPS = p.opts.targetRate
 			p.runs[f.Key()] = len(p.ran)
 			p.ran = append(p.ran, planRun{fleet: f.Clone(), costPerHour: p.space.CostPerHour(f), probe: pr})
@@ -183,4 +188,23 @@ func (p *planner) unservable() error {
 	return fmt.Errorf("no fleet in the search space serves %g req/s with attainment ≥ %s; the best found, %s "+
 		"($%.2f/h), reached %s: widen the plan's counts or hardware, or lower --target-rate",
 		p.opts.targetRate, percentText(p.target), p.space.Describe(best.fleet), best.costPerHour, percentText(best.Attainment))
+}
+
+// unserved reports the fleets whose run dropped requests, naming the first
+// in the table's order, or returns nil.
+func (p *planner) unserved() error {
+	runs, _ := p.sorted()
+	n, first := 0, -1
+	for i, r := range runs {
+		if r.unserved != nil {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d fleets dropped requests; with %s: %w",
+		n, len(runs), p.space.Describe(runs[first].fleet), runs[first].unserved)
 }

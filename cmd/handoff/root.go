@@ -12,7 +12,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "handoff",
 		Short: "Simulate disaggregated LLM serving clusters",
 		Long: "handoff is a discrete-event simulator of prefill/decode-disaggregated LLM serving.\n" +
-			"It runs scenario files and reports TTFT, TPOT, goodput and where the time went.",
+			"It runs scenario files and reports TTFT, TPOT, request goodput and where the time went.\n\n" +
+			"Exit status: 0 finished, every request served; 2 finished and wrote its outputs, but some\n" +
+			"requests were dropped or some sweep points failed; 1 any other error.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

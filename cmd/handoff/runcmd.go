@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,6 +22,8 @@ type runOptions struct {
 
 	tracePath     string // --trace: request-journey trace file, "" = none
 	traceRequests int64  // --trace-requests: how many of the first requests it follows
+
+	simulate simulateFunc // nil: simulate
 }
 
 // defaultTraceRequests is how many requests --trace follows by default.
@@ -53,7 +51,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			return runF(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "", "write summary.json, requests.csv and scenario.yaml to `DIR`")
+	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "",
+		"write summary.json, requests.csv, scenario.yaml (the effective scenario) and timeline.csv (KV use and batch per instance over time) to `DIR`")
 	scenarioFlags(cmd.Flags(), &opts.sets, &opts.seed)
 	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
@@ -88,12 +87,17 @@ func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
 }
 
 // runScenario simulates the scenario, prints its summary and writes the
-// output files.
-func runScenario(opts *runOptions, stdout io.Writer) error {
+// output files. A panic becomes an error that says how to replay the run.
+func runScenario(opts *runOptions, stdout io.Writer) (err error) {
+	if err := opts.checkOutputs(); err != nil {
+		return err
+	}
 	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
+	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
+	defer recoverRun(&err, &rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" {
@@ -102,7 +106,7 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 	if opts.outDir != "" {
 		configure = append(configure, withTimeline)
 	}
-	sum, res, err := simulate(l, configure...)
+	sum, res, err := opts.simulate.orDefault()(l, configure...)
 	if err != nil {
 		return err
 	}
@@ -110,7 +114,7 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 		return err
 	}
 	if rec != nil {
-		if err := writeFile(opts.tracePath, rec.WriteJSON); err != nil {
+		if err := writeOutFile(opts.tracePath, rec.WriteJSON); err != nil {
 			return err
 		}
 	}
@@ -119,7 +123,20 @@ func runScenario(opts *runOptions, stdout io.Writer) error {
 			return err
 		}
 	}
-	return unserved(res.Records, workloadName(l))
+	return incomplete(unserved(res.Records, workloadName(l)))
+}
+
+// checkOutputs checks -o and --trace before anything is simulated.
+func (o *runOptions) checkOutputs() error {
+	if o.outDir != "" {
+		if err := checkOutDir("-o", o.outDir); err != nil {
+			return err
+		}
+	}
+	if o.tracePath != "" {
+		return checkOutFile("--trace", o.tracePath)
+	}
+	return nil
 }
 
 // workloadName names the request source in errors: the trace file, or the
@@ -132,8 +149,9 @@ func workloadName(l *scenarios.Loaded) string {
 }
 
 // unserved reports requests the cluster could never serve (longer than any
-// instance holds) as an error naming the first, after the summary and the
-// output files are written: the run finished, but its input was bad.
+// instance holds) as an error naming the first, or returns nil. Commands
+// report it after their outputs are written, as incomplete: the run
+// finished, but its input held requests no instance can take.
 func unserved(recs []results.Record, source string) error {
 	n, first := 0, -1
 	for i := range recs {
@@ -151,70 +169,10 @@ func unserved(recs []results.Record, source string) error {
 		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
 }
 
-// simulate builds and runs a loaded scenario and summarises it. Each
-// configure function adjusts the built configuration before the run (e.g.
-// attaches a tracer).
-func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
-	b, err := l.Build()
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	defer b.Close()
-	for _, w := range b.Warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
-	for _, f := range configure {
-		f(b.Config)
-	}
-	start := time.Now()
-	res, err := sim.Run(b.Config)
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	wall := time.Since(start).Seconds()
-	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
-		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res)}
-	return results.Summarize(res.Records, res.ITL, info), res, nil
-}
-
-// instanceInfos copies the simulator's per-instance counters into the
-// results package's terms.
-// linkInfos copies the run's link counters for the summary.
-func linkInfos(res *sim.Result) []results.LinkInfo {
-	infos := make([]results.LinkInfo, len(res.Links))
-	for i, l := range res.Links {
-		infos[i] = results.LinkInfo{Name: l.Name, Bytes: l.Stats.Bytes, BusyNs: l.Stats.BusyNs, Transfers: l.Stats.Transfers}
-	}
-	return infos
-}
-
-func instanceInfos(res *sim.Result) []results.InstanceInfo {
-	infos := make([]results.InstanceInfo, len(res.Instances))
-	for i, in := range res.Instances {
-		infos[i] = results.InstanceInfo{Name: in.Name, Pool: in.Pool, Role: in.Role.String(), Owner: in.Owner,
-			GPUs: in.GPUs, BusyNs: in.BusyNs, PrefillBusyNs: in.PrefillBusyNs,
-			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
-			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
-			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
-			Lockups: in.Lockups, LockupNs: in.LockupNs}
-	}
-	return infos
-}
-
-// instanceNames returns the instances' names, which requests.csv uses.
-func instanceNames(res *sim.Result) []string {
-	names := make([]string, len(res.Instances))
-	for i, in := range res.Instances {
-		names[i] = in.Name
-	}
-	return names
-}
-
 // writeOutputs writes summary.json, requests.csv and the effective
 // scenario into dir.
 func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
 	eff, err := l.Effective(dir)
@@ -231,30 +189,9 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines) }},
 	}
 	for _, wr := range writers {
-		if err := writeFile(filepath.Join(dir, wr.name), wr.write); err != nil {
+		if err := writeIn(dir, wr.name, wr.write); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeFile writes through a buffer and reports the first error, close
-// included.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -31,9 +31,9 @@ func sweepCLI(t *testing.T, dir string, extra ...string) string {
 	return stdout
 }
 
-// countFinished counts the points with a summary.json under dir.
+// countFinished counts the points with a point.json (written last) under dir.
 func countFinished(dir string) int {
-	m, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, "*", pointSummaryFile))
+	m, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, "*", pointRecordFile))
 	return len(m)
 }
 
@@ -85,7 +85,7 @@ func TestSweepOutputs(t *testing.T) {
 			t.Errorf("row %d = %q, want %s…%s", i, row, wantRows[i], wantVals[i])
 		}
 	}
-	for _, plot := range []string{"attainment.png", "goodput.svg", "attribution.png"} {
+	for _, plot := range []string{"attainment.png", "request_goodput.svg", "attribution.png"} {
 		if _, err := os.Stat(filepath.Join(one, "plots", plot)); err != nil {
 			t.Errorf("plot missing: %v", err)
 		}
@@ -106,7 +106,7 @@ func TestSweepOutputs(t *testing.T) {
 }
 
 // TestSweepResumeAfterPartialRun leaves a directory as a killed run does
-// (points without summary.json, temporary files, no results.csv), reruns
+// (points without point.json, temporary files, no results.csv), reruns
 // and checks that only the missing points run and results.csv is the same.
 func TestSweepResumeAfterPartialRun(t *testing.T) {
 	ref, dir := filepath.Join(t.TempDir(), "ref"), filepath.Join(t.TempDir(), "out")
@@ -118,7 +118,7 @@ func TestSweepResumeAfterPartialRun(t *testing.T) {
 	os.Remove(filepath.Join(dir, sweepResultsFile))
 	for _, p := range []string{"0001-*", "0004-*"} {
 		m, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, p))
-		os.Remove(filepath.Join(m[0], pointSummaryFile))
+		os.Remove(filepath.Join(m[0], pointRecordFile))
 		os.WriteFile(filepath.Join(m[0], ".summary.json.123.tmp"), []byte(`{"half`), 0o644)
 	}
 	out := sweepCLI(t, dir, tinySweep...)

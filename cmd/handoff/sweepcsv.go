@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -47,8 +48,8 @@ func csvFigures() []csvFigure {
 		{"output_tokens_per_s", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerS) }},
 		{"attainment", func(s *results.Summary) string { return csvNum(s.SLO.Attainment) }},
 		{"slo_met", func(s *results.Summary) string { return strconv.FormatBool(s.SLO.Met) }},
-		{"goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPS) }},
-		{"goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.GoodputRPSPerGPU) }},
+		{"request_goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPS) }},
+		{"request_goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPSPerGPU) }},
 		{"prefix_cache_hit_rate", func(s *results.Summary) string { return csvNum(s.PrefixCacheHitRate) }},
 		{"preemptions", func(s *results.Summary) string { return csvCount(s.Preemptions) }},
 	}...)
@@ -81,13 +82,53 @@ func csvPreemptionFigures() []csvFigure {
 // (in the order given) with its id, its varied values and the figures of
 // its summary.json in dir. The rows come from the files, so a resumed or
 // merged sweep writes the same bytes as one uninterrupted run. One summary
-// is in memory at a time.
-func writeResults(dir string, columns []string, points []sweep.Point) error {
-	return writeFileAtomic(filepath.Join(dir, sweepResultsFile), func(w io.Writer) error {
+// is in memory at a time. It returns which points dropped requests.
+func writeResults(dir string, columns []string, points []sweep.Point) (pointDrops, error) {
+	drops := pointDrops{dir: dir, points: len(points)}
+	err := writeIn(dir, sweepResultsFile, func(w io.Writer) error {
 		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
-			return readPointSummary(dir, p.ID)
+			s, err := readPointSummary(dir, p.ID)
+			if err == nil {
+				drops.note(p, &s)
+			}
+			return s, err
 		})
 	})
+	return drops, err
+}
+
+// pointDrops counts the points of a sweep whose runs dropped requests and
+// remembers the first.
+type pointDrops struct {
+	dir           string
+	points, n     int
+	first         sweep.Point
+	dropped, reqs int64               // the first's
+	example       results.ReasonGroup // the first's commonest reason
+}
+
+// note counts p if its summary s has dropped requests.
+func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
+	if s.Requests.Dropped == 0 {
+		return
+	}
+	if d.n++; d.n == 1 {
+		d.first, d.dropped, d.reqs = p, s.Requests.Dropped, s.Requests.Total
+		if len(s.DropReasons) > 0 {
+			d.example = s.DropReasons[0]
+		}
+	}
+}
+
+// err reports the points that dropped requests, or returns nil.
+func (d *pointDrops) err() error {
+	if d.n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d points dropped requests that no instance could hold; the first, %s, %d of %d, "+
+		"%d like request %d: %s (drop_reasons in %s)", d.n, d.points, describePoint(d.first), d.dropped, d.reqs,
+		d.example.Count, d.example.ExampleRequest, d.example.ExampleReason,
+		filepath.Join(pointPath(d.dir, d.first.ID), pointSummaryFile))
 }
 
 // writeResultsCSV writes the table of writeResults, with each point's

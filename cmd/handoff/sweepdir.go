@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,31 +9,36 @@ import (
 	"os"
 	"path/filepath"
 
-	"handoff/results"
-	"handoff/scenarios"
 	"handoff/scenarios/sweep"
 )
 
 // A sweep directory holds:
 //
-//	sweep.json                 the manifest: which scenario and points this is
+//	sweep.json                 the manifest: which scenario, inputs, shard and points this is
 //	results.csv                one row per point of the last run (or merge)
-//	points/<id>/point.json     the point's index, id and overrides
 //	points/<id>/scenario.yaml  its effective scenario
-//	points/<id>/summary.json   its summary; written last: present = finished
+//	points/<id>/summary.json   its summary
+//	points/<id>/point.json     the point's index, id, overrides, the hashes of
+//	                           the files it read and of the two above; written
+//	                           last: present = finished (sweeppoint.go)
 //
-// Every file is written to a temporary name and renamed, so a killed run
-// never leaves a half-written file under a real name.
+// Every file is written through writeIn (outfiles.go): to a temporary
+// name, then renamed, so a killed run never leaves a half-written file
+// under a real name; and inside DIR only.
 
 const (
 	sweepManifestFile = "sweep.json"
 	sweepResultsFile  = "results.csv"
 	sweepPointsDir    = "points"
 	pointSummaryFile  = "summary.json"
+	pointRecordFile   = "point.json"
+	pointScenarioFile = "scenario.yaml"
 )
 
 // sweepLayoutVersion changes when the layout or the point expansion does.
-const sweepLayoutVersion = 1
+// 2: the manifest holds the inputs' hashes and the shard; point.json is
+// written last, with hashes.
+const sweepLayoutVersion = 2
 
 // sweepManifest is sweep.json: the identity of a sweep and its full point list
 // (all shards), so that merge needs nothing else.
@@ -42,14 +46,17 @@ type sweepManifest struct {
 	Version        int           `json:"version"`
 	Scenario       string        `json:"scenario"`        // the scenario's name
 	ScenarioSHA256 string        `json:"scenario_sha256"` // of the base's effective YAML, sweep block removed
+	Inputs         []inputFile   `json:"inputs"`          // the files the base scenario reads (points record their own)
+	Shard          string        `json:"shard"`           // the points the directory holds: "all", or "i/n" (see sweep.Shard)
 	PointsSHA256   string        `json:"points_sha256"`   // of the point list's JSON
 	Columns        []string      `json:"columns"`         // the varied paths
 	Points         []sweep.Point `json:"points"`
 }
 
 // sweepDifference says how sweep a, held by aName, differs from sweep b, held
-// by bName; "" when they are the same sweep.
-func sweepDifference(a, b *sweepManifest, aName, bName string) string {
+// by bName; "" when they are the same sweep. With anyShard, directories of
+// different shards of one sweep are the same sweep.
+func sweepDifference(a, b *sweepManifest, aName, bName string, anyShard bool) string {
 	switch {
 	case a.Version != b.Version:
 		return fmt.Sprintf("%s has sweep layout version %d, %s %d", aName, a.Version, bName, b.Version)
@@ -60,6 +67,28 @@ func sweepDifference(a, b *sweepManifest, aName, bName string) string {
 	case a.PointsSHA256 != b.PointsSHA256:
 		return fmt.Sprintf("%s holds other points (%d varying %v) than %s (%d varying %v)",
 			aName, len(a.Points), a.Columns, bName, len(b.Points), b.Columns)
+	case !anyShard && a.Shard != b.Shard:
+		return fmt.Sprintf("%s holds shard %s, %s shard %s", aName, a.Shard, bName, b.Shard)
+	}
+	if why := inputsDifference(a.Inputs, b.Inputs); why != "" {
+		return fmt.Sprintf("%s and %s were made from different inputs: %s", aName, bName, why)
+	}
+	return ""
+}
+
+// inputsDifference names the first file whose content differs between a
+// and b, or that only one reads; "" when they match.
+func inputsDifference(a, b []inputFile) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d files against %d", len(a), len(b))
+	}
+	for i := range a {
+		switch {
+		case a[i].Path != b[i].Path:
+			return fmt.Sprintf("%s against %s", a[i].Path, b[i].Path)
+		case a[i].SHA256 != b[i].SHA256:
+			return fmt.Sprintf("the content of %s changed", a[i].Path)
+		}
 	}
 	return ""
 }
@@ -78,16 +107,6 @@ func readSweepManifest(dir string) (*sweepManifest, error) {
 	return &m, nil
 }
 
-// claimSweepDir makes dir ready for sweep m: see checkSweepDir; a fresh directory
-// gets m's sweep.json.
-func claimSweepDir(dir string, m *sweepManifest) error {
-	fresh, err := checkSweepDir(dir, m)
-	if err != nil || !fresh {
-		return err
-	}
-	return writeSweepManifest(dir, m)
-}
-
 // checkSweepDir reports whether dir can take sweep m, reading only: a missing
 // or empty directory can (fresh), as can one that holds the same sweep;
 // any other directory is refused, saying why.
@@ -95,7 +114,7 @@ func checkSweepDir(dir string, m *sweepManifest) (fresh bool, err error) {
 	old, err := readSweepManifest(dir)
 	switch {
 	case err == nil:
-		if why := sweepDifference(old, m, "the directory", "this sweep"); why != "" {
+		if why := sweepDifference(old, m, "the directory", "this sweep", false); why != "" {
 			return false, fmt.Errorf("%s: will not mix results: %s; use another directory", dir, why)
 		}
 		return false, nil
@@ -114,76 +133,17 @@ func checkSweepDir(dir string, m *sweepManifest) (fresh bool, err error) {
 
 // writeSweepManifest creates dir and writes its sweep.json.
 func writeSweepManifest(dir string, m *sweepManifest) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, sweepManifestFile), func(w io.Writer) error { return writeIndentedJSON(w, m) })
+	return writeIn(dir, sweepManifestFile, func(w io.Writer) error { return writeIndentedJSON(w, m) })
 }
 
 // pointPath returns the folder of a point's outputs.
 func pointPath(dir, id string) string { return filepath.Join(dir, sweepPointsDir, id) }
 
-// pointFinished reports whether the point's summary is in dir.
-func pointFinished(dir, id string) bool {
-	_, err := os.Stat(filepath.Join(pointPath(dir, id), pointSummaryFile))
-	return err == nil
-}
-
-// writePoint writes a point's files, the summary last.
-func writePoint(dir string, p sweep.Point, l *scenarios.Loaded, sum results.Summary) error {
-	pd := pointPath(dir, p.ID)
-	if err := os.MkdirAll(pd, 0o755); err != nil {
-		return err
-	}
-	removePointTemps(pd)
-	eff, err := l.Effective(pd)
-	if err != nil {
-		return err
-	}
-	return writePointFiles(pd, p, eff, func(w io.Writer) error { return results.WriteJSON(w, sum) })
-}
-
-// removePointTemps removes the temporary files a killed run left in a point's
-// folder. Best effort: a file that stays is only clutter.
-func removePointTemps(pd string) {
-	temps, _ := filepath.Glob(filepath.Join(pd, ".*.tmp"))
-	for _, t := range temps {
-		os.Remove(t)
-	}
-}
-
-// writePointFiles writes point.json, scenario.yaml (eff) and summary.json
-// (by writeSummary) into pd, in that order.
-func writePointFiles(pd string, p sweep.Point, eff []byte, writeSummary func(io.Writer) error) error {
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"point.json", func(w io.Writer) error { return writeIndentedJSON(w, p) }},
-		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
-		{pointSummaryFile, writeSummary},
-	}
-	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(pd, f.name), f.write); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readPointSummary reads a point's summary.json from dir.
-func readPointSummary(dir, id string) (results.Summary, error) {
-	path := filepath.Join(pointPath(dir, id), pointSummaryFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	var s results.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
-		return results.Summary{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
+// pointRel returns the folder of a point's outputs inside the sweep's.
+func pointRel(id string) string { return sweepPointsDir + "/" + id }
 
 // writeIndentedJSON writes v as indented JSON with a trailing newline.
 func writeIndentedJSON(w io.Writer, v any) error {
@@ -191,38 +151,4 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// writeFileAtomic writes path through a temporary file in the same folder,
-// synced and then renamed over path: readers and later runs see the old
-// file or the whole new one, never a part.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes it private
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

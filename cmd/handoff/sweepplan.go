@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"handoff/hardware/spec"
@@ -21,8 +22,12 @@ type sweepPlan struct {
 	file     string
 	data     []byte
 	sets     []scenarios.Set
+	seed     uint64 // the base scenario's
 	manifest *sweepManifest
+	shard    sweep.Shard
 	points   []sweep.Point // this shard's, in order
+	sums     *inputSums    // the hashes of the files the points read
+	simulate simulateFunc  // nil: simulate
 }
 
 // planSweep loads the base scenario with --set, merges --vary into its
@@ -47,6 +52,10 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, pl.place(err)
 	}
+	pl.seed = base.Seed
+	if pl.sums, err = newInputSums(file); err != nil {
+		return nil, err
+	}
 	if err := sw.CheckPaths(pl.checkPath); err != nil {
 		return nil, pl.place(err)
 	}
@@ -57,15 +66,47 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if pl.manifest, err = newSweepManifest(base, sw.Columns(), all); err != nil {
 		return nil, err
 	}
-	pl.points = shard.Select(all)
+	if pl.manifest.Inputs, err = pl.sums.files(base); err != nil {
+		return nil, err
+	}
+	pl.shard, pl.points = shard, shard.Select(all)
+	pl.manifest.Shard = shard.String()
 	return pl, nil
 }
 
-// pending returns the points of the plan not finished in dir, in order.
-func (pl *sweepPlan) pending(dir string) []sweep.Point {
+// survey sorts the plan's points as found in dir: a point saved whole
+// (readSavedPoint) is done; the others are pending, in order, and those
+// found damaged are also listed with what is wrong, to run again. A point
+// saved from an input that has changed since refuses the directory.
+func (pl *sweepPlan) survey(dir string) (pending []sweep.Point, damaged []string, err error) {
+	for _, p := range pl.points {
+		sp, err := readSavedPoint(dir, p, pl.manifest.Scenario)
+		switch {
+		case errors.Is(err, errNoPoint):
+			pending = append(pending, p)
+		case err != nil:
+			pending = append(pending, p)
+			damaged = append(damaged, fmt.Sprintf("sweep point %s: %v", p.ID, err))
+		default:
+			if path, why := pl.sums.changed(sp.rec.Inputs); why != "" {
+				return nil, nil, fmt.Errorf("%s: will not mix results: point %s read %s, which %s; use another directory",
+					dir, describePoint(p), path, why)
+			}
+		}
+	}
+	return pending, damaged, nil
+}
+
+// without returns the plan's points but those of the failed indexes of
+// pending, in order.
+func (pl *sweepPlan) without(pending []sweep.Point, failed []int) []sweep.Point {
+	skip := map[string]bool{}
+	for _, i := range failed {
+		skip[pending[i].ID] = true
+	}
 	var out []sweep.Point
 	for _, p := range pl.points {
-		if !pointFinished(dir, p.ID) {
+		if !skip[p.ID] {
 			out = append(out, p)
 		}
 	}
@@ -142,6 +183,23 @@ func (pl *sweepPlan) load(p sweep.Point) (*scenarios.Loaded, error) {
 	}
 	l.Sweep = nil
 	return l, nil
+}
+
+// replay returns how to run point p alone: the base scenario with the
+// sweep's --set flags, then the point's overrides (a replica's seed among
+// them, which --seed must repeat, since --seed wins over --set).
+func (pl *sweepPlan) replay(p sweep.Point) replay {
+	r := replay{file: pl.file, seed: pl.seed}
+	for _, s := range pl.sets {
+		r.sets = append(r.sets, s.String())
+	}
+	for _, o := range p.Overrides {
+		r.sets = append(r.sets, scenarios.Set{Path: o.Path, Value: o.Value}.String())
+		if seed, err := strconv.ParseUint(o.Value, 10, 64); o.Path == sweep.SeedPath && err == nil {
+			r.seed = seed
+		}
+	}
+	return r
 }
 
 // describePoint names a point in messages: "0003-1a2b3c4d (pools.decode.count=4)".

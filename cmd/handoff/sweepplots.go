@@ -9,7 +9,7 @@ import (
 // drawPlots re-draws a sweep directory's plots (DIR/plots) from its
 // results.csv and point summaries, after a sweep or a merge.
 func drawPlots(dir string) error {
-	if err := plot.DrawDir(dir); err != nil {
+	if err := plot.DrawDir(dir, saveIn(dir)); err != nil {
 		return fmt.Errorf("results are saved, but the plots failed: %w", err)
 	}
 	return nil

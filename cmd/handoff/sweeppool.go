@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -98,32 +99,63 @@ func feedIndexes(ctx context.Context, next chan<- int, stop <-chan struct{}, n i
 // checkPoints loads every point's scenario once, on jobs goroutines, so
 // that a bad value fails before anything is written or run.
 func (pl *sweepPlan) checkPoints(ctx context.Context, points []sweep.Point, jobs int) error {
-	return sweepParallel(ctx, len(points), jobs, func(i int) error {
-		_, err := pl.load(points[i])
+	return sweepParallel(ctx, len(points), jobs, func(i int) (err error) {
+		rp := pl.replay(points[i])
+		defer recoverRun(&err, &rp)
+		_, err = pl.load(points[i])
 		return err
 	}, nil, nil)
 }
 
 // runPoints runs the points on jobs goroutines, each point with its own
 // scenario, engine and RNG, and writes each one's files as soon as it
-// finishes; see sweepParallel for how it stops.
-func (pl *sweepPlan) runPoints(ctx context.Context, dir string, points []sweep.Point, jobs int, prog *sweepProgress) error {
+// finishes. With keepGoing, a point that fails is counted in the returned
+// failures (by index in points) and the others run on; without it, or
+// when ctx ends, it stops as sweepParallel does and returns its error.
+func (pl *sweepPlan) runPoints(ctx context.Context, dir string, points []sweep.Point, jobs int, keepGoing bool,
+	prog *sweepProgress) (failures []error, err error) {
 	var tick func()
 	if prog != nil {
 		tick = prog.draw
 	}
-	return sweepParallel(ctx, len(points), jobs, func(i int) error { return pl.runPoint(dir, points[i]) }, prog.step, tick)
+	failures = make([]error, len(points)) // each worker writes only its own points' entries
+	err = sweepParallel(ctx, len(points), jobs, func(i int) error {
+		err := pl.runPoint(dir, points[i])
+		if err != nil && keepGoing {
+			failures[i], err = err, nil
+		}
+		return err
+	}, prog.step, tick)
+	return failures, err
 }
 
-// runPoint simulates one point and writes its files.
+// runPoint simulates one point and writes its files. Its errors name the
+// point; a panic becomes one that also says how to replay the point.
 func (pl *sweepPlan) runPoint(dir string, p sweep.Point) error {
+	err := pl.simulatePoint(dir, p)
+	var ie *internalError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("sweep point %s: %w", p.ID, err) // the replay lists the overrides
+	}
+	return err
+}
+
+// simulatePoint loads, simulates and saves point p, recovering a panic.
+func (pl *sweepPlan) simulatePoint(dir string, p sweep.Point) (err error) {
+	rp := pl.replay(p)
+	defer recoverRun(&err, &rp)
 	l, err := pl.load(p)
 	if err != nil {
 		return err
 	}
-	sum, _, err := simulate(l)
+	rp.seed = l.Seed
+	inputs, err := pl.sums.files(l)
 	if err != nil {
 		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
 	}
-	return writePoint(dir, p, l, sum)
+	sum, _, err := pl.simulate.orDefault()(l)
+	if err != nil {
+		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+	}
+	return writePoint(dir, p, l, sum, inputs)
 }

@@ -13,9 +13,9 @@ import (
 
 // CurvePoint is one configuration's result at one request rate.
 type CurvePoint struct {
-	Rate       float64 // offered request rate, in the unit its Curve's RateLabel names
-	Attainment float64 // share of requests that met the SLO, 0..1
-	GoodputRPS float64 // requests per s that met the SLO
+	Rate              float64 // offered request rate, in the unit its Curve's RateLabel names
+	Attainment        float64 // share of requests that met the SLO, 0..1
+	RequestGoodputRPS float64 // request goodput: requests per s of the run that met the SLO
 }
 
 // Curve is one configuration's results over request rates. Points may come
@@ -60,12 +60,13 @@ func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
 	return renderLegended(w, f, p, l, ink, corner{top: false, left: true})
 }
 
-// Goodput draws goodput (req/s) against request rate, one line per curve.
-// Cost: O(points log points).
-func Goodput(w io.Writer, f Format, curves []Curve) error {
-	p := newPlot("Goodput vs request rate", rateLabel(curves), "goodput (req/s within SLO)")
+// RequestGoodput draws request goodput (req/s: the requests of a run that
+// met the SLO, per second of the run) against request rate, one line per
+// curve. Cost: O(points log points).
+func RequestGoodput(w io.Writer, f Format, curves []Curve) error {
+	p := newPlot("Request goodput vs request rate", rateLabel(curves), "request goodput (req/s within SLO)")
 	l := newLegend()
-	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return pt.GoodputRPS })
+	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return pt.RequestGoodputRPS })
 	if err != nil {
 		return err
 	}

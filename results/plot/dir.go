@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,10 +21,16 @@ const (
 	plotsDir    = "plots"        // where DrawDir writes
 )
 
+// Save stores one file of a plot: rel is its slash-separated path in the
+// directory drawn ("plots/attainment.png"), and write writes its bytes.
+// The caller decides how files are written (handoff's commands write each
+// to a temporary name and rename it, inside the directory only).
+type Save func(rel string, write func(io.Writer) error) error
+
 // DrawDir re-draws, from saved results only, the plots of a sweep or run
-// directory into dir/plots, as PNG and SVG:
+// directory into dir/plots, as PNG and SVG, each file through save:
 //
-//   - a sweep (results.csv): attainment.* and goodput.* against the rate
+//   - a sweep (results.csv): attainment.* and request_goodput.* against the rate
 //     column, one curve per combination of the other varied columns
 //     (coloured by the first when there are two or more);
 //     attribution.* and attribution_owner.*, one bar per point with a
@@ -39,7 +44,7 @@ const (
 // See readSweep for how results.csv's columns are read. Errors name the
 // file, and the line and column for bad values. Cost: linear in the
 // size of the files read.
-func DrawDir(dir string) error {
+func DrawDir(dir string, save Save) error {
 	var figs []figure
 	var err error
 	switch {
@@ -53,7 +58,7 @@ func DrawDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeFigures(filepath.Join(dir, plotsDir), figs)
+	return writeFigures(save, figs)
 }
 
 // figure is one plot to write under a base name, in every format.
@@ -62,20 +67,13 @@ type figure struct {
 	draw func(io.Writer, Format) error
 }
 
-// writeFigures renders each figure as PNG and SVG into out.
-func writeFigures(out string, figs []figure) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
+// writeFigures renders each figure as PNG and SVG and saves them as
+// plots/<name>.png and .svg.
+func writeFigures(save Save, figs []figure) error {
 	for _, fig := range figs {
 		for _, f := range []Format{PNG, SVG} {
-			buf.Reset()
-			path := filepath.Join(out, fig.name+"."+string(f))
-			if err := fig.draw(&buf, f); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			rel := plotsDir + "/" + fig.name + "." + string(f)
+			if err := save(rel, func(w io.Writer) error { return fig.draw(w, f) }); err != nil {
 				return err
 			}
 		}

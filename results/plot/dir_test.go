@@ -1,6 +1,8 @@
 package plot
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,18 +50,33 @@ func both(bases ...string) []string {
 	return out
 }
 
+// saveFiles is a Save that writes plain files under dir.
+func saveFiles(dir string) Save {
+	return func(rel string, write func(io.Writer) error) error {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, buf.Bytes(), 0o644)
+	}
+}
+
 func TestDrawDir(t *testing.T) {
 	tests := []struct {
 		fixture string
 		edit    func(t *testing.T, dir string) // nil: as committed
 		want    []string
 	}{
-		{"sweep", nil, both("attainment", "attribution", "attribution_owner", "goodput")},
+		{"sweep", nil, both("attainment", "attribution", "attribution_owner", "request_goodput")},
 		{"run", nil, both("attribution", "attribution_owner", "tpot_cdf", "ttft_cdf")},
 		{"run", func(t *testing.T, dir string) { remove(t, dir, requestsCSV) }, both("attribution", "attribution_owner")},
 		{"sweep", func(t *testing.T, dir string) { // no points run yet
 			remove(t, dir, pointsDir)
-		}, both("attainment", "goodput")},
+		}, both("attainment", "request_goodput")},
 		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate
 			rewrite(t, dir, sweepCSV, "workload.rate_scale", "router.policy")
 		}, both("attribution", "attribution_owner")},
@@ -69,7 +86,7 @@ func TestDrawDir(t *testing.T) {
 		if tt.edit != nil {
 			tt.edit(t, dir)
 		}
-		if err := DrawDir(dir); err != nil {
+		if err := DrawDir(dir, saveFiles(dir)); err != nil {
 			t.Fatalf("case %d (%s): %v", i, tt.fixture, err)
 		}
 		if got := plotFiles(t, dir); !slices.Equal(got, tt.want) {
@@ -90,8 +107,8 @@ func TestDrawDirErrors(t *testing.T) {
 		{"run", func(t *testing.T, dir string) { remove(t, dir, summaryJSON) }, "no results.csv (a sweep) or summary.json (a run)"},
 		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, ",0.345,", ",lots,") },
 			"results.csv:5: column attainment: not a number"},
-		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "goodput_rps", "goodput") },
-			"results.csv:1: no goodput_rps column"},
+		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "request_goodput_rps", "goodput") },
+			"results.csv:1: no request_goodput_rps column"},
 		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "\n0002,1,3,", "\n0002,1,x3,") },
 			"results.csv:4: column workload.rate_scale: not a rate"},
 		{"sweep", func(t *testing.T, dir string) {
@@ -104,7 +121,7 @@ func TestDrawDirErrors(t *testing.T) {
 	for i, tt := range tests {
 		dir := copyFixture(t, tt.fixture)
 		tt.edit(t, dir)
-		err := DrawDir(dir)
+		err := DrawDir(dir, saveFiles(dir))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("case %d: got %v, want an error containing %q", i, err, tt.want)
 		}

@@ -20,11 +20,11 @@ func TestParetoFront(t *testing.T) {
 		// 2 (32 $/h, 6) loses to 3 (32, 7.5); 5 (30, 5) to 1 (24, 5.5);
 		// 7 (60, 8) to 4 (48, 9).
 		{"fixture", fixtureCosts(), []int{0, 1, 3, 4, 6}},
-		{"equal points: the first", []CostPoint{{CostPerH: 1, GoodputRPS: 1}, {CostPerH: 1, GoodputRPS: 1}}, []int{0}},
-		{"same cost: the faster", []CostPoint{{CostPerH: 1, GoodputRPS: 1}, {CostPerH: 1, GoodputRPS: 2}}, []int{1}},
-		{"same goodput: the cheaper", []CostPoint{{CostPerH: 2, GoodputRPS: 1}, {CostPerH: 1, GoodputRPS: 1}}, []int{1}},
-		{"non-finite left out", []CostPoint{{CostPerH: nan, GoodputRPS: 9}, {CostPerH: 1, GoodputRPS: math.Inf(1)},
-			{CostPerH: 3, GoodputRPS: 1}}, []int{2}},
+		{"equal points: the first", []CostPoint{{CostPerH: 1, RequestGoodputRPS: 1}, {CostPerH: 1, RequestGoodputRPS: 1}}, []int{0}},
+		{"same cost: the faster", []CostPoint{{CostPerH: 1, RequestGoodputRPS: 1}, {CostPerH: 1, RequestGoodputRPS: 2}}, []int{1}},
+		{"same goodput: the cheaper", []CostPoint{{CostPerH: 2, RequestGoodputRPS: 1}, {CostPerH: 1, RequestGoodputRPS: 1}}, []int{1}},
+		{"non-finite left out", []CostPoint{{CostPerH: nan, RequestGoodputRPS: 9}, {CostPerH: 1, RequestGoodputRPS: math.Inf(1)},
+			{CostPerH: 3, RequestGoodputRPS: 1}}, []int{2}},
 		{"empty", nil, nil},
 	}
 	for _, tt := range tests {
@@ -104,7 +104,7 @@ func TestShortNamesAndRateColumn(t *testing.T) {
 func TestSweepCurvesAveragesReplicas(t *testing.T) {
 	tab := &sweepTable{path: "results.csv", varied: []string{"pools.decode.count", "workload.rate", "seed"},
 		values: [][]string{{"1", "10/s", "1"}, {"1", "10/s", "2"}, {"1", "5/s", "1"}, {"2", "10/s", "1"}},
-		lines:  []int{2, 3, 4, 5}, attainment: []float64{0.8, 0.6, 1, 0.9}, goodputRPS: []float64{8, 6, 5, 9}}
+		lines:  []int{2, 3, 4, 5}, attainment: []float64{0.8, 0.6, 1, 0.9}, requestGoodputRPS: []float64{8, 6, 5, 9}}
 	curves, err := sweepCurves(tab, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestSweepCurvesAveragesReplicas(t *testing.T) {
 		}
 		for k := range w.Points {
 			g, e := c.Points[k], w.Points[k]
-			if g.Rate != e.Rate || math.Abs(g.Attainment-e.Attainment) > 1e-12 || math.Abs(g.GoodputRPS-e.GoodputRPS) > 1e-12 {
+			if g.Rate != e.Rate || math.Abs(g.Attainment-e.Attainment) > 1e-12 || math.Abs(g.RequestGoodputRPS-e.RequestGoodputRPS) > 1e-12 {
 				t.Errorf("curve %d point %d: got %+v, want %+v", i, k, g, e)
 			}
 		}
@@ -183,7 +183,7 @@ func TestTimelineKeepsPeaks(t *testing.T) {
 
 func TestUnknownFormat(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Goodput(&buf, "gif", fixtureCurves()); err == nil || !strings.Contains(err.Error(), `"gif"`) {
+	if err := RequestGoodput(&buf, "gif", fixtureCurves()); err == nil || !strings.Contains(err.Error(), `"gif"`) {
 		t.Errorf("got %v, want an error naming the format", err)
 	}
 }

@@ -76,7 +76,7 @@ func TestSweepCurvesGrid(t *testing.T) {
 	tab := &sweepTable{path: "results.csv",
 		varied: []string{"model", "router.dynamo.prefill_load_scale", "router.dynamo.overlap_score_credit", "workload.rate_scale"},
 		values: [][]string{{"m", "1", "0", "2"}, {"m", "1", "0", "3"}, {"m", "1", "4", "2"}, {"m", "4", "0", "2"}},
-		lines:  []int{2, 3, 4, 5}, attainment: []float64{1, 0.5, 1, 1}, goodputRPS: []float64{2, 1.5, 2, 2}}
+		lines:  []int{2, 3, 4, 5}, attainment: []float64{1, 0.5, 1, 1}, requestGoodputRPS: []float64{2, 1.5, 2, 2}}
 	curves, err := sweepCurves(tab, 3)
 	if err != nil {
 		t.Fatal(err)

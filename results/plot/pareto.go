@@ -15,28 +15,28 @@ import (
 
 // CostPoint is one candidate deployment.
 type CostPoint struct {
-	Label      string
-	CostPerH   float64 // fleet cost, $ per hour
-	GoodputRPS float64 // requests per s within the SLO
-	Chosen     bool    // the one the planner picked
+	Label             string
+	CostPerH          float64 // fleet cost, $ per hour
+	RequestGoodputRPS float64 // request goodput: requests per s of its run within the SLO
+	Chosen            bool    // the one the planner picked
 }
 
 // ParetoFront returns the indices of the points no other point beats —
-// none has at least their goodput at no more cost, better in one — sorted
-// by goodput. Of equal points only the first is kept. Non-finite points
+// none has at least their request goodput at no more cost, better in one —
+// sorted by request goodput. Of equal points only the first is kept. Non-finite points
 // are never on the front. Cost: O(n log n).
 func ParetoFront(points []CostPoint) []int {
 	idx := make([]int, 0, len(points))
 	for i, p := range points {
-		if finite(p.CostPerH) && finite(p.GoodputRPS) {
+		if finite(p.CostPerH) && finite(p.RequestGoodputRPS) {
 			idx = append(idx, i)
 		}
 	}
-	// Highest goodput first, cheapest first among equals: a point is on
+	// Highest request goodput first, cheapest first among equals: a point is on
 	// the front when it is strictly cheaper than everything before it.
 	slices.SortStableFunc(idx, func(a, b int) int {
 		pa, pb := points[a], points[b]
-		return cmp.Or(cmp.Compare(pb.GoodputRPS, pa.GoodputRPS), cmp.Compare(pa.CostPerH, pb.CostPerH))
+		return cmp.Or(cmp.Compare(pb.RequestGoodputRPS, pa.RequestGoodputRPS), cmp.Compare(pa.CostPerH, pb.CostPerH))
 	})
 	var front []int
 	for _, i := range idx {
@@ -48,11 +48,11 @@ func ParetoFront(points []CostPoint) []int {
 	return front
 }
 
-// Pareto draws cost ($/h) against goodput, one marker per point: points
+// Pareto draws cost ($/h) against request goodput, one marker per point: points
 // off the front in grey, the front in colour joined by a line and
 // labelled, the chosen point (if any) ringed in red. Cost: O(n log n).
 func Pareto(w io.Writer, f Format, points []CostPoint) error {
-	p := newPlot("Cost vs goodput", "goodput (req/s within SLO)", "cost ($/h)")
+	p := newPlot("Cost vs request goodput", "request goodput (req/s within SLO)", "cost ($/h)")
 	l := newLegend()
 	front := ParetoFront(points)
 	onFront := make([]bool, len(points))
@@ -61,14 +61,14 @@ func Pareto(w io.Writer, f Format, points []CostPoint) error {
 	}
 	var rest, chosen plotter.XYs
 	for i, pt := range points {
-		if !finite(pt.CostPerH) || !finite(pt.GoodputRPS) {
+		if !finite(pt.CostPerH) || !finite(pt.RequestGoodputRPS) {
 			continue
 		}
 		if !onFront[i] {
-			rest = append(rest, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+			rest = append(rest, plotter.XY{X: pt.RequestGoodputRPS, Y: pt.CostPerH})
 		}
 		if pt.Chosen {
-			chosen = append(chosen, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+			chosen = append(chosen, plotter.XY{X: pt.RequestGoodputRPS, Y: pt.CostPerH})
 		}
 	}
 	addMarkers(p, l, rest, "dominated", draw.GlyphStyle{Color: mutedColor, Radius: vg.Points(3), Shape: draw.CircleGlyph{}})
@@ -81,7 +81,7 @@ func Pareto(w io.Writer, f Format, points []CostPoint) error {
 	addFrontLabels(p, points, front)
 	ink := []plotter.XYs{{}, chosen} // the front's line, then the markers one by one
 	for _, i := range front {
-		ink[0] = append(ink[0], plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH})
+		ink[0] = append(ink[0], plotter.XY{X: points[i].RequestGoodputRPS, Y: points[i].CostPerH})
 	}
 	for _, xy := range rest {
 		ink = append(ink, plotter.XYs{xy})
@@ -96,7 +96,7 @@ func addFront(p *gplot.Plot, l *gplot.Legend, points []CostPoint, front []int) e
 	}
 	xys := make(plotter.XYs, len(front))
 	for k, i := range front {
-		xys[k] = plotter.XY{X: points[i].GoodputRPS, Y: points[i].CostPerH}
+		xys[k] = plotter.XY{X: points[i].RequestGoodputRPS, Y: points[i].CostPerH}
 	}
 	line, pts, err := plotter.NewLinePoints(xys)
 	if err != nil {
@@ -120,10 +120,10 @@ func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
 	var order []place
 	for k, i := range front {
 		pt := points[i]
-		at := place{right: p.X.Norm(pt.GoodputRPS) < 0.5}
+		at := place{right: p.X.Norm(pt.RequestGoodputRPS) < 0.5}
 		if k+1 < len(front) {
 			next := points[front[k+1]]
-			at.below = math.Abs(p.X.Norm(next.GoodputRPS)-p.X.Norm(pt.GoodputRPS)) < 0.25 &&
+			at.below = math.Abs(p.X.Norm(next.RequestGoodputRPS)-p.X.Norm(pt.RequestGoodputRPS)) < 0.25 &&
 				math.Abs(p.Y.Norm(next.CostPerH)-p.Y.Norm(pt.CostPerH)) < 0.08
 		}
 		if groups[at] == nil {
@@ -131,7 +131,7 @@ func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
 			order = append(order, at)
 		}
 		g := groups[at]
-		g.XYs = append(g.XYs, plotter.XY{X: pt.GoodputRPS, Y: pt.CostPerH})
+		g.XYs = append(g.XYs, plotter.XY{X: pt.RequestGoodputRPS, Y: pt.CostPerH})
 		g.Labels = append(g.Labels, shorten(pt.Label))
 	}
 	for _, at := range order {

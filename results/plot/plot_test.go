@@ -23,7 +23,7 @@ func fixtureCurves() []Curve {
 		c := Curve{Name: []string{"decode.count=2", "decode.count=3", "decode.count=4"}[k]}
 		for rate := 1.0; rate <= 10; rate++ {
 			att := 1 / (1 + math.Exp(2*(rate-capRPS)))
-			c.Points = append(c.Points, CurvePoint{Rate: rate, Attainment: att, GoodputRPS: rate * att})
+			c.Points = append(c.Points, CurvePoint{Rate: rate, Attainment: att, RequestGoodputRPS: rate * att})
 		}
 		curves = append(curves, c)
 	}
@@ -86,19 +86,19 @@ func fixtureTimeline() InstanceTimeline {
 
 func fixtureCosts() []CostPoint {
 	return []CostPoint{
-		{Label: "1P:1D h100", CostPerH: 16, GoodputRPS: 3}, {Label: "1P:2D h100", CostPerH: 24, GoodputRPS: 5.5},
-		{Label: "2P:2D h100", CostPerH: 32, GoodputRPS: 6}, {Label: "1P:3D h100", CostPerH: 32, GoodputRPS: 7.5, Chosen: true},
-		{Label: "2P:4D h100", CostPerH: 48, GoodputRPS: 9}, {Label: "1P:1D b200", CostPerH: 30, GoodputRPS: 5},
-		{Label: "2P:3D b200", CostPerH: 75, GoodputRPS: 12}, {Label: "2P:2D b200", CostPerH: 60, GoodputRPS: 8},
+		{Label: "1P:1D h100", CostPerH: 16, RequestGoodputRPS: 3}, {Label: "1P:2D h100", CostPerH: 24, RequestGoodputRPS: 5.5},
+		{Label: "2P:2D h100", CostPerH: 32, RequestGoodputRPS: 6}, {Label: "1P:3D h100", CostPerH: 32, RequestGoodputRPS: 7.5, Chosen: true},
+		{Label: "2P:4D h100", CostPerH: 48, RequestGoodputRPS: 9}, {Label: "1P:1D b200", CostPerH: 30, RequestGoodputRPS: 5},
+		{Label: "2P:3D b200", CostPerH: 75, RequestGoodputRPS: 12}, {Label: "2P:2D b200", CostPerH: 60, RequestGoodputRPS: 8},
 	}
 }
 
 // drawers is every plot over its fixture.
 var drawers = map[string]func(*bytes.Buffer, Format) error{
-	"attainment":  func(b *bytes.Buffer, f Format) error { return Attainment(b, f, fixtureCurves(), 0.9) },
-	"goodput":     func(b *bytes.Buffer, f Format) error { return Goodput(b, f, fixtureCurves()) },
-	"ttft_cdf":    func(b *bytes.Buffer, f Format) error { return LatencyCDF(b, f, fixtureCDF(), 0.25, "TTFT") },
-	"attribution": func(b *bytes.Buffer, f Format) error { return Attribution(b, f, fixtureAttribution()) },
+	"attainment":      func(b *bytes.Buffer, f Format) error { return Attainment(b, f, fixtureCurves(), 0.9) },
+	"request_goodput": func(b *bytes.Buffer, f Format) error { return RequestGoodput(b, f, fixtureCurves()) },
+	"ttft_cdf":        func(b *bytes.Buffer, f Format) error { return LatencyCDF(b, f, fixtureCDF(), 0.25, "TTFT") },
+	"attribution":     func(b *bytes.Buffer, f Format) error { return Attribution(b, f, fixtureAttribution()) },
 	"attribution_keyed": func(b *bytes.Buffer, f Format) error {
 		return attributionChart(b, f, fixtureAttribution(), "pools.decode.count, pools.decode.hardware")
 	},

@@ -16,13 +16,13 @@ import (
 // sweepTable is a sweep's results.csv: the point ids, the varied columns
 // and the figures the plots need.
 type sweepTable struct {
-	path       string
-	varied     []string   // the varied columns' names (scenario paths)
-	ids        []string   // per row
-	values     [][]string // per row, one per varied column
-	lines      []int      // per row, its line in the file
-	attainment []float64  // per row, share 0..1
-	goodputRPS []float64  // per row
+	path              string
+	varied            []string   // the varied columns' names (scenario paths)
+	ids               []string   // per row
+	values            [][]string // per row, one per varied column
+	lines             []int      // per row, its line in the file
+	attainment        []float64  // per row, share 0..1
+	requestGoodputRPS []float64  // per row
 }
 
 // topLevelPaths are the undotted scenario paths a sweep can vary.
@@ -31,7 +31,7 @@ var topLevelPaths = []string{"seed", "model", "name"}
 // readSweep reads a results.csv. Column 0 is the point id; the varied
 // columns follow it, each a scenario path (dotted, or one of
 // topLevelPaths); the first column that is not one ends them. The
-// figures come after, and must include attainment and goodput_rps.
+// figures come after, and must include attainment and request_goodput_rps.
 func readSweep(path string) (*sweepTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -47,7 +47,7 @@ func readSweep(path string) (*sweepTable, error) {
 	for n < len(header) && (strings.Contains(header[n], ".") || slices.Contains(topLevelPaths, header[n])) {
 		n++
 	}
-	cols, err := columnIndex(path, header[n:], "attainment", "goodput_rps")
+	cols, err := columnIndex(path, header[n:], "attainment", "request_goodput_rps")
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func readSweep(path string) (*sweepTable, error) {
 func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
 	line, _ := r.FieldPos(0)
 	var figs [2]float64
-	for k, name := range []string{"attainment", "goodput_rps"} {
+	for k, name := range []string{"attainment", "request_goodput_rps"} {
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[n+cols[k]]), 64)
 		if err != nil {
 			return fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, line, name, rec[n+cols[k]])
@@ -81,7 +81,7 @@ func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
 	t.values = append(t.values, slices.Clone(rec[1:n]))
 	t.lines = append(t.lines, line)
 	t.attainment = append(t.attainment, figs[0])
-	t.goodputRPS = append(t.goodputRPS, figs[1])
+	t.requestGoodputRPS = append(t.requestGoodputRPS, figs[1])
 	return nil
 }
 
@@ -121,7 +121,7 @@ func sweepFigures(dir string) ([]figure, error) {
 	return append(figs, attributionFigures(labels, attrs, header)...), nil
 }
 
-// curveFigures returns attainment and goodput against the rate column,
+// curveFigures returns attainment and request goodput against the rate column,
 // or nothing when no varied column is a rate.
 func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 	rate := rateColumn(t.varied)
@@ -134,7 +134,7 @@ func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 	}
 	return []figure{
 		{"attainment", func(w io.Writer, f Format) error { return Attainment(w, f, curves, target) }},
-		{"goodput", func(w io.Writer, f Format) error { return Goodput(w, f, curves) }},
+		{"request_goodput", func(w io.Writer, f Format) error { return RequestGoodput(w, f, curves) }},
 	}, nil
 }
 
@@ -169,14 +169,14 @@ func sweepCurves(t *sweepTable, rate int) ([]Curve, error) {
 		}
 		key := [2]float64{float64(c), x}
 		count[key]++
-		addToMean(&curves[c], x, t.attainment[i], t.goodputRPS[i], count[key])
+		addToMean(&curves[c], x, t.attainment[i], t.requestGoodputRPS[i], count[key])
 	}
 	return curves, nil
 }
 
 // addToMean folds one row into c's point at rate x, the n-th averaged
 // into it, adding the point if it is the first.
-func addToMean(c *Curve, x, attainment, goodputRPS float64, n int) {
+func addToMean(c *Curve, x, attainment, requestGoodputRPS float64, n int) {
 	k := slices.IndexFunc(c.Points, func(p CurvePoint) bool { return p.Rate == x })
 	if k < 0 {
 		c.Points = append(c.Points, CurvePoint{Rate: x})
@@ -184,7 +184,7 @@ func addToMean(c *Curve, x, attainment, goodputRPS float64, n int) {
 	}
 	p, m := &c.Points[k], float64(n)
 	p.Attainment += (attainment - p.Attainment) / m
-	p.GoodputRPS += (goodputRPS - p.GoodputRPS) / m
+	p.RequestGoodputRPS += (requestGoodputRPS - p.RequestGoodputRPS) / m
 }
 
 // rateColumn returns the index of the varied column that sets the request

@@ -1,0 +1,32 @@
+package scenarios
+
+// Inputs returns the files the scenario reads when it is built, resolved
+// as Build opens them (Resolve), each once, in this order: the workload's
+// trace, or its ServeGen trace and dataset; each pool's step-time file;
+// the catalog files. The scenario file itself (File) is not listed: it was
+// read before. A sweep keeps their hashes to tell when an input changed
+// under its saved results.
+func (l *Loaded) Inputs() []string {
+	var names []string
+	if t := l.Workload.Trace; t != nil {
+		names = append(names, t.Path)
+	}
+	if g := l.Workload.ServeGen; g != nil {
+		names = append(names, g.Path+"-trace.csv", g.Path+"-dataset.json")
+	}
+	for _, p := range l.Pools {
+		if p.StepTime.File != "" {
+			names = append(names, p.StepTime.File)
+		}
+	}
+	names = append(names, l.Catalog.Files...)
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if r := l.Resolve(n); !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
