@@ -155,7 +155,7 @@ func workloadName(l *scenarios.Loaded) string {
 func unserved(recs []results.Record, source string) error {
 	n, first := 0, -1
 	for i := range recs {
-		if recs[i].Status == results.Dropped {
+		if st := recs[i].Status; st == results.Dropped || st == results.Failed {
 			if n++; first < 0 {
 				first = i
 			}

@@ -38,6 +38,7 @@ func csvFigures() []csvFigure {
 		{"requests_completed", func(s *results.Summary) string { return csvCount(s.Requests.Completed) }},
 		{"requests_rejected", func(s *results.Summary) string { return csvCount(s.Requests.Rejected) }},
 		{"requests_dropped", func(s *results.Summary) string { return csvCount(s.Requests.Dropped) }},
+		{"requests_failed", func(s *results.Summary) string { return csvCount(s.Requests.Failed) }},
 	}
 	f = append(f, csvStatFigures("ttft", func(s *results.Summary) *results.Stats { return &s.TTFT })...)
 	f = append(f, csvStatFigures("tpot", func(s *results.Summary) *results.Stats { return &s.TPOT })...)
@@ -107,15 +108,18 @@ type pointDrops struct {
 	example       results.ReasonGroup // the first's commonest reason
 }
 
-// note counts p if its summary s has dropped requests.
+// note counts p if its summary s has dropped or failed requests.
 func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
-	if s.Requests.Dropped == 0 {
+	if s.Requests.Dropped+s.Requests.Failed == 0 {
 		return
 	}
 	if d.n++; d.n == 1 {
-		d.first, d.dropped, d.reqs = p, s.Requests.Dropped, s.Requests.Total
-		if len(s.DropReasons) > 0 {
+		d.first, d.dropped, d.reqs = p, s.Requests.Dropped+s.Requests.Failed, s.Requests.Total
+		switch {
+		case len(s.DropReasons) > 0:
 			d.example = s.DropReasons[0]
+		case len(s.FailReasons) > 0:
+			d.example = s.FailReasons[0]
 		}
 	}
 }
