@@ -2,18 +2,23 @@ package router
 
 import "math/rand/v2"
 
-// DynamoConfig holds the knobs of Dynamo's KV router cost. Per candidate
-// worker w, with block size B, prompt length ISL and request blocks
-// R = ⌈ISL/B⌉:
+// DynamoConfig holds the knobs of Dynamo's KV router cost
+// (lib/kv-router/src/scheduling/config.rs, selector/default.rs). Per
+// candidate worker w, with block size B, prompt length ISL and request
+// blocks R = ⌊ISL/B⌋ (full blocks only, as Dynamo counts them):
 //
 //	cost_w   = PrefillLoadScale · max(0, (active_prefill_tokens_w + ISL)/B − credit_w)
-//	         + (active_blocks_w + R) + DecodeActiveRequestWeight · outstanding_w
+//	         + (active_blocks_w + new_blocks_w) + DecodeActiveRequestWeight · outstanding_w
 //	credit_w = OverlapScoreCredit · decay_w · device_overlap_blocks_w
 //	         + HostCacheHitWeight · host_overlap_w + DiskCacheHitWeight · disk_overlap_w
 //	decay_w  = 1 / (1 + OverlapScoreCreditDecay · ((active_prefill_w − min_v active_prefill_v)/B) / R)
 //
-// This simulator has no host or disk prefix tiers, so host_overlap and
-// disk_overlap are always 0 and their weights have no effect.
+// where active_prefill_tokens counts only the uncached part of each routed
+// prompt until its prefill ends, and new_blocks_w is R, or with
+// AssumeKVReuse (colocated) the request's blocks that no request active on
+// w holds. This simulator has no host or disk prefix tiers, so
+// host_overlap and disk_overlap are always 0 and their weights have no
+// effect.
 type DynamoConfig struct {
 	OverlapScoreCredit        float64 // blocks of prefill credited per cached device block (default 1)
 	OverlapScoreCreditDecay   float64 // shrinks the credit on workers with excess prefill (default 0)
@@ -34,14 +39,24 @@ type DynamoConfig struct {
 	UseKVEvents bool
 	TTLNs       int64
 
+	// AssumeKVReuse (router_assume_kv_reuse, default true) counts blocks
+	// that active requests on a worker share once in its decode load; it
+	// applies to colocated workers only, since Dynamo's decode router in a
+	// disaggregated cluster turns it off. The core supplies the count
+	// (Cluster.NewBlocks).
+	AssumeKVReuse bool
+
 	// Conditional, when set in a disaggregated cluster, lets short or
 	// well-cached prompts prefill on their decoder.
 	Conditional *ConditionalDisagg
 }
 
-// ConditionalDisagg decides, once the decoder is chosen, whether a request
-// prefills there instead of on a prefiller. With eff = prompt tokens minus
-// the decoder's cached prefix:
+// ConditionalDisagg decides whether a request prefills on its decoder
+// instead of on a prefiller. The decoder is the one Dynamo's full cost
+// (overlap credit included) picks among the decode workers, as its
+// conditional bypass peeks it (prefill_router/conditional_bypass.rs). With
+// eff = prompt tokens minus that decoder's cached prefix, Dynamo's
+// isl_bounding policy (lib/kv-router/src/conditional_disagg.rs) is
 //
 //	local = (eff < EffISLThreshold and eff/ISL < EffISLRatioThreshold, or prefill pool busy)
 //	        and not decoder busy
@@ -50,20 +65,25 @@ type DynamoConfig struct {
 // prefiller has at least that many active prefill tokens (a remote prefill
 // would queue), and the decoder is busy when DecodeBusyTokens > 0 and its
 // active prefill tokens plus eff exceed it (a local prefill would stall
-// its decodes).
+// its decodes). With TokenCap > 0 the rule is instead the token_cap policy
+// of earlier Dynamo releases (conditional_prefill.rs): local iff eff ≤
+// TokenCap (conditional_prefill_bypass_below_tokens), the busy guards
+// still applying.
 type ConditionalDisagg struct {
 	EffISLThreshold      int     // tokens (default 2048)
 	EffISLRatioThreshold float64 // in [0, 1] (default 0.7)
 	PrefillBusyTokens    int     // 0 = no prefill-busy rule
 	DecodeBusyTokens     int     // 0 = no decode-busy guard
+	TokenCap             int     // > 0: the token_cap policy (Dynamo's default 5000)
 }
 
 // DefaultDynamoConfig returns Dynamo's defaults: credit 1, decay 0, scale
 // 1, request weight 0, host 0.75, disk 0.25, temperature 0, KV events on,
-// ttl 120 s, no queue threshold, no conditional disaggregation.
+// ttl 120 s, KV reuse assumed, no queue threshold (router queueing is off
+// by default in Dynamo since v1.4), no conditional disaggregation.
 func DefaultDynamoConfig() DynamoConfig {
 	return DynamoConfig{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75,
-		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTLNs: 120e9}
+		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTLNs: 120e9, AssumeKVReuse: true}
 }
 
 // DefaultConditionalDisagg returns the default thresholds: 2048 tokens and
@@ -84,15 +104,18 @@ func (c *DynamoConfig) ApplyKVOverlapScoreWeight(w float64) {
 
 // Dynamo is Dynamo's KV router. Colocated, each worker is priced by the
 // full cost. Disaggregated, the prefill leg is priced by the full cost over
-// the prefillers and the decode leg by load alone (active blocks + R +
-// request weight · outstanding), each chosen independently, unless
-// conditional disaggregation is on: then the decoder is chosen first and
-// the request may prefill on it.
+// the prefillers, and the decoder is chosen when the prefill is done
+// (RouteDecode), by load alone (active blocks + R + request weight ·
+// outstanding), as Dynamo does on vLLM's and TensorRT-LLM's paths
+// (docs/design_docs/disagg_serving.md); with conditional disaggregation a
+// decoder is first peeked by the full cost and the request may prefill on
+// it.
 type Dynamo struct {
-	cfg   DynamoConfig
-	ch    chooser
-	index *TTLIndex // nil with KV events
-	costs []float64
+	cfg      DynamoConfig
+	ch       chooser
+	index    *TTLIndex // nil with KV events
+	costs    []float64
+	overlaps []int // device overlap blocks of the candidates last priced
 }
 
 // NewDynamo returns the router; randomness (ties, temperature) comes from
@@ -113,33 +136,32 @@ func held() Decision { return Decision{Prefill: -1, Decode: -1} }
 
 // Route implements Router.
 func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
-	if len(c.Decode) == 0 {
-		if d.holds(c.Prefill) {
-			return held()
-		}
-		p := c.Prefill[d.pickPrefill(r, c)].Index
-		d.record(r, c, p)
-		return Decision{Prefill: p, Decode: -1}
-	}
-	var dec int
-	if d.cfg.Conditional != nil {
-		k := d.pickDecode(r, c)
-		dec = c.Decode[k].Index
-		if d.local(r, c, &c.Decode[k]) {
-			d.record(r, c, dec)
-			return Decision{Prefill: dec, Decode: -1}
+	if len(c.Decode) > 0 && d.cfg.Conditional != nil {
+		k := d.pick(r, c, c.Decode)
+		if v := &c.Decode[k]; d.local(r, c, v) {
+			d.record(r, c, v.Index)
+			return Decision{Prefill: v.Index, Decode: -1, PrefillCached: d.cached(r, c, k)}
 		}
 	}
 	if d.holds(c.Prefill) {
 		return held()
 	}
-	p := c.Prefill[d.pickPrefill(r, c)].Index
-	if d.cfg.Conditional == nil {
-		dec = c.Decode[d.pickDecode(r, c)].Index
-	}
+	k := d.pick(r, c, c.Prefill)
+	p := c.Prefill[k].Index
 	d.record(r, c, p)
+	dec := -1
+	if len(c.Decode) > 0 {
+		dec = DecodeLater
+	}
+	return Decision{Prefill: p, Decode: dec, PrefillCached: d.cached(r, c, k)}
+}
+
+// RouteDecode implements DecodeRouter: the decoder by load alone, once
+// the prefill is done.
+func (d *Dynamo) RouteDecode(r *Request, c *Cluster) int {
+	dec := c.Decode[d.pickDecode(r, c)].Index
 	d.record(r, c, dec)
-	return Decision{Prefill: p, Decode: dec}
+	return dec
 }
 
 // holds reports whether every prefill candidate is past the queue
@@ -156,10 +178,16 @@ func (d *Dynamo) holds(vs []View) bool {
 	return true
 }
 
-// pickPrefill returns the position in c.Prefill of the chosen worker.
-func (d *Dynamo) pickPrefill(r *Request, c *Cluster) int {
-	d.costs = d.prefillCosts(d.costs[:0], r, c, c.Prefill)
+// pick returns the position in vs of the worker the full cost chooses.
+func (d *Dynamo) pick(r *Request, c *Cluster, vs []View) int {
+	d.costs = d.prefillCosts(d.costs[:0], r, c, vs)
 	return d.ch.minCost(d.costs, d.cfg.Temperature)
+}
+
+// cached is the prompt tokens candidate k of the last pricing holds, as
+// its overlap counted them.
+func (d *Dynamo) cached(r *Request, c *Cluster, k int) int {
+	return min(r.PromptTokens, d.overlaps[k]*c.BlockSize)
 }
 
 // pickDecode returns the position in c.Decode of the chosen decoder.
@@ -168,14 +196,16 @@ func (d *Dynamo) pickDecode(r *Request, c *Cluster) int {
 	return d.ch.minCost(d.costs, d.cfg.Temperature)
 }
 
-// prefillCosts appends the full cost of each worker of vs.
+// prefillCosts appends the full cost of each worker of vs, and keeps
+// their device overlaps in d.overlaps.
 func (d *Dynamo) prefillCosts(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
 	b := float64(c.BlockSize)
-	reqBlocks := ceilDiv(r.PromptTokens, c.BlockSize)
+	reqBlocks := r.PromptTokens / c.BlockSize
 	minActive := vs[0].ActivePrefillTokens
 	for i := range vs {
 		minActive = min(minActive, vs[i].ActivePrefillTokens)
 	}
+	d.overlaps = d.overlaps[:0]
 	for i := range vs {
 		v := &vs[i]
 		decay := 1.0
@@ -183,27 +213,40 @@ func (d *Dynamo) prefillCosts(dst []float64, r *Request, c *Cluster, vs []View) 
 			excess := float64(v.ActivePrefillTokens-minActive) / b
 			decay = 1 / (1 + d.cfg.OverlapScoreCreditDecay*excess/float64(reqBlocks))
 		}
-		credit := d.cfg.OverlapScoreCredit * decay * float64(d.overlap(r, c, v.Index))
+		overlap := d.overlap(r, c, v.Index)
+		d.overlaps = append(d.overlaps, overlap)
+		credit := d.cfg.OverlapScoreCredit * decay * float64(overlap)
 		// + HostCacheHitWeight·0 + DiskCacheHitWeight·0: no host or disk tiers.
 		prefill := max(0, float64(v.ActivePrefillTokens+r.PromptTokens)/b-credit)
-		dst = append(dst, d.cfg.PrefillLoadScale*prefill+d.loadCost(v, reqBlocks))
+		dst = append(dst, d.cfg.PrefillLoadScale*prefill+d.loadCost(v, d.newBlocks(r, c, v)))
 	}
 	return dst
 }
 
-// decodeCosts appends the load-only cost of each decoder of vs.
+// decodeCosts appends the load-only cost of each decoder of vs: Dynamo's
+// decode router gives no overlap credit and assumes no reuse.
 func (d *Dynamo) decodeCosts(dst []float64, r *Request, vs []View, blockSize int) []float64 {
-	reqBlocks := ceilDiv(r.PromptTokens, blockSize)
+	reqBlocks := r.PromptTokens / blockSize
 	for i := range vs {
 		dst = append(dst, d.loadCost(&vs[i], reqBlocks))
 	}
 	return dst
 }
 
+// newBlocks is the request's full blocks a worker would add to its decode
+// load: all of them, or with AssumeKVReuse those no active request there
+// holds.
+func (d *Dynamo) newBlocks(r *Request, c *Cluster, v *View) int {
+	if d.cfg.AssumeKVReuse && c.NewBlocks != nil && len(r.Hashes) > 0 {
+		return c.NewBlocks(v.Index, r.Hashes)
+	}
+	return r.PromptTokens / c.BlockSize
+}
+
 // loadCost is the decode part of the cost: potential decode blocks plus
 // the active-request term.
-func (d *Dynamo) loadCost(v *View, reqBlocks int) float64 {
-	return float64(v.ActiveBlocks+reqBlocks) + d.cfg.DecodeActiveRequestWeight*float64(v.Outstanding)
+func (d *Dynamo) loadCost(v *View, newBlocks int) float64 {
+	return float64(v.ActiveBlocks+newBlocks) + d.cfg.DecodeActiveRequestWeight*float64(v.Outstanding)
 }
 
 // overlap is the number of leading prompt blocks instance inst holds on
@@ -233,11 +276,14 @@ func (d *Dynamo) local(r *Request, c *Cluster, dec *View) bool {
 	if cd.DecodeBusyTokens > 0 && dec.ActivePrefillTokens+eff > cd.DecodeBusyTokens {
 		return false
 	}
+	if cd.TokenCap > 0 && eff <= cd.TokenCap {
+		return true
+	}
 	ratio := 0.0
 	if r.PromptTokens > 0 {
 		ratio = float64(eff) / float64(r.PromptTokens)
 	}
-	if eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
+	if cd.TokenCap == 0 && eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
 		return true
 	}
 	return cd.PrefillBusyTokens > 0 && allAtLeast(c.Prefill, cd.PrefillBusyTokens)
@@ -254,4 +300,3 @@ func allAtLeast(vs []View, tokens int) bool {
 	return true
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -76,7 +76,7 @@ func TestDeprecatedWeightShim(t *testing.T) {
 
 func TestDynamoRoutesToLowestCost(t *testing.T) {
 	c, r := dynamoWorkers()
-	if got := NewDynamo(DefaultDynamoConfig(), seeded()).Route(r, c); got != (Decision{1, -1}) {
+	if got := NewDynamo(DefaultDynamoConfig(), seeded()).Route(r, c); got != (Decision{1, -1, 0}) {
 		t.Fatalf("got %+v, want worker 1 (cost 8)", got)
 	}
 }
@@ -132,14 +132,44 @@ func TestDynamoQueueThresholdHolds(t *testing.T) {
 	}
 }
 
+// TestDynamoDecodeLegByLoadOnly: disaggregated, Dynamo routes the prefill
+// and leaves the decoder to the end of the prefill (vLLM's path), when it
+// picks by load alone: decoder 10 caches the whole prompt but carries 10
+// blocks, decoder 11 caches nothing and carries 5, so 11. The prefiller's
+// 2 cached blocks (32 tokens) do not count as its prefill load.
 func TestDynamoDecodeLegByLoadOnly(t *testing.T) {
-	// Decoder 10 caches the whole prompt but carries 10 blocks; decoder 11
-	// caches nothing and carries 5: load alone picks 11.
 	pre := []View{{Index: 0}}
 	dec := []View{{Index: 10, ActiveBlocks: 10, ActivePrefillTokens: 0}, {Index: 11, ActiveBlocks: 5, ActivePrefillTokens: 1000}}
-	c := testCluster(pre, dec, map[int]int{10: 4}, nil)
-	if got := NewDynamo(DefaultDynamoConfig(), seeded()).Route(request(64), c); got != (Decision{0, 11}) {
-		t.Fatalf("got %+v, want prefill 0, decode 11", got)
+	c := testCluster(pre, dec, map[int]int{0: 2, 10: 4}, nil)
+	d := NewDynamo(DefaultDynamoConfig(), seeded())
+	if got := d.Route(request(64), c); got != (Decision{0, DecodeLater, 32}) {
+		t.Fatalf("got %+v, want prefill 0 (32 tokens cached), the decoder later", got)
+	}
+	if got := d.RouteDecode(request(64), c); got != 11 {
+		t.Fatalf("decoder %d, want 11", got)
+	}
+}
+
+// TestDynamoAssumeKVReuse: colocated with router_assume_kv_reuse, a
+// worker's decode load grows only by the request's blocks no active
+// request there holds: worker 0 already holds 3 of the 4 (cost 6 − 4 + 10
+// + 1 = 13 instead of 16 without reuse).
+func TestDynamoAssumeKVReuse(t *testing.T) {
+	for _, reuse := range []bool{true, false} {
+		c, r := dynamoWorkers()
+		c.NewBlocks = func(i int, hashes []uint64) int {
+			if i == 0 {
+				return len(hashes) - 3
+			}
+			return len(hashes)
+		}
+		cfg := DefaultDynamoConfig()
+		cfg.AssumeKVReuse = reuse
+		want := []float64{16, 8, 11}
+		if reuse {
+			want[0] = 13
+		}
+		checkCosts(t, NewDynamo(cfg, seeded()).prefillCosts(nil, r, c, c.Prefill), want)
 	}
 }
 
@@ -178,6 +208,10 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 		{"decoder not busy", 1600, 31, func(c *ConditionalDisagg) { c.DecodeBusyTokens = 1104 }, 0, true},
 		{"prefill pool busy", 100, 0, func(c *ConditionalDisagg) { c.PrefillBusyTokens = 500 }, 600, true},
 		{"prefill pool not busy", 100, 0, func(c *ConditionalDisagg) { c.PrefillBusyTokens = 500 }, 499, false},
+		// token_cap (earlier Dynamo): local iff uncached ≤ the cap, whatever the ratio.
+		{"token cap, 5000 uncached", 5000, 0, func(c *ConditionalDisagg) { c.TokenCap = 5000 }, 0, true},
+		{"token cap, 5001 uncached", 5001, 0, func(c *ConditionalDisagg) { c.TokenCap = 5000 }, 0, false},
+		{"token cap, decoder busy", 100, 0, func(c *ConditionalDisagg) { c.TokenCap, c.DecodeBusyTokens = 5000, 50 }, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,9 +224,9 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 			c := testCluster([]View{{Index: 0, ActivePrefillTokens: tc.prefillActive}}, []View{{Index: 1}},
 				map[int]int{1: tc.overlap}, nil)
 			got := NewDynamo(cfg, seeded()).Route(request(tc.prompt), c)
-			want := Decision{0, 1}
+			want := Decision{0, DecodeLater, 0}
 			if tc.local {
-				want = Decision{1, -1}
+				want = Decision{1, -1, min(tc.prompt, tc.overlap*testBlock)}
 			}
 			if got != want {
 				t.Fatalf("got %+v, want %+v", got, want)

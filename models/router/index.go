@@ -78,46 +78,45 @@ func (x *TTLIndex) expire(nowNs int64) {
 }
 
 // LRUIndex is llm-d's approximate prefix index: per instance, the block
-// hashes of the requests routed there, at most capacity of them, least
+// hashes of the requests routed there, at most a capacity of them, least
 // recently routed evicted first. Each call costs O(len(hashes)); memory is
 // O(capacity) per instance routed to.
 type LRUIndex struct {
-	capacity int
-	sets     []*lruSet // by instance index, nil until first routed to
+	sets []*lruSet // by instance index, nil until first routed to
 }
 
 // lruSet is one instance's LRU: a doubly linked list over slots, most
 // recent at head.
 type lruSet struct {
+	capacity         int // fixed when the instance is first routed to, as llm-d sizes a pod's LRU once
 	slot             map[uint64]int32
 	hash             []uint64
 	prev, next       []int32
 	headIdx, tailIdx int32
 }
 
-// NewLRUIndex returns an empty index holding up to capacity blocks per
-// instance. Panics if capacity < 1.
-func NewLRUIndex(capacity int) *LRUIndex {
+// NewLRUIndex returns an empty index.
+func NewLRUIndex() *LRUIndex { return &LRUIndex{} }
+
+// Record notes a request with these block hashes routed to inst, whose
+// LRU holds capacity blocks (fixed the first time inst is recorded). The
+// blocks are touched last to first, so a prompt's leading blocks, which
+// other requests share, are the most recent and the last evicted. Panics
+// if capacity < 1.
+func (x *LRUIndex) Record(inst int, hashes []uint64, capacity int) {
 	if capacity < 1 {
 		panic("router: LRUIndex needs a positive capacity")
 	}
-	return &LRUIndex{capacity: capacity}
-}
-
-// Record notes a request with these block hashes routed to inst. The
-// blocks are touched last to first, so a prompt's leading blocks, which
-// other requests share, are the most recent and the last evicted.
-func (x *LRUIndex) Record(inst int, hashes []uint64) {
 	for len(x.sets) <= inst {
 		x.sets = append(x.sets, nil)
 	}
 	s := x.sets[inst]
 	if s == nil {
-		s = &lruSet{slot: map[uint64]int32{}, headIdx: -1, tailIdx: -1}
+		s = &lruSet{capacity: capacity, slot: map[uint64]int32{}, headIdx: -1, tailIdx: -1}
 		x.sets[inst] = s
 	}
 	for i := len(hashes) - 1; i >= 0; i-- {
-		s.touch(hashes[i], x.capacity)
+		s.touch(hashes[i])
 	}
 }
 
@@ -148,14 +147,14 @@ func (x *LRUIndex) Len(inst int) int {
 
 // touch makes h the most recent entry, inserting it (evicting the least
 // recent when full) if absent.
-func (s *lruSet) touch(h uint64, capacity int) {
+func (s *lruSet) touch(h uint64) {
 	if i, ok := s.slot[h]; ok {
 		s.unlink(i)
 		s.pushFront(i)
 		return
 	}
 	var i int32
-	if len(s.hash) < capacity {
+	if len(s.hash) < s.capacity {
 		i = int32(len(s.hash))
 		s.hash, s.prev, s.next = append(s.hash, h), append(s.prev, -1), append(s.next, -1)
 	} else {

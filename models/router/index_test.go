@@ -51,9 +51,9 @@ func TestTTLIndexBoundedByLiveEntries(t *testing.T) {
 }
 
 func TestLRUIndexEvictsLeastRecent(t *testing.T) {
-	x := NewLRUIndex(3)
-	x.Record(0, []uint64{1, 2}) // touched 2 then 1: order 1, 2
-	x.Record(0, []uint64{3, 4}) // 4, 1, 2 then 3 evicts 2: order 3, 4, 1
+	x := NewLRUIndex()
+	x.Record(0, []uint64{1, 2}, 3) // touched 2 then 1: order 1, 2
+	x.Record(0, []uint64{3, 4}, 3) // 4, 1, 2 then 3 evicts 2: order 3, 4, 1
 	check := func(hashes []uint64, want int) {
 		t.Helper()
 		if got := x.Matched(0, hashes); got != want {
@@ -62,8 +62,8 @@ func TestLRUIndexEvictsLeastRecent(t *testing.T) {
 	}
 	check([]uint64{1, 2}, 1)
 	check([]uint64{3, 4}, 2)
-	x.Record(0, []uint64{1}) // 1, 3, 4
-	x.Record(0, []uint64{5}) // evicts 4: 5, 1, 3
+	x.Record(0, []uint64{1}, 3) // 1, 3, 4
+	x.Record(0, []uint64{5}, 9) // the capacity was fixed at 3: evicts 4: 5, 1, 3
 	check([]uint64{3, 4}, 1)
 	check([]uint64{5}, 1)
 	if x.Len(0) != 3 || x.Len(1) != 0 || x.Matched(7, []uint64{1}) != 0 {
@@ -72,8 +72,8 @@ func TestLRUIndexEvictsLeastRecent(t *testing.T) {
 }
 
 func TestLRUIndexKeepsLeadingBlocksOfLongPrompt(t *testing.T) {
-	x := NewLRUIndex(2)
-	x.Record(5, []uint64{1, 2, 3, 4})
+	x := NewLRUIndex()
+	x.Record(5, []uint64{1, 2, 3, 4}, 2)
 	if got := x.Matched(5, []uint64{1, 2, 3}); got != 2 {
 		t.Fatalf("matched %d, want the 2 leading blocks", got)
 	}

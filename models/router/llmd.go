@@ -8,11 +8,11 @@ import (
 
 // The llm-d scorer names.
 const (
-	ScorerPrefixCache   = "prefix-cache"         // matched blocks / request blocks, from the router's LRU index
+	ScorerPrefixCache   = "prefix-cache"         // matched blocks / request blocks (at most 256), from the router's LRU index
 	ScorerKVUtilization = "kv-cache-utilization" // 1 − KV usage at the last refresh
 	ScorerQueue         = "queue"                // min-max over waiting sequences, fewer is better
 	ScorerLoadAware     = "load-aware"           // 0.5 empty, else 0.5·(1 − min(waiting, 128)/128)
-	ScorerActiveRequest = "active-request"       // min-max over outstanding requests, fewer is better
+	ScorerActiveRequest = "active-request"       // (max − n)/max over outstanding requests n; idle instances 1
 )
 
 // The llm-d picker names.
@@ -32,6 +32,12 @@ func PickerNames() []string { return []string{PickerMaxScore, PickerWeightedRand
 // loadAwareQueueMax is the waiting count at which load-aware scores 0.
 const loadAwareQueueMax = 128
 
+// maxPrefixBlocks is how many of a prompt's leading blocks llm-d's
+// approximate prefix scorer hashes, records and matches
+// (defaultMaxPrefixBlocks in llm-d-inference-scheduler's approximateprefix
+// data producer).
+const maxPrefixBlocks = 256
+
 // WeightedScorer is one scorer and its weight (≥ 0) in the total.
 type WeightedScorer struct {
 	Name   string
@@ -46,16 +52,18 @@ type LLMDConfig struct {
 	// iff the chosen decoder lacks at least this many prompt tokens;
 	// 0 never disaggregates (every request prefills on its decoder).
 	NonCachedTokens int
-	// LRUCapacityPerServer bounds the prefix index, in blocks per instance.
+	// LRUCapacityPerServer bounds the prefix index, in blocks per
+	// instance; 0 sizes each instance's LRU from its KV block count, as
+	// llm-d's auto-tuned scorer does from the pod's cache_config metrics.
 	LRUCapacityPerServer int
 }
 
 // DefaultLLMDConfig returns llm-d's defaults: queue 2,
 // kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
-// 31250 blocks per server.
+// each instance's LRU as large as its KV pool.
 func DefaultLLMDConfig() LLMDConfig {
 	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore, LRUCapacityPerServer: 31250}
+		Picker: PickerMaxScore}
 }
 
 // LLMD is llm-d's inference scheduler: the role split is the filter, then
@@ -74,8 +82,8 @@ type LLMD struct {
 // NewLLMD returns the scheduler; ties and weighted-random draws come from
 // rng. Panics on a configuration the scenario loader would reject.
 func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
-	if rng == nil || cfg.NonCachedTokens < 0 {
-		panic("router: LLMD needs a random stream and non-cached tokens ≥ 0")
+	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 {
+		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0 and an LRU capacity ≥ 0")
 	}
 	for _, s := range cfg.Scorers {
 		if !slices.Contains(ScorerNames(), s.Name) || !(s.Weight >= 0) {
@@ -85,26 +93,41 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if !slices.Contains(PickerNames(), cfg.Picker) {
 		panic(fmt.Sprintf("router: LLMD picker %q", cfg.Picker))
 	}
-	return &LLMD{cfg: cfg, ch: chooser{rng: rng}, index: NewLRUIndex(cfg.LRUCapacityPerServer)}
+	return &LLMD{cfg: cfg, ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
 
 // Route implements Router.
 func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
-		p := c.Prefill[l.pick(r, c.Prefill)].Index
-		l.index.Record(p, r.Hashes)
-		return Decision{Prefill: p, Decode: -1}
+		k := l.pick(r, c.Prefill)
+		l.record(r, &c.Prefill[k])
+		return Decision{Prefill: c.Prefill[k].Index, Decode: -1}
 	}
-	dec := c.Decode[l.pick(r, c.Decode)].Index
+	k := l.pick(r, c.Decode)
+	dec := c.Decode[k].Index
 	remote := l.remote(r, c.BlockSize, dec)
-	l.index.Record(dec, r.Hashes)
+	l.record(r, &c.Decode[k])
 	if !remote {
 		return Decision{Prefill: dec, Decode: -1}
 	}
-	p := c.Prefill[l.pick(r, c.Prefill)].Index
-	l.index.Record(p, r.Hashes)
-	return Decision{Prefill: p, Decode: dec}
+	kp := l.pick(r, c.Prefill)
+	l.record(r, &c.Prefill[kp])
+	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
 }
+
+// record teaches the index that instance v will hold the request's
+// leading blocks.
+func (l *LLMD) record(r *Request, v *View) {
+	capacity := l.cfg.LRUCapacityPerServer
+	if capacity == 0 {
+		capacity = max(1, v.TotalBlocks)
+	}
+	l.index.Record(v.Index, prefixBlocks(r), capacity)
+}
+
+// prefixBlocks is the part of the request's block hashes llm-d's scorer
+// considers.
+func prefixBlocks(r *Request) []uint64 { return r.Hashes[:min(len(r.Hashes), maxPrefixBlocks)] }
 
 // remote is the prefix decider: does decoder dec lack at least
 // NonCachedTokens of the prompt?
@@ -112,7 +135,7 @@ func (l *LLMD) remote(r *Request, blockSize, dec int) bool {
 	if l.cfg.NonCachedTokens == 0 {
 		return false
 	}
-	nonCached := max(0, r.PromptTokens-l.index.Matched(dec, r.Hashes)*blockSize)
+	nonCached := max(0, r.PromptTokens-l.index.Matched(dec, prefixBlocks(r))*blockSize)
 	return nonCached >= l.cfg.NonCachedTokens
 }
 
@@ -167,18 +190,38 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, vs []View) (out
 	case ScorerLoadAware:
 		return loadAwareScores(dst, vs), true
 	case ScorerActiveRequest:
-		return minMaxScores(dst, vs, func(v *View) int { return v.Outstanding }), true
+		return activeRequestScores(dst, vs), true
 	}
 	return dst, false
 }
 
-// prefixScores: the share of the request's blocks the LRU index holds
-// for each candidate (0 for a request without full blocks).
+// prefixScores: the share of the request's leading blocks (at most 256)
+// the LRU index holds for each candidate (0 for a request without full
+// blocks).
 func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
+	hashes := prefixBlocks(r)
 	for i := range vs {
 		s := 0.0
-		if len(r.Hashes) > 0 {
-			s = float64(l.index.Matched(vs[i].Index, r.Hashes)) / float64(len(r.Hashes))
+		if len(hashes) > 0 {
+			s = float64(l.index.Matched(vs[i].Index, hashes)) / float64(len(hashes))
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+// activeRequestScores: (max − n)/max of each candidate's outstanding
+// requests n, max over the candidates, and 1 for an idle candidate
+// (llm-d's active-request scorer with its default idle threshold 0).
+func activeRequestScores(dst []float64, vs []View) []float64 {
+	most := 0
+	for i := range vs {
+		most = max(most, vs[i].Outstanding)
+	}
+	for i := range vs {
+		s := 1.0
+		if n := vs[i].Outstanding; n > 0 {
+			s = float64(most-n) / float64(most)
 		}
 		dst = append(dst, s)
 	}

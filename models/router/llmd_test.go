@@ -21,16 +21,16 @@ func llmdViews() []View {
 
 func TestLLMDScores(t *testing.T) {
 	l := NewLLMD(DefaultLLMDConfig(), seeded())
-	l.index.Record(22, []uint64{1, 2, 3, 4})
+	l.index.Record(22, []uint64{1, 2, 3, 4}, 100)
 	r := request(128) // 8 blocks, hashes 1..8
 	tests := []struct {
 		scorer string
 		want   []float64
 	}{
-		{ScorerPrefixCache, []float64{0, 0, 0.5}},      // 4 of 8 blocks on 22
-		{ScorerKVUtilization, []float64{0.25, 1, 0.5}}, // 1 − usage
-		{ScorerQueue, []float64{0, 1, 0.5}},            // (4 − q)/(4 − 0)
-		{ScorerActiveRequest, []float64{0, 1, 1}},      // (6 − o)/(6 − 2)
+		{ScorerPrefixCache, []float64{0, 0, 0.5}},             // 4 of 8 blocks on 22
+		{ScorerKVUtilization, []float64{0.25, 1, 0.5}},        // 1 − usage
+		{ScorerQueue, []float64{0, 1, 0.5}},                   // (4 − q)/(4 − 0)
+		{ScorerActiveRequest, []float64{0, 4.0 / 6, 4.0 / 6}}, // (6 − o)/6
 		// 0.5·(1 − q/128): 0.5·124/128, 0.5 (empty), 0.5·126/128.
 		{ScorerLoadAware, []float64{0.484375, 0.5, 0.4921875}},
 	}
@@ -39,7 +39,7 @@ func TestLLMDScores(t *testing.T) {
 	}
 	// Default weights: 2·queue + 2·kv + 3·prefix.
 	checkCosts(t, l.Totals(nil, r, llmdViews()), []float64{0.5, 4, 3.5})
-	if got := l.Route(r, &Cluster{Prefill: llmdViews(), BlockSize: testBlock}); got != (Decision{21, -1}) {
+	if got := l.Route(r, &Cluster{Prefill: llmdViews(), BlockSize: testBlock}); got != (Decision{21, -1, 0}) {
 		t.Fatalf("max-score picked %+v, want 21", got)
 	}
 }
@@ -53,6 +53,33 @@ func TestLLMDScoreEdges(t *testing.T) {
 	checkCosts(t, l.Score(nil, ScorerPrefixCache, request(8), long), []float64{0, 0}) // no full block
 	empty := []View{{Index: 0}}                                                       // no blocks at all: usage 0
 	checkCosts(t, l.Score(nil, ScorerKVUtilization, request(8), empty), []float64{1})
+	idle := []View{{Index: 0}, {Index: 1, Outstanding: 3}} // idle scores 1; the busiest 0
+	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), idle), []float64{1, 0})
+	allIdle := []View{{Index: 0}, {Index: 1}}
+	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), allIdle), []float64{1, 1})
+}
+
+// TestLLMDPrefixScorerStopsAt256Blocks: llm-d hashes, records and matches
+// at most a prompt's first 256 blocks, so a 300-block prompt that matches
+// its first 256 scores 1.
+func TestLLMDPrefixScorerStopsAt256Blocks(t *testing.T) {
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	r := request(300 * testBlock)
+	l.record(r, &View{Index: 3, TotalBlocks: 1000})
+	if n := l.index.Len(3); n != 256 {
+		t.Fatalf("index holds %d blocks, want 256", n)
+	}
+	checkCosts(t, l.Score(nil, ScorerPrefixCache, r, []View{{Index: 3}}), []float64{1})
+}
+
+// TestLLMDLRUSizedFromThePool: with no capacity given, an instance's LRU
+// holds as many blocks as its KV pool (llm-d's auto-tuned scorer).
+func TestLLMDLRUSizedFromThePool(t *testing.T) {
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	l.record(request(64*testBlock), &View{Index: 0, TotalBlocks: 10})
+	if n := l.index.Len(0); n != 10 {
+		t.Fatalf("LRU holds %d blocks, want the pool's 10", n)
+	}
 }
 
 func TestLLMDWeightedRandomPicker(t *testing.T) {
@@ -69,19 +96,19 @@ func TestLLMDWeightedRandomPicker(t *testing.T) {
 }
 
 func TestLLMDPrefixDecider(t *testing.T) {
-	pre := []View{{Index: 0, Waiting: 1}, {Index: 1}}
-	dec := []View{{Index: 2}}
+	pre := []View{{Index: 0, Waiting: 1, TotalBlocks: 100}, {Index: 1, TotalBlocks: 100}}
+	dec := []View{{Index: 2, TotalBlocks: 100}}
 	tests := []struct {
 		name      string
 		threshold int
 		repeat    bool // route the same prompt twice: the decoder then holds 6 of its blocks
 		want      Decision
 	}{
-		{"0 never disaggregates", 0, false, Decision{2, -1}},
-		{"100 uncached ≥ 64", 64, false, Decision{1, 2}},    // the queue scorer picks prefiller 1
-		{"100 uncached < 101", 101, false, Decision{2, -1}}, //
-		{"4 uncached after a repeat", 64, true, Decision{2, -1}},
-		{"4 uncached ≥ 4", 4, true, Decision{1, 2}},
+		{"0 never disaggregates", 0, false, Decision{2, -1, 0}},
+		{"100 uncached ≥ 64", 64, false, Decision{1, 2, 0}},    // the queue scorer picks prefiller 1
+		{"100 uncached < 101", 101, false, Decision{2, -1, 0}}, //
+		{"4 uncached after a repeat", 64, true, Decision{2, -1, 0}},
+		{"4 uncached ≥ 4", 4, true, Decision{1, 2, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

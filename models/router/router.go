@@ -13,7 +13,7 @@ import "handoff/models/kv"
 // always current.
 type View struct {
 	Index            int // instance index in the cluster
-	Waiting          int // sequences queued for admission (at the last refresh)
+	Waiting          int // requests waiting, for admission or for remote KV (vLLM's num_requests_waiting, at the last refresh)
 	Running          int // sequences in the running set (at the last refresh)
 	FreeBlocks       int // KV blocks allocatable (at the last refresh)
 	TotalBlocks      int
@@ -21,8 +21,8 @@ type View struct {
 	MaxBatchedTokens int // the instance's token budget per step
 
 	Outstanding         int // requests routed here and not yet finished here
-	ActivePrefillTokens int // prompt tokens routed here whose prefill has not finished
-	ActiveBlocks        int // KV blocks of requests routed here to decode, until they finish
+	ActivePrefillTokens int // uncached prompt tokens routed here whose prefill has not finished
+	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks)
 }
 
 // KVUsage is the share of the instance's KV blocks in use at the last
@@ -61,15 +61,37 @@ type Cluster struct {
 	TransferNs func(src, dst int, bytes float64) int64
 	// KVBytesPerToken converts tokens to transfer bytes.
 	KVBytesPerToken float64
+	// NewBlocks, when the cluster counts blocks that active requests share
+	// once (Dynamo's router_assume_kv_reuse, colocated), is how many of
+	// hashes no request active on instance i holds; nil otherwise.
+	NewBlocks func(i int, hashes []uint64) int
 }
 
 // Decision is a placement: instance indexes for each leg. Decode is -1 when
 // the prefill instance also decodes (colocated, or a disaggregated cluster
-// prefilling locally on the chosen decoder). Prefill -1 holds the request
-// at the router; it is offered again when routed work finishes.
+// prefilling locally on the chosen decoder), and DecodeLater when the
+// router picks the decoder once the prefill is done (a DecodeRouter).
+// Prefill -1 holds the request at the router; it is offered again when
+// routed work finishes. PrefillCached is how many prompt tokens the router
+// expects the prefill instance to find cached: its active prefill load
+// counts only the rest.
 type Decision struct {
-	Prefill int
-	Decode  int
+	Prefill       int
+	Decode        int
+	PrefillCached int
+}
+
+// DecodeLater in Decision.Decode defers the decoder's choice to the end of
+// the prefill (DecodeRouter.RouteDecode).
+const DecodeLater = -2
+
+// DecodeRouter is a Router that may choose a request's decoder when its
+// prefill is done rather than at arrival, as Dynamo's router does on
+// vLLM's and TensorRT-LLM's disaggregated paths.
+type DecodeRouter interface {
+	Router
+	// RouteDecode returns the instance index that decodes r.
+	RouteDecode(r *Request, c *Cluster) int
 }
 
 // Held reports whether the decision keeps the request at the router.

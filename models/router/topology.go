@@ -15,7 +15,8 @@ import "math/rand/v2"
 // prefiller computing T tokens/ms at block size B is worth T/B blocks per
 // ms of delay. Colocated, there is no transfer and it is exactly Dynamo.
 // Temperature, the queue threshold and the prefix source (KV events or
-// the router's own index) behave as in Dynamo, over pairs.
+// the router's own index) behave as in Dynamo, over pairs. Unlike Dynamo,
+// it chooses the decoder at arrival: pricing the transfer needs it.
 type TopologyAware struct {
 	d           *Dynamo
 	blocksPerMs float64
@@ -47,7 +48,7 @@ func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	p, dec := c.Prefill[k/len(c.Decode)].Index, c.Decode[k%len(c.Decode)].Index
 	t.d.record(r, c, p)
 	t.d.record(r, c, dec)
-	return Decision{Prefill: p, Decode: dec}
+	return Decision{Prefill: p, Decode: dec, PrefillCached: t.d.cached(r, c, k/len(c.Decode))}
 }
 
 // pairCosts fills t.pairs. Cost O(P·D) transfer predictions.
