@@ -30,10 +30,13 @@ type DynamoRouter struct {
 	Temperature          float64        `yaml:"temperature"`
 	RouterQueueThreshold float64        `yaml:"router_queue_threshold,omitempty"` // 0 = never hold
 	UseKVEvents          *bool          `yaml:"use_kv_events"`
-	TTL                  units.Duration `yaml:"ttl"` // own prefix index entry life, without KV events
+	TTL                  units.Duration `yaml:"ttl"`             // own prefix index entry life, without KV events
+	AssumeKVReuse        *bool          `yaml:"assume_kv_reuse"` // colocated: shared active blocks count once
 
 	ConditionalDisagg    bool    `yaml:"conditional_disagg,omitempty"`
-	EffISLThreshold      int     `yaml:"eff_isl_threshold"`       // tokens
+	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"` // isl_bounding | token_cap
+	BypassBelowTokens    int     `yaml:"conditional_prefill_bypass_below_tokens"`
+	EffISLThreshold      int     `yaml:"eff_isl_threshold"` // tokens
 	EffISLRatioThreshold float64 `yaml:"eff_isl_ratio_threshold"` // in [0, 1]
 	PrefillBusyTokens    int     `yaml:"prefill_busy_tokens,omitempty"`
 	DecodeBusyTokens     int     `yaml:"decode_busy_tokens,omitempty"`
@@ -61,6 +64,8 @@ type TopologyAwareRouter struct {
 // Router defaults.
 const (
 	defaultTTLNs       = 120e9
+	defaultLLMDRefresh = 50e6 // the EPP's metrics refresh (RefreshMetricsInterval in llm-d's pkg/epp/server/options.go)
+	defaultBypassBelow = 5000 // token_cap's conditional_prefill_bypass_below_tokens
 	defaultBlocksPerMs = 1 // about an 8B model's prefill rate on one H100 (≈16 tokens/ms) at block size 16
 	maxLRUCapacity     = 1 << 24
 	maxRouterWeight    = 1e9 // beyond it a cost is a typo
@@ -100,8 +105,13 @@ func (l *Loaded) dynamoDefaults(d *DynamoRouter) {
 	fill(l, at+"ttl", &d.TTL, defaultTTLNs)
 	fill(l, at+"eff_isl_threshold", &d.EffISLThreshold, cd.EffISLThreshold)
 	fill(l, at+"eff_isl_ratio_threshold", &d.EffISLRatioThreshold, cd.EffISLRatioThreshold)
+	fill(l, at+"conditional_disagg_policy", &d.ConditionalPolicy, "isl_bounding")
+	fill(l, at+"conditional_prefill_bypass_below_tokens", &d.BypassBelowTokens, defaultBypassBelow)
 	if d.UseKVEvents == nil {
 		d.UseKVEvents = ptr(def.UseKVEvents)
+	}
+	if d.AssumeKVReuse == nil {
+		d.AssumeKVReuse = ptr(def.AssumeKVReuse)
 	}
 }
 
@@ -116,7 +126,9 @@ func (l *Loaded) llmdDefaults(m *LLMDRouter) {
 		fill(l, fmt.Sprintf("router.llmd.scorers[%d].weight", i), &m.Scorers[i].Weight, 1)
 	}
 	fill(l, "router.llmd.picker", &m.Picker, def.Picker)
-	fill(l, "router.llmd.lru_capacity_per_server", &m.LRUCapacityPerServer, def.LRUCapacityPerServer)
+	if l.Router.Policy == "llmd" {
+		fill(l, "router.refresh_interval", &l.Router.RefreshInterval, defaultLLMDRefresh)
+	}
 }
 
 // defaultScorers is llm-d's default scorer list.
@@ -168,8 +180,13 @@ func (l *Loaded) validateDynamo(d *DynamoRouter) error {
 	weights := []namedWeight{
 		{"overlap_score_credit", d.OverlapScoreCredit}, {"overlap_score_credit_decay", d.OverlapScoreCreditDecay},
 		{"prefill_load_scale", d.PrefillLoadScale}, {"decode_active_request_weight", d.DecodeActiveRequestWeight},
-		{"host_cache_hit_weight", d.HostCacheHitWeight}, {"disk_cache_hit_weight", d.DiskCacheHitWeight},
 		{"temperature", d.Temperature}, {"router_queue_threshold", d.RouterQueueThreshold},
+	}
+	// As Dynamo's KvRouterConfig validates them (lib/kv-router/src/scheduling/config.rs).
+	for _, w := range []namedWeight{{"host_cache_hit_weight", d.HostCacheHitWeight}, {"disk_cache_hit_weight", d.DiskCacheHitWeight}} {
+		if !(w.v >= 0 && w.v <= 1) {
+			return l.errorf(at+w.field, "must be in [0, 1], as Dynamo requires, got %g", w.v)
+		}
 	}
 	if d.KVOverlapScoreWeight != nil {
 		weights = append(weights, namedWeight{"kv_overlap_score_weight", *d.KVOverlapScoreWeight})
@@ -191,6 +208,10 @@ func (l *Loaded) validateDynamo(d *DynamoRouter) error {
 		return l.errorf(at+"prefill_busy_tokens", "must not be negative, got %d", d.PrefillBusyTokens)
 	case d.DecodeBusyTokens < 0:
 		return l.errorf(at+"decode_busy_tokens", "must not be negative, got %d", d.DecodeBusyTokens)
+	case d.ConditionalPolicy != "isl_bounding" && d.ConditionalPolicy != "token_cap":
+		return l.errorf(at+"conditional_disagg_policy", "unknown policy %q (known: isl_bounding, token_cap)", d.ConditionalPolicy)
+	case d.BypassBelowTokens < 1:
+		return l.errorf(at+"conditional_prefill_bypass_below_tokens", "must be positive, got %d", d.BypassBelowTokens)
 	case d.ConditionalDisagg && l.Pools[0].Role == "colocated":
 		return l.errorf(at+"conditional_disagg", "needs prefill and decode pools; this cluster is colocated")
 	}
@@ -220,8 +241,9 @@ func (l *Loaded) validateLLMD(m *LLMDRouter) error {
 		return l.errorf(at+"picker", "unknown picker %q (known: %s)", m.Picker, strings.Join(router.PickerNames(), ", "))
 	case m.NonCachedTokens < 0:
 		return l.errorf(at+"non_cached_tokens", "must not be negative (0 = never disaggregate), got %d", m.NonCachedTokens)
-	case m.LRUCapacityPerServer < 1 || m.LRUCapacityPerServer > maxLRUCapacity:
-		return l.errorf(at+"lru_capacity_per_server", "must be in [1, %d] blocks, got %d", maxLRUCapacity, m.LRUCapacityPerServer)
+	case m.LRUCapacityPerServer < 0 || m.LRUCapacityPerServer > maxLRUCapacity:
+		return l.errorf(at+"lru_capacity_per_server", "must be in [0, %d] blocks (0: each instance's KV pool), got %d",
+			maxLRUCapacity, m.LRUCapacityPerServer)
 	}
 	return nil
 }
@@ -246,6 +268,9 @@ func (l *Loaded) buildRouter(b *Built, rng *rand.Rand) {
 		cfg.Router = &router.RoundRobin{}
 	}
 	cfg.RouterNeedsHashes = rt.Policy == "dynamo" || rt.Policy == "topology_aware" || rt.Policy == "llmd"
+	// Dynamo's decode router turns reuse off when disaggregated.
+	cfg.RouterCountsSharedBlocks = (rt.Policy == "dynamo" || rt.Policy == "topology_aware") &&
+		*rt.Dynamo.AssumeKVReuse && l.Pools[0].Role == "colocated"
 }
 
 // dynamoConfig translates the dynamo section, applying the deprecated
@@ -255,7 +280,8 @@ func (l *Loaded) dynamoConfig(b *Built) router.DynamoConfig {
 	cfg := router.DynamoConfig{OverlapScoreCredit: d.OverlapScoreCredit, OverlapScoreCreditDecay: d.OverlapScoreCreditDecay,
 		PrefillLoadScale: d.PrefillLoadScale, DecodeActiveRequestWeight: d.DecodeActiveRequestWeight,
 		HostCacheHitWeight: d.HostCacheHitWeight, DiskCacheHitWeight: d.DiskCacheHitWeight, Temperature: d.Temperature,
-		QueueThreshold: d.RouterQueueThreshold, UseKVEvents: *d.UseKVEvents, TTLNs: int64(d.TTL)}
+		QueueThreshold: d.RouterQueueThreshold, UseKVEvents: *d.UseKVEvents, TTLNs: int64(d.TTL),
+		AssumeKVReuse: *d.AssumeKVReuse}
 	if w := d.KVOverlapScoreWeight; w != nil {
 		cfg.ApplyKVOverlapScoreWeight(*w)
 		also := ""
@@ -269,6 +295,9 @@ func (l *Loaded) dynamoConfig(b *Built) router.DynamoConfig {
 		cfg.Conditional = &router.ConditionalDisagg{EffISLThreshold: d.EffISLThreshold,
 			EffISLRatioThreshold: d.EffISLRatioThreshold, PrefillBusyTokens: d.PrefillBusyTokens,
 			DecodeBusyTokens: d.DecodeBusyTokens}
+		if d.ConditionalPolicy == "token_cap" {
+			cfg.Conditional.TokenCap = d.BypassBelowTokens
+		}
 	}
 	return cfg
 }

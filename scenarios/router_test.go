@@ -15,7 +15,8 @@ func TestRouterDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := DynamoRouter{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75, DiskCacheHitWeight: 0.25,
-		UseKVEvents: ptr(true), TTL: 120e9, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
+		UseKVEvents: ptr(true), TTL: 120e9, AssumeKVReuse: ptr(true), ConditionalPolicy: "isl_bounding",
+		BypassBelowTokens: 5000, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
 	if d := l.Router.Dynamo; d == nil || !reflect.DeepEqual(*d, want) {
 		t.Errorf("dynamo = %+v, want %+v", d, want)
 	}
@@ -26,9 +27,12 @@ func TestRouterDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLLMD := LLMDRouter{Scorers: []LLMDScorer{{"queue", 1}}, Picker: "max-score", LRUCapacityPerServer: 31250}
+	wantLLMD := LLMDRouter{Scorers: []LLMDScorer{{"queue", 1}}, Picker: "max-score"} // LRUs sized from the pools
 	if m := l.Router.LLMD; m == nil || !reflect.DeepEqual(*m, wantLLMD) {
 		t.Errorf("llmd = %+v, want %+v", m, wantLLMD)
+	}
+	if l.Router.RefreshInterval != 50e6 {
+		t.Errorf("llmd's view refresh %v, want the EPP's 50ms", l.Router.RefreshInterval)
 	}
 	l, err = Parse([]byte(base+"router: {policy: dynamo, dynamo: {overlap_score_credit: 0}}\n"), "t.yaml")
 	if err != nil || l.Router.Dynamo.OverlapScoreCredit != 0 {
@@ -83,7 +87,11 @@ func TestRouterErrors(t *testing.T) {
 		{"no scorers", "{policy: llmd, llmd: {scorers: []}}", "field router.llmd.scorers: at least one scorer"},
 		{"unknown picker", "{policy: llmd, llmd: {picker: best}}", `field router.llmd.picker: unknown picker "best" (known: max-score, weighted-random)`},
 		{"negative non-cached", "{policy: llmd, llmd: {non_cached_tokens: -5}}", "field router.llmd.non_cached_tokens"},
-		{"zero lru", "{policy: llmd, llmd: {lru_capacity_per_server: 0}}", "field router.llmd.lru_capacity_per_server"},
+		{"negative lru", "{policy: llmd, llmd: {lru_capacity_per_server: -1}}", "field router.llmd.lru_capacity_per_server"},
+		{"host weight above 1", "{policy: dynamo, dynamo: {host_cache_hit_weight: 1.5}}", "field router.dynamo.host_cache_hit_weight: must be in [0, 1]"},
+		{"disk weight above 1", "{policy: dynamo, dynamo: {disk_cache_hit_weight: 2}}", "field router.dynamo.disk_cache_hit_weight: must be in [0, 1]"},
+		{"unknown conditional policy", "{policy: dynamo, dynamo: {conditional_disagg_policy: regression}}",
+			"field router.dynamo.conditional_disagg_policy: unknown policy"},
 		{"negative blocks per ms", "{policy: topology_aware, topology_aware: {blocks_per_ms: -1}}",
 			"field router.topology_aware.blocks_per_ms"},
 		{"topology with conditional", "{policy: topology_aware, dynamo: {conditional_disagg: true}}",

@@ -264,7 +264,8 @@ func (d *swarmDoc) router(pd bool) {
 	case "dynamo", "topology_aware":
 		d.line("  dynamo: {overlap_score_credit: %d, prefill_load_scale: %d, temperature: %s, router_queue_threshold: %s,",
 			rng.IntN(3), 1+rng.IntN(3), pick(rng, "0", "0", "0.5"), pick(rng, "0", "0", "1.5", "4"))
-		d.line("    use_kv_events: %v, conditional_disagg: %v}", rng.IntN(3) > 0, pd && policy == "dynamo" && rng.IntN(2) == 0)
+		d.line("    use_kv_events: %v, conditional_disagg: %v, conditional_disagg_policy: %s, assume_kv_reuse: %v}",
+			rng.IntN(3) > 0, pd && policy == "dynamo" && rng.IntN(2) == 0, pick(rng, "isl_bounding", "token_cap"), rng.IntN(2) == 0)
 		if policy == "topology_aware" {
 			d.line("  topology_aware: {blocks_per_ms: %d}", rng.IntN(4))
 		}

@@ -1,18 +1,41 @@
 package sim
 
-// The router's bookkeeping, as Dynamo's KV router keeps it: the prompt
-// tokens it routed to a prefill instance count until that prefill
-// finishes, and the request's blocks count on the instance that decodes it
-// until it finishes there. Requests the router holds wait here, in order,
-// and are offered again whenever that bookkeeping shrinks.
+import (
+	"handoff/models/kv"
+	"handoff/models/router"
+)
 
-// book records a placement.
+// The router's bookkeeping, as Dynamo's KV router keeps it
+// (lib/kv-router/src/sequences/single.rs): the uncached part of the
+// prompts it routed to a prefill instance counts until that prefill
+// finishes, and a request's full prompt blocks count on the instance that
+// decodes it, from when that instance is chosen until the request
+// finishes there — shared blocks once, when the router assumes KV reuse.
+// Requests the router holds wait here, in order, and are offered again
+// whenever that bookkeeping shrinks.
+
+// book records a placement: the prefill load now, the decode load too
+// unless the decoder is chosen after the prefill.
 func (c *cluster) book(f *flight) {
-	f.bookedTokens = f.req.PromptTokens
+	f.bookedTokens = max(0, f.req.PromptTokens-f.route.PrefillCached)
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
-	bs := c.routing.view.BlockSize
-	f.bookedBlocks = (f.req.PromptTokens + bs - 1) / bs
-	c.replicas[decodingInstance(f)].blocks += f.bookedBlocks
+	if f.route.Decode != router.DecodeLater {
+		c.bookDecode(f)
+	}
+}
+
+// bookDecode adds the request's blocks to its decoding instance's load.
+func (c *cluster) bookDecode(f *flight) {
+	rp := &c.replicas[decodingInstance(f)]
+	if rp.activeBlocks == nil {
+		f.bookedBlocks = f.req.PromptTokens / c.routing.view.BlockSize
+		rp.blocks += f.bookedBlocks
+		return
+	}
+	for _, h := range c.flightHashes(f) {
+		rp.activeBlocks[h]++
+	}
+	rp.blocks = len(rp.activeBlocks)
 }
 
 // unbookPrefill ends a flight's prefill bookkeeping.
@@ -28,10 +51,47 @@ func (c *cluster) unbookPrefill(f *flight) {
 // unbook ends all of a flight's bookkeeping (it finished, or left its
 // decoder).
 func (c *cluster) unbook(f *flight) {
-	c.replicas[decodingInstance(f)].blocks -= f.bookedBlocks
-	f.bookedBlocks = 0
+	if f.route.Decode != router.DecodeLater {
+		c.unbookDecode(f)
+	}
 	c.unbookPrefill(f)
 	c.retryHeld()
+}
+
+func (c *cluster) unbookDecode(f *flight) {
+	rp := &c.replicas[decodingInstance(f)]
+	if rp.activeBlocks == nil {
+		rp.blocks -= f.bookedBlocks
+		f.bookedBlocks = 0
+		return
+	}
+	for _, h := range c.flightHashes(f) {
+		if rp.activeBlocks[h]--; rp.activeBlocks[h] == 0 {
+			delete(rp.activeBlocks, h)
+		}
+	}
+	rp.blocks = len(rp.activeBlocks)
+}
+
+// flightHashes returns the block hashes of the flight's current prompt,
+// in scratch space.
+func (c *cluster) flightHashes(f *flight) []uint64 {
+	r := &f.req
+	c.routing.bookHashes = kv.AppendBlockHashes(c.routing.bookHashes[:0], r.Prefix, uint64(r.ID)+1,
+		r.PromptTokens, c.routing.view.BlockSize)
+	return c.routing.bookHashes
+}
+
+// newBlocks is how many of hashes no request active on instance i holds
+// (router.Cluster.NewBlocks).
+func (c *cluster) newBlocks(i int, hashes []uint64) int {
+	n := 0
+	for _, h := range hashes {
+		if c.replicas[i].activeBlocks[h] == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func decodingInstance(f *flight) int {
@@ -40,7 +100,6 @@ func decodingInstance(f *flight) int {
 	}
 	return f.route.Prefill
 }
-
 // enqueueRouting offers a flight (new, or refused by a decoder) to the
 // router behind any it holds.
 func (c *cluster) enqueueRouting(ref int32) {

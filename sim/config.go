@@ -82,6 +82,12 @@ type Config struct {
 	RefreshIntervalNs int64
 	RouterNeedsHashes bool
 
+	// RouterCountsSharedBlocks makes the router's bookkeeping count a
+	// block that several requests active on an instance share once
+	// (Dynamo's router_assume_kv_reuse; colocated clusters, with
+	// RouterNeedsHashes). Cost: one map entry per distinct active block.
+	RouterCountsSharedBlocks bool
+
 	// TimelineIntervalNs, when positive, samples every instance's KV
 	// occupancy, batch, queue and preemptions at every multiple of it into
 	// Result.Timelines, idle or not; a run that would take more than

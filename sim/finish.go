@@ -86,10 +86,13 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	c.enqueueRouting(ref)
 }
 
-// fail ends a request wherever it is, as a failure with a reason: its
+// fail ends a request wherever it is, as a failure with a reason.
+func (c *cluster) fail(ref int32, reason string) { c.endFlight(ref, results.Failed, reason) }
+
+// endFlight ends a request wherever it is, with a status and a reason: its
 // sequences are aborted on their instances (their KV freed) and the router
 // forgets it.
-func (c *cluster) fail(ref int32, reason string) {
+func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
 	f := &c.flights[ref]
 	c.enter(ref, phaseDone)
 	generated := 0
@@ -101,9 +104,9 @@ func (c *cluster) fail(ref int32, reason string) {
 		c.abortSeq(f.route.Prefill, s)
 	}
 	if c.traced(f.req.ID) {
-		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), "failed", c.nowNs)
+		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), status.String(), c.nowNs)
 	}
-	rec := c.close(f.req.ID, results.Failed, reason)
+	rec := c.close(f.req.ID, status, reason)
 	rec.OutputTokens = int32(f.delivered + generated)
 	c.unbook(f)
 	c.free(ref)

@@ -138,7 +138,7 @@ func (f *flight) on(i int) bool {
 
 // local reports whether the attempt is prefilled on the instance that
 // decodes it.
-func (f *flight) local() bool { return f.route.Decode < 0 }
+func (f *flight) local() bool { return f.route.Decode == -1 }
 
 // roundTrip reports whether the flight is in a rejection round trip: a
 // decoder refused an earlier attempt, and this one has not yet produced

@@ -5,6 +5,7 @@ import (
 
 	"handoff/models/engine"
 	"handoff/models/kv"
+	"handoff/models/router"
 	"handoff/results"
 )
 
@@ -136,6 +137,12 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
 	c.unbookPrefill(f)
+	if d := c.chooseDecoder(ref); d >= 0 {
+		if reason := c.doesNotFitDecoder(&f.req, d); reason != "" {
+			c.endFlight(ref, results.Dropped, reason)
+			return
+		}
+	}
 	switch f.phase {
 	case phaseStreamed: // streamed, and the transfer already finished
 		c.transferred(ref)
@@ -153,6 +160,26 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		f.deadlineNs = c.nowNs + t
 		c.q.push(f.deadlineNs, classTimeout, ref)
 	}
+}
+
+// chooseDecoder asks a router that picks the decoder once the prefill is
+// done (router.DecodeLater) for the flight's decoder; the decoder's
+// bookkeeping starts then. It returns the decoder chosen now, or -1 when
+// the flight had one already.
+func (c *cluster) chooseDecoder(ref int32) int {
+	f := &c.flights[ref]
+	if f.route.Decode != router.DecodeLater {
+		return -1
+	}
+	c.refreshViews()
+	d := c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view)
+	f.route.Decode = d
+	c.records[f.req.ID].DecodeInstance = int32(d)
+	c.bookDecode(f)
+	if c.traced(f.req.ID) {
+		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
+	}
+	return d
 }
 
 // onHoldTimeout frees KV a prefill instance held too long for a decoder

@@ -6,6 +6,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/engine"
+	"handoff/models/kv"
 	"handoff/models/router"
 	"handoff/results"
 )
@@ -197,5 +198,59 @@ func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
 		if got := c.result().Instances[1].Lockups; (got == 1) != shared {
 			t.Errorf("shared %v: %d lock-ups on the decoder", shared, got)
 		}
+	}
+}
+
+// TestDynamoBooksTheDecoderAfterThePrefill: on vLLM's disaggregated path
+// Dynamo picks the decoder when the prefill is done, and only then books
+// the request's blocks there; its prefill load counts only what the
+// prefiller does not cache.
+func TestDynamoBooksTheDecoderAfterThePrefill(t *testing.T) {
+	reqs := []Request{{ArrivalNs: 0, PromptTokens: 1000, OutputTokens: 3}}
+	timer := linearTimer(cfA, cfB)
+	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), timer),
+		instances(RoleDecode, 2, engineCfg(t, 100, 4096, 8, false), timer)...)
+	cfg := withNICs(&Config{Name: "later", Instances: insts, KVBytesPerToken: cfKVBytes,
+		Router: router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router")),
+		RouterNeedsHashes: true, Source: &sliceSource{reqs: reqs}}, cfLink)
+	booked := false
+	c, err := drive(t, cfg, 1, func(c *cluster, _ int64) {
+		for _, f := range c.flights {
+			if f.phase == phasePrefilling && (f.route.Decode != router.DecodeLater ||
+				c.replicas[1].blocks+c.replicas[2].blocks != 0 || c.replicas[0].prefillTokens != 1000) {
+				t.Fatalf("while prefilling: decoder %d, decode blocks %d+%d, prefill tokens %d",
+					f.route.Decode, c.replicas[1].blocks, c.replicas[2].blocks, c.replicas[0].prefillTokens)
+			}
+			if f.phase == phaseTransferring {
+				booked = booked || c.replicas[f.route.Decode].blocks == 1000/16
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, c.records, 1)
+	if r := c.records[0]; r.DecodeInstance < 1 || !booked {
+		t.Errorf("decoder %d, booked %v: want a decoder chosen and booked after the prefill", r.DecodeInstance, booked)
+	}
+}
+
+// TestSharedBlocksCountOnce: with router_assume_kv_reuse a colocated
+// worker's decode load counts the blocks active requests share once: two
+// requests with one 64-token system prompt (4 blocks) and 32 tokens each
+// of their own (2 blocks) load it with 8 blocks, not 12.
+func TestSharedBlocksCountOnce(t *testing.T) {
+	prefix := []kv.Segment{{ID: 7, Tokens: 64}}
+	reqs := []Request{{ArrivalNs: 0, PromptTokens: 96, OutputTokens: 50, Prefix: prefix},
+		{ArrivalNs: 0, PromptTokens: 96, OutputTokens: 50, Prefix: prefix}}
+	cfg := colocatedConfig(t, 4096, reqs)
+	cfg.Router = router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router"))
+	cfg.RouterNeedsHashes, cfg.RouterCountsSharedBlocks = true, true
+	most := 0
+	if _, err := drive(t, cfg, 1, func(c *cluster, _ int64) { most = max(most, c.replicas[0].blocks) }); err != nil {
+		t.Fatal(err)
+	}
+	if most != 8 {
+		t.Errorf("the worker's decode load peaked at %d blocks, want 8", most)
 	}
 }

@@ -21,6 +21,7 @@ type replica struct {
 	// to decode, until they finish.
 	prefillTokens int
 	blocks        int
+	activeBlocks  map[uint64]int32 // with Config.RouterCountsSharedBlocks: active requests' blocks, by hash
 
 	metrics instanceMetrics
 }

@@ -129,6 +129,9 @@ func newCluster(cfg *Config) *cluster {
 	for i := range cfg.Instances {
 		ic := &cfg.Instances[i]
 		c.replicas[i] = newReplica(ic)
+		if cfg.RouterCountsSharedBlocks {
+			c.replicas[i].activeBlocks = map[uint64]int32{}
+		}
 		if ic.Role == RoleDecode {
 			c.decodeIdx = append(c.decodeIdx, i)
 		} else {
@@ -265,8 +268,10 @@ func (c *cluster) plan(i int) *perf.Batch {
 	}
 	if rp.cfg.StreamKV {
 		for _, s := range res.FinalChunks {
-			if d := c.flights[s.Ref].route.Decode; c.replicas[d].eng.MayRefuse() {
-				continue // a decoder that may refuse it gets it whole, after the prefill
+			f := &c.flights[s.Ref]
+			c.chooseDecoder(s.Ref)
+			if d := f.route.Decode; c.replicas[d].eng.MayRefuse() || c.doesNotFitDecoder(&f.req, d) != "" {
+				continue // a decoder that may refuse it, or cannot hold it, gets it after the prefill
 			}
 			c.handoff(s)
 		}

@@ -38,6 +38,7 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 		cfg.Instances = swarmPool(t, rng, RoleColocated)
 	}
 	cfg.Router, cfg.RouterNeedsHashes = swarmRouter(rng)
+	cfg.RouterCountsSharedBlocks = !pd && cfg.RouterNeedsHashes && rng.IntN(2) == 0
 	cfg.LockupAbortNs = 1 + rng.Int64N(2_000_000) // deadlocks (shared queues) end in failures
 	if rng.IntN(3) == 0 {                         // a stale view of instance state
 		cfg.RefreshIntervalNs = 1 + rng.Int64N(200_000)
@@ -88,10 +89,12 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	if rng.IntN(3) == 0 {
 		c.UseKVEvents, c.TTLNs = false, 1+rng.Int64N(1_000_000)
 	}
+	c.AssumeKVReuse = rng.IntN(2) == 0
 	if rng.IntN(2) == 0 {
 		cd := router.DefaultConditionalDisagg()
 		cd.EffISLThreshold = 1 + rng.IntN(400)
 		cd.PrefillBusyTokens, cd.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
+		cd.TokenCap = rng.IntN(2) * rng.IntN(400)
 		c.Conditional = &cd
 	}
 	return c

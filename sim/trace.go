@@ -66,7 +66,7 @@ func (c *cluster) traceRoute(f *flight) {
 		t.Span(id, router, "router queue", f.req.ArrivalNs, c.nowNs)
 	}
 	name := "route → " + c.cfg.Instances[f.route.Prefill].Name
-	if f.route.Decode >= 0 {
+	if f.route.Decode >= 0 { // not yet chosen when the router picks it after the prefill
 		name += " → " + c.cfg.Instances[f.route.Decode].Name
 	}
 	t.Instant(id, router, name, c.nowNs)

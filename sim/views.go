@@ -17,6 +17,7 @@ type routing struct {
 	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
+	bookHashes    []uint64 // scratch: a booked flight's block hashes
 	request       router.Request
 }
 
@@ -33,6 +34,9 @@ func (c *cluster) initRouting() {
 	}
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
 	r.view.TransferNs = c.predictTransferNs
+	if c.cfg.RouterCountsSharedBlocks {
+		r.view.NewBlocks = c.newBlocks
+	}
 }
 
 // refreshViews brings the routing view up to date: instance state when the
@@ -65,8 +69,10 @@ func (c *cluster) fixView(v *router.View, i int) {
 func (c *cluster) fillView(v *router.View, i int, stale bool) {
 	rp := &c.replicas[i]
 	if !stale {
+		// Waiting counts requests waiting for remote KV too, as vLLM's
+		// num_requests_waiting does (its skipped_waiting queue included).
 		in := rp.eng
-		v.Waiting, v.Running, v.FreeBlocks = in.Waiting(), in.Running(), in.Pool().FreeBlocks()
+		v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
 	}
 	v.Outstanding = rp.outstanding
 	v.ActivePrefillTokens = rp.prefillTokens
@@ -121,7 +127,7 @@ func (c *cluster) legFor(disaggregated bool) []int {
 // doesNotFit explains why the routed instances cannot hold r, or returns "".
 func (c *cluster) doesNotFit(r *Request, d router.Decision) string {
 	p := c.cfg.Instances[d.Prefill]
-	if d.Decode < 0 {
+	if d.Decode == -1 {
 		if capTokens := p.Engine.CapacityTokens(); r.PromptTokens+r.OutputTokens > capTokens {
 			return fmt.Sprintf("too long for %s: %d tokens exceed its %d", p.Name, r.PromptTokens+r.OutputTokens, capTokens)
 		}
@@ -130,7 +136,15 @@ func (c *cluster) doesNotFit(r *Request, d router.Decision) string {
 	if capTokens := p.Engine.CapacityTokens(); r.PromptTokens+1 > capTokens {
 		return fmt.Sprintf("too long for %s: prompt of %d tokens exceeds its %d", p.Name, r.PromptTokens, capTokens)
 	}
-	dc := c.cfg.Instances[d.Decode]
+	if d.Decode == router.DecodeLater {
+		return "" // checked when the decoder is chosen
+	}
+	return c.doesNotFitDecoder(r, d.Decode)
+}
+
+// doesNotFitDecoder explains why decoder d cannot hold r, or returns "".
+func (c *cluster) doesNotFitDecoder(r *Request, d int) string {
+	dc := c.cfg.Instances[d]
 	if capTokens := dc.Engine.CapacityTokens(); r.PromptTokens+r.OutputTokens > capTokens {
 		return fmt.Sprintf("too long for %s: %d tokens exceed its %d", dc.Name, r.PromptTokens+r.OutputTokens, capTokens)
 	}
