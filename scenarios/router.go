@@ -36,7 +36,7 @@ type DynamoRouter struct {
 	ConditionalDisagg    bool    `yaml:"conditional_disagg,omitempty"`
 	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"` // isl_bounding | token_cap
 	BypassBelowTokens    int     `yaml:"conditional_prefill_bypass_below_tokens"`
-	EffISLThreshold      int     `yaml:"eff_isl_threshold"` // tokens
+	EffISLThreshold      int     `yaml:"eff_isl_threshold"`       // tokens
 	EffISLRatioThreshold float64 `yaml:"eff_isl_ratio_threshold"` // in [0, 1]
 	PrefillBusyTokens    int     `yaml:"prefill_busy_tokens,omitempty"`
 	DecodeBusyTokens     int     `yaml:"decode_busy_tokens,omitempty"`
@@ -66,7 +66,7 @@ const (
 	defaultTTLNs       = 120e9
 	defaultLLMDRefresh = 50e6 // the EPP's metrics refresh (RefreshMetricsInterval in llm-d's pkg/epp/server/options.go)
 	defaultBypassBelow = 5000 // token_cap's conditional_prefill_bypass_below_tokens
-	defaultBlocksPerMs = 1 // about an 8B model's prefill rate on one H100 (≈16 tokens/ms) at block size 16
+	defaultBlocksPerMs = 1    // about an 8B model's prefill rate on one H100 (≈16 tokens/ms) at block size 16
 	maxLRUCapacity     = 1 << 24
 	maxRouterWeight    = 1e9 // beyond it a cost is a typo
 )

@@ -100,6 +100,7 @@ func decodingInstance(f *flight) int {
 	}
 	return f.route.Prefill
 }
+
 // enqueueRouting offers a flight (new, or refused by a decoder) to the
 // router behind any it holds.
 func (c *cluster) enqueueRouting(ref int32) {

@@ -211,7 +211,7 @@ func TestDynamoBooksTheDecoderAfterThePrefill(t *testing.T) {
 	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), timer),
 		instances(RoleDecode, 2, engineCfg(t, 100, 4096, 8, false), timer)...)
 	cfg := withNICs(&Config{Name: "later", Instances: insts, KVBytesPerToken: cfKVBytes,
-		Router: router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router")),
+		Router:            router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router")),
 		RouterNeedsHashes: true, Source: &sliceSource{reqs: reqs}}, cfLink)
 	booked := false
 	c, err := drive(t, cfg, 1, func(c *cluster, _ int64) {

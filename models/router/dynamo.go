@@ -299,4 +299,3 @@ func allAtLeast(vs []View, tokens int) bool {
 	}
 	return true
 }
-
