@@ -100,6 +100,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if p.Wafer != nil {
 		applyWafer(p, dev, &tmpl)
 	}
+	if role == sim.RoleDecode {
+		tmpl.KVIn = kvIn(m, p)
+	}
 	tmpl.Engine = ecfg
 	for k := range p.Count {
 		inst := tmpl
@@ -145,6 +148,20 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	}
 	timer, err := l.stepTimer(at, p, hw, dev, m)
 	return ecfg, timer, err
+}
+
+// kvIn is the KV a transfer moves into a decoder of pool p, per prompt
+// token. vLLM's NixlConnector moves KV rank by rank: each decode TP rank
+// pulls its own shard (vllm/distributed/kv_transfer/kv_connector/v1/
+// nixl_connector.py and its TP mapping), so KV that ranks replicate — an
+// MLA latent, or KV heads when tp exceeds them — crosses the wire once per
+// rank: tp × the shard a rank holds. A wafer takes the prefiller's KV once
+// and re-lays it out (staging).
+func kvIn(m *llm.Model, p *Pool) sim.KVSize {
+	if p.Wafer != nil {
+		return sim.KVSize{PerToken: m.KVBytesPerToken()}
+	}
+	return sim.KVSize{PerToken: float64(p.TP) * m.KVBytesPerTokenPerShard(p.TP)}
 }
 
 // maxBlocks bounds one instance's KV pool, whose bookkeeping takes about 30
@@ -270,11 +287,11 @@ func (l *Loaded) buildNetwork(b *Built, hw *hardware.Catalog) error {
 	if l.Link.Latency != nil {
 		link.LatencyNs = int64(*l.Link.Latency)
 	}
-	names := make([]string, len(b.Config.Instances))
+	names, devices := make([]string, len(b.Config.Instances)), make([]int, len(b.Config.Instances))
 	for i, in := range b.Config.Instances {
-		names[i] = in.Name
+		names[i], devices[i] = in.Name, in.GPUs
 	}
-	b.Config.Topology = network.NewNICTopology(len(names), link, names)
+	b.Config.Topology = network.NewNICTopology(link, names, devices)
 	return nil
 }
 

@@ -32,7 +32,8 @@ func runAllComplete(t *testing.T, b *Built, n int) *sim.Result {
 // O = 100, alone in the GPU-prefill → wafer-decode cluster. Its life is
 //
 //	prefill step (H100 TP 4 roofline, 1000 tokens)
-//	+ transfer: 5 µs + 1000·327,680 B / 150 GB/s = 5 µs + 2,184,534 ns
+//	+ transfer: 5 µs + 1000·327,680 B / (4 × 150 GB/s) = 5 µs + 546,134 ns (the
+//	  prefiller's 4 ranks and the 4 wafers each have their own link)
 //	+ staging:  327,680,000 B / 100 GB/s = 3,276,800 ns
 //	+ O decode steps on the wafer, each ≈ 80·(6.73 + 2.5·8.192) + 3·5 + ~18.8 + 10 µs = 2.2206 ms
 //
@@ -48,7 +49,7 @@ func TestWaferSingleRequestClosedForm(t *testing.T) {
 	const prompt, out = 1000, 100
 	prefillNs := b.Config.Instances[0].Timer.StepNs(&perf.Batch{PrefillSeqs: 1, PrefillTokens: prompt,
 		PrefillAttn: prompt * (prompt + 1) / 2})
-	transferNs := 5_000 + math.Ceil(prompt*327_680/150e9*1e9)
+	transferNs := 5_000 + math.Ceil(prompt*327_680/(4*150e9)*1e9)
 	stagingNs := math.Round(prompt * 327_680 / 100e9 * 1e9)
 	wafer := b.Config.Instances[1].Timer
 	decodeNs := int64(0)

@@ -52,6 +52,25 @@ type Instance struct {
 	// StagingBps, on a decoder whose KV layout differs from the prefillers'
 	// (a wafer), is the rate at which arriving KV is re-laid-out; 0 = none.
 	StagingBps float64
+
+	// KVIn, on a decoder, is the KV a transfer moves into it for a prompt;
+	// zero: Config.KVBytesPerToken per token.
+	KVIn KVSize
+}
+
+// KVSize is the KV a transfer of a prompt's tokens moves: PerToken bytes
+// for each token, plus WindowPerToken bytes for each of at most the last
+// WindowTokens of them (sliding-window layers, whose older blocks are not
+// sent). The core asks it for the tokens the decoder does not cache.
+type KVSize struct {
+	PerToken       float64
+	WindowPerToken float64
+	WindowTokens   int
+}
+
+// Bytes is the KV moved for tokens prompt tokens.
+func (k KVSize) Bytes(tokens int) float64 {
+	return k.PerToken*float64(tokens) + k.WindowPerToken*float64(min(tokens, k.WindowTokens))
 }
 
 // Config is everything one run needs. It is built by the scenarios package
@@ -62,7 +81,7 @@ type Config struct {
 	Instances       []Instance
 	Router          router.Router
 	Topology        *network.Topology // required when any instance has RoleDecode
-	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer
+	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer, for decoders without KVIn
 	Source          Source
 	SLO             results.SLO
 

@@ -58,10 +58,11 @@ func instances(role Role, n int, ec engine.Config, timer perf.StepTimer) []Insta
 // withNICs joins cfg's instances with a NIC topology over link l.
 func withNICs(cfg *Config, l hardware.Link) *Config {
 	var names []string
+	var devices []int
 	for _, in := range cfg.Instances {
-		names = append(names, in.Name)
+		names, devices = append(names, in.Name), append(devices, in.GPUs)
 	}
-	cfg.Topology = network.NewNICTopology(len(cfg.Instances), l, names)
+	cfg.Topology = network.NewNICTopology(l, names, devices)
 	return cfg
 }
 

@@ -233,7 +233,7 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 		c.enter(ref, phaseTransferring)
 	}
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
-	bytes := float64(s.RemoteTokens) * c.cfg.KVBytesPerToken
+	bytes := c.kvBytes(d, s.RemoteTokens)
 	c.net.Start(ref, path, latencyNs, bytes, c.nowNs)
 	c.scheduleNetwork()
 }
@@ -273,7 +273,7 @@ func (c *cluster) transferred(ref int32) {
 	if rate := c.replicas[f.route.Decode].cfg.StagingBps; rate > 0 {
 		c.enter(ref, phaseStaging)
 		c.releasePrefill(f)
-		bytes := float64(f.dseq.RemoteTokens) * c.cfg.KVBytesPerToken
+		bytes := c.kvBytes(f.route.Decode, f.dseq.RemoteTokens)
 		c.q.push(c.nowNs+int64(bytes/rate*1e9+0.5), classStaging, ref)
 		return
 	}
@@ -293,6 +293,15 @@ func (c *cluster) onStaged(ref int32) {
 func (c *cluster) kvReady(ref int32) {
 	f := &c.flights[ref]
 	c.replicas[f.route.Decode].eng.KVArrived(f.dseq, c.nowNs)
+}
+
+// kvBytes is the KV a transfer moves into decoder d for tokens prompt
+// tokens.
+func (c *cluster) kvBytes(d, tokens int) float64 {
+	if k := c.replicas[d].cfg.KVIn; k != (KVSize{}) {
+		return k.Bytes(tokens)
+	}
+	return float64(tokens) * c.cfg.KVBytesPerToken
 }
 
 // releasePrefill frees the KV a flight's prefill instance holds; the

@@ -24,7 +24,7 @@ type routing struct {
 func (c *cluster) initRouting() {
 	r := &c.routing
 	r.view = router.Cluster{Prefill: make([]router.View, len(c.prefillIdx)),
-		Decode: make([]router.View, len(c.decodeIdx)), KVBytesPerToken: c.cfg.KVBytesPerToken,
+		Decode: make([]router.View, len(c.decodeIdx)), KVBytes: c.kvBytes,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
 	for k, i := range c.prefillIdx {
 		c.fixView(&r.view.Prefill[k], i)

@@ -163,7 +163,7 @@ func TestNewHierarchyPanicsOnProgrammerErrors(t *testing.T) {
 }
 
 func TestNICTopologyIsOneLevel(t *testing.T) {
-	topo := NewNICTopology(2, ib, []string{"p", "d"})
+	topo := NewNICTopology(ib, []string{"p", "d"}, []int{1, 1})
 	if want := []string{"p/egress", "p/ingress", "d/egress", "d/ingress"}; !slices.Equal(topo.Names, want) {
 		t.Fatalf("links %v, want %v", topo.Names, want)
 	}

@@ -42,17 +42,23 @@ func (v Level) String() string {
 	return "level?"
 }
 
-// NewNICTopology connects n instances through per-instance egress and
-// ingress links of kind l, named "<name>/egress" and "<name>/ingress": a
-// transfer leaves through the sender's egress and enters through the
+// NewNICTopology connects the named instances through per-instance egress
+// and ingress links of kind l, named "<name>/egress" and "<name>/ingress":
+// a transfer leaves through the sender's egress and enters through the
 // receiver's ingress (also from an instance to itself), so transfers share
-// bandwidth where they share an endpoint. Every pair is at LevelDomain with
-// latency l.LatencyNs. Cost: O(n²) time and memory.
-func NewNICTopology(n int, l hardware.Link, names []string) *Topology {
+// bandwidth where they share an endpoint. Link figures are per device: an
+// instance of devices[i] devices (its tensor-parallel ranks, each with its
+// own NIC, sending its KV shard in parallel) gets devices[i] × l's
+// bandwidth, as the hierarchy gives a TP instance's domain and node links.
+// Every pair is at LevelDomain with latency l.LatencyNs. Cost: O(n²) time
+// and memory.
+func NewNICTopology(l hardware.Link, names []string, devices []int) *Topology {
+	n := len(names)
 	t := newTopology(n, 2)
 	for i := range n {
-		t.addLink(names[i]+"/egress", l.BandwidthBps)
-		t.addLink(names[i]+"/ingress", l.BandwidthBps)
+		bps := float64(devices[i]) * l.BandwidthBps // each device has its own NIC
+		t.addLink(names[i]+"/egress", bps)
+		t.addLink(names[i]+"/ingress", bps)
 	}
 	t.levelNs[LevelDomain] = l.LatencyNs
 	for s := range n {

@@ -11,7 +11,8 @@ const testBlock = 16
 // testCluster is a routing view with fixed device overlaps per instance
 // index and a transfer time of latencyNs[src] + 1 ns per byte.
 func testCluster(prefill, decode []View, overlap map[int]int, latencyNs map[int]int64) *Cluster {
-	return &Cluster{Prefill: prefill, Decode: decode, BlockSize: testBlock, KVBytesPerToken: 1000,
+	return &Cluster{Prefill: prefill, Decode: decode, BlockSize: testBlock,
+		KVBytes: func(_, tokens int) float64 { return 1000 * float64(tokens) },
 		Overlap: func(i int, hashes []uint64) int { return min(overlap[i], len(hashes)) },
 		TransferNs: func(src, dst int, bytes float64) int64 {
 			if src == dst {

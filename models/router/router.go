@@ -59,8 +59,9 @@ type Cluster struct {
 	// dst over the current network: path latency plus bytes at the rate a new
 	// transfer would get now. 0 when src == dst.
 	TransferNs func(src, dst int, bytes float64) int64
-	// KVBytesPerToken converts tokens to transfer bytes.
-	KVBytesPerToken float64
+	// KVBytes is the KV a transfer of tokens prompt tokens moves into
+	// decoder dst.
+	KVBytes func(dst, tokens int) float64
 	// NewBlocks, when the cluster counts blocks that active requests share
 	// once (Dynamo's router_assume_kv_reuse, colocated), is how many of
 	// hashes no request active on instance i holds; nil otherwise.

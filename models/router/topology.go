@@ -6,7 +6,7 @@ import "math/rand/v2"
 // prices every (prefiller p, decoder d) pair and takes the cheapest:
 //
 //	cost(p, d) = prefill_cost_p + decode_cost_d + BlocksPerMs · transfer_ms(p, d)
-//	transfer_ms(p, d) = TransferNs(p, d, (ISL − B·overlap_d) · KVBytesPerToken) / 1e6
+//	transfer_ms(p, d) = TransferNs(p, d, KVBytes(d, ISL − B·overlap_d)) / 1e6
 //
 // prefill_cost_p is Dynamo's full cost of p and decode_cost_d its
 // load-only decode cost; the transfer moves the prompt tokens the decoder
@@ -73,6 +73,6 @@ func (t *TopologyAware) networkBlocks(c *Cluster, p, dec, uncached int) float64 
 	if t.blocksPerMs == 0 {
 		return 0
 	}
-	ns := c.TransferNs(p, dec, float64(uncached)*c.KVBytesPerToken)
+	ns := c.TransferNs(p, dec, c.KVBytes(dec, uncached))
 	return t.blocksPerMs * float64(ns) / 1e6
 }

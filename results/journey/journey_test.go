@@ -62,7 +62,7 @@ func pdConfig(t *testing.T, np, nd, decodeBlocks int, reqs []sim.Request) *sim.C
 	}
 	link := hardware.Link{Name: "nic", BandwidthBps: 3e9, LatencyNs: 5000}
 	return &sim.Config{Name: "pd", Instances: insts, Router: &router.RoundRobin{}, KVBytesPerToken: 1000,
-		Topology: network.NewNICTopology(len(insts), link, names), Source: &reqSource{reqs: reqs}}
+		Topology: network.NewNICTopology(link, names, ones(len(names))), Source: &reqSource{reqs: reqs}}
 }
 
 // traceRun runs cfg with the first n requests traced and returns the trace.
@@ -344,4 +344,13 @@ func TestAttachRejectsNoRequests(t *testing.T) {
 		}
 	}()
 	Attach(&sim.Config{}, 0)
+}
+
+// ones returns n ones: one device per instance.
+func ones(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
 }
