@@ -62,6 +62,9 @@ func (h *docHarness) checkBlock(t *testing.T, d *docspec.Doc, it *docspec.Item, 
 // checkCommands checks the commands of a sh block or a span, in order;
 // later commands see the outputs of earlier ones.
 func (h *docHarness) checkCommands(t *testing.T, it *docspec.Item, covered func(docspec.Command) bool) {
+	if len(it.Commands) == 0 {
+		return
+	}
 	m := commandMarks(t, it.Commands[0].File, it)
 	group := pathMap{}
 	for _, c := range it.Commands {
@@ -76,6 +79,8 @@ func (h *docHarness) checkCommands(t *testing.T, it *docspec.Item, covered func(
 func (h *docHarness) checkCommand(t *testing.T, c docspec.Command, m marks, group pathMap, covered func(docspec.Command) bool) {
 	args, isHandoff := docspec.HandoffArgs(c.Words)
 	switch {
+	case len(m.with) > 0 && !strings.HasPrefix(c.Words[0], "-"):
+		t.Errorf("%s: doc:with applies to a flag example, not to %q", c.Where(), c.Text)
 	case m.external != "":
 		checkSyntax(t, c)
 	case isHandoff:
@@ -172,7 +177,7 @@ func (h *docHarness) checkWith(t *testing.T, c docspec.Command, part []string, m
 		runs = append(runs, dr)
 	}
 	if m.each && !anyExits(runs, m.exit) {
-		t.Errorf("%s: %q exits %d with none of the doc:with commands: %s", c.Where(), strings.Join(part, " "),
+		t.Errorf("%s: %q exits %d after none of the doc:with commands: %s", c.Where(), strings.Join(part, " "),
 			m.exit, firstLine(runs[0].stderr))
 	}
 }

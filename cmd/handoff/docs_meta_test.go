@@ -22,7 +22,18 @@ const brokenDoc = "```sh\n" +
 	"handoff: an error message the code does not print\n" +
 	"```\n" +
 	"\n" +
-	"Rows' flags: a: `--set seed=2`.\n"
+	"Rows' flags: a: `--set seed=2`.\n" +
+	"\n" +
+	"| command | what |\n" +
+	"|---|---|\n" +
+	"| `handoff plot DIR [--no-such]` | a synopsis in a table |\n" +
+	"\n" +
+	"<!-- doc:with cmd=\"handoff validate scenarios/quickstart.yaml\" -->\n" +
+	"```sh\n" +
+	"handoff catalog models\n" +
+	"```\n" +
+	"\n" +
+	"Each alone: <!-- doc:with each=\"true\" cmd=\"handoff validate scenarios/quickstart.yaml\" -->`--set seed=3 --set router.policy=no-such`.\n"
 
 // tableDoc is a table made from a run, one figure wrong.
 const tableDoc = "<!-- doc:table\n" +
@@ -75,6 +86,9 @@ func TestDocsCatchesEveryKindOfDrift(t *testing.T) {
 		`broken.md:7: "handoff catalog hardware" runs now: remove its doc:known-failure marker`,
 		`broken.md:11: the output block differs`,
 		`broken.md:14: a Rows' flags line that no table spec (rows: flags) reads`,
+		`broken.md:18: "handoff plot DIR [--no-such]": handoff plot has no flag --no-such`,
+		`broken.md:22: doc:with applies to a flag example, not to "handoff catalog models"`,
+		`broken.md:25: "--set router.policy=no-such" exits 0 after none of the doc:with commands`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("TestDocs does not report %q; it says:\n%s", want, out)

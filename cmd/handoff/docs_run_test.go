@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,19 @@ type docRun struct {
 // newDocRunner makes a runner whose outputs go under scratch.
 func newDocRunner(scratch string) *docRunner {
 	return &docRunner{scratch: scratch, runs: map[string]*docRun{}}
+}
+
+// slowest lists the n runs that took longest, one a line.
+func (r *docRunner) slowest(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	runs := slices.Collect(maps.Values(r.runs))
+	slices.SortFunc(runs, func(a, b *docRun) int { return int(b.wall.Microseconds() - a.wall.Microseconds()) })
+	var lines []string
+	for _, dr := range runs[:min(n, len(runs))] {
+		lines = append(lines, fmt.Sprintf("  %6.1f s  handoff %s", dr.wall.Seconds(), strings.Join(dr.args, " ")))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // outputFlags are the flags whose value names a file or directory a

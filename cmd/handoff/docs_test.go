@@ -47,7 +47,8 @@ func TestDocs(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("%d distinct commands run in %.1f s", len(h.runner.runs), time.Since(begin).Seconds())
+	t.Logf("%d distinct commands run in %.1f s; the slowest:\n%s", len(h.runner.runs), time.Since(begin).Seconds(),
+		h.runner.slowest(5))
 	if *update {
 		h.applyEdits(t)
 	}
