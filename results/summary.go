@@ -38,6 +38,7 @@ type RequestCounts struct {
 type Throughput struct {
 	RequestsPerS     float64 `json:"requests_per_s"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
+	OfferedPerS      float64 `json:"offered_requests_per_s"` // arrivals over the arrival span (first to last arrival); 0 if it is 0
 }
 
 // SLOSummary reports SLO attainment and request goodput; see Summarize
@@ -138,6 +139,7 @@ type totals struct {
 	completed, good              int64
 	outputTokens, prompt, cached int64
 	firstArrivalNs, lastFinishNs int64
+	lastArrivalNs                int64
 	rejects, drops, fails        reasonTally
 }
 
@@ -150,6 +152,7 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		if i == 0 || r.ArrivalNs < t.firstArrivalNs {
 			t.firstArrivalNs = r.ArrivalNs
 		}
+		t.lastArrivalNs = max(t.lastArrivalNs, r.ArrivalNs)
 		t.lastFinishNs = max(t.lastFinishNs, r.FinishNs)
 		s.Preemptions += int64(r.Preemptions)
 		switch r.Status {
@@ -188,6 +191,7 @@ func fillRates(s *Summary, t totals, info RunInfo) {
 	}
 	s.Throughput.RequestsPerS = perS(t.completed, runNs)
 	s.Throughput.OutputTokensPerS = perS(t.outputTokens, runNs)
+	s.Throughput.OfferedPerS = perS(s.Requests.Total, t.lastArrivalNs-t.firstArrivalNs)
 	s.SLO = SLOSummary{
 		TTFTS:             float64(info.SLO.TTFTNs) / 1e9,
 		TPOTS:             float64(info.SLO.TPOTNs) / 1e9,

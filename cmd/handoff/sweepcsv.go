@@ -46,6 +46,7 @@ func csvFigures() []csvFigure {
 	f = append(f, csvStatFigures("e2e", func(s *results.Summary) *results.Stats { return &s.E2E })...)
 	f = append(f, []csvFigure{
 		{"throughput_rps", func(s *results.Summary) string { return csvNum(s.Throughput.RequestsPerS) }},
+		{"offered_rps", func(s *results.Summary) string { return csvNum(s.Throughput.OfferedPerS) }},
 		{"output_tokens_per_s", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerS) }},
 		{"attainment", func(s *results.Summary) string { return csvNum(s.SLO.Attainment) }},
 		{"slo_met", func(s *results.Summary) string { return strconv.FormatBool(s.SLO.Met) }},
