@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"handoff/models/kv"
-	"handoff/models/router"
-)
+import "handoff/models/router"
 
 // The router's bookkeeping, as Dynamo's KV router keeps it
 // (lib/kv-router/src/sequences/single.rs): the uncached part of the
@@ -27,15 +24,14 @@ func (c *cluster) book(f *flight) {
 // bookDecode adds the request's blocks to its decoding instance's load.
 func (c *cluster) bookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
-	if rp.activeBlocks == nil {
-		f.bookedBlocks = f.req.PromptTokens / c.routing.view.BlockSize
+	bs := c.routing.view.BlockSize
+	f.bookedBlocks = f.req.PromptTokens / bs
+	if rp.shared == nil {
 		rp.blocks += f.bookedBlocks
 		return
 	}
-	for _, h := range c.flightHashes(f) {
-		rp.activeBlocks[h]++
-	}
-	rp.blocks = len(rp.activeBlocks)
+	f.bookedBlocks -= rp.shared.add(f.req.Prefix, bs)
+	rp.blocks = rp.shared.distinct + rp.uniqueBlocks(f.bookedBlocks)
 }
 
 // unbookPrefill ends a flight's prefill bookkeeping.
@@ -60,38 +56,20 @@ func (c *cluster) unbook(f *flight) {
 
 func (c *cluster) unbookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
-	if rp.activeBlocks == nil {
+	if rp.shared == nil {
 		rp.blocks -= f.bookedBlocks
-		f.bookedBlocks = 0
-		return
+	} else {
+		rp.shared.remove(f.req.Prefix, c.routing.view.BlockSize)
+		rp.blocks = rp.shared.distinct + rp.uniqueBlocks(-f.bookedBlocks)
 	}
-	for _, h := range c.flightHashes(f) {
-		if rp.activeBlocks[h]--; rp.activeBlocks[h] == 0 {
-			delete(rp.activeBlocks, h)
-		}
-	}
-	rp.blocks = len(rp.activeBlocks)
+	f.bookedBlocks = 0
 }
 
-// flightHashes returns the block hashes of the flight's current prompt,
-// in scratch space.
-func (c *cluster) flightHashes(f *flight) []uint64 {
-	r := &f.req
-	c.routing.bookHashes = kv.AppendBlockHashes(c.routing.bookHashes[:0], r.Prefix, uint64(r.ID)+1,
-		r.PromptTokens, c.routing.view.BlockSize)
-	return c.routing.bookHashes
-}
-
-// newBlocks is how many of hashes no request active on instance i holds
-// (router.Cluster.NewBlocks).
-func (c *cluster) newBlocks(i int, hashes []uint64) int {
-	n := 0
-	for _, h := range hashes {
-		if c.replicas[i].activeBlocks[h] == 0 {
-			n++
-		}
-	}
-	return n
+// newBlocks is how many of r's full blocks no request active on instance
+// i holds (router.Cluster.NewBlocks).
+func (c *cluster) newBlocks(i int, r *router.Request) int {
+	bs := c.routing.view.BlockSize
+	return r.PromptTokens/bs - c.replicas[i].shared.held(r.Prefix, bs)
 }
 
 func decodingInstance(f *flight) int {

@@ -21,7 +21,8 @@ type replica struct {
 	// to decode, until they finish.
 	prefillTokens int
 	blocks        int
-	activeBlocks  map[uint64]int32 // with Config.RouterCountsSharedBlocks: active requests' blocks, by hash
+	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
+	unique        int           // with shared: active requests' blocks past their shared prefixes
 
 	metrics instanceMetrics
 }
@@ -29,6 +30,13 @@ type replica struct {
 // newReplica returns the run state of instance ic with a fresh engine.
 func newReplica(ic *Instance) replica {
 	return replica{cfg: ic, eng: engine.New(ic.Engine), metrics: instanceMetrics{progressNs: -1}}
+}
+
+// uniqueBlocks adds delta to the active requests' blocks past their
+// shared prefixes and returns the total.
+func (r *replica) uniqueBlocks(delta int) int {
+	r.unique += delta
+	return r.unique
 }
 
 // owner is who answers for the instance's time: its owner, else its pool.

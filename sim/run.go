@@ -130,7 +130,7 @@ func newCluster(cfg *Config) *cluster {
 		ic := &cfg.Instances[i]
 		c.replicas[i] = newReplica(ic)
 		if cfg.RouterCountsSharedBlocks {
-			c.replicas[i].activeBlocks = map[uint64]int32{}
+			c.replicas[i].shared = &sharedBlocks{refs: map[uint64]int32{}}
 		}
 		if ic.Role == RoleDecode {
 			c.decodeIdx = append(c.decodeIdx, i)

@@ -17,7 +17,6 @@ type routing struct {
 	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
-	bookHashes    []uint64 // scratch: a booked flight's block hashes
 	request       router.Request
 }
 

@@ -237,8 +237,8 @@ func (d *Dynamo) decodeCosts(dst []float64, r *Request, vs []View, blockSize int
 // load: all of them, or with AssumeKVReuse those no active request there
 // holds.
 func (d *Dynamo) newBlocks(r *Request, c *Cluster, v *View) int {
-	if d.cfg.AssumeKVReuse && c.NewBlocks != nil && len(r.Hashes) > 0 {
-		return c.NewBlocks(v.Index, r.Hashes)
+	if d.cfg.AssumeKVReuse && c.NewBlocks != nil {
+		return c.NewBlocks(v.Index, r)
 	}
 	return r.PromptTokens / c.BlockSize
 }

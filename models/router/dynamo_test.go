@@ -157,11 +157,11 @@ func TestDynamoDecodeLegByLoadOnly(t *testing.T) {
 func TestDynamoAssumeKVReuse(t *testing.T) {
 	for _, reuse := range []bool{true, false} {
 		c, r := dynamoWorkers()
-		c.NewBlocks = func(i int, hashes []uint64) int {
+		c.NewBlocks = func(i int, r *Request) int {
 			if i == 0 {
-				return len(hashes) - 3
+				return r.PromptTokens/testBlock - 3
 			}
-			return len(hashes)
+			return r.PromptTokens / testBlock
 		}
 		cfg := DefaultDynamoConfig()
 		cfg.AssumeKVReuse = reuse

@@ -63,9 +63,10 @@ type Cluster struct {
 	// decoder dst.
 	KVBytes func(dst, tokens int) float64
 	// NewBlocks, when the cluster counts blocks that active requests share
-	// once (Dynamo's router_assume_kv_reuse, colocated), is how many of
-	// hashes no request active on instance i holds; nil otherwise.
-	NewBlocks func(i int, hashes []uint64) int
+	// once (Dynamo's router_assume_kv_reuse, colocated), is how many of r's
+	// full prompt blocks no request active on instance i holds; nil
+	// otherwise.
+	NewBlocks func(i int, r *Request) int
 }
 
 // Decision is a placement: instance indexes for each leg. Decode is -1 when
