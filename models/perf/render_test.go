@@ -175,7 +175,7 @@ const docDiscussion = `
   tokens take 52-96 ms measured against 4-47 ms of compute at MFU 0.5-0.6, a larger fixed cost than
   decode's. One overhead has to serve both phases.
 - **The fitted overhead belongs to this profile's software, not to the GPU.** vLLM V1 on H100
-  (` + "`../shared/data/measured/`" + `, implied per-token time (E2E − TTFT)/(output − 1), light load) decodes
+  (` + "`scenarios/calibration/measured-*.csv`" + `, implied per-token time (E2E − TTFT)/(output − 1), light load) decodes
   Llama-2-70B at TP4 in 17-19 ms per token at 20-40 concurrent requests, prefill chunks included,
   where Splitwise measures 33-37 ms at batch 16-32; and Llama-2-7B at TP1 in 7.3 ms at about 9
   concurrent requests, against the ≥ 20 ms the fitted overhead alone would charge. Factors fitted
