@@ -54,40 +54,36 @@ func (m *Model) KVBytesPerTokenSliding() float64 {
 	return float64(m.SlidingLayers) * m.kvPerLayerToken(m.KVHeads)
 }
 
-// SlidingTokensHeld is how many of a sequence's tokens tokens the
+// SlidingWindowTokens is the most tokens of a sequence that the
 // sliding-window layers hold in paged blocks of blockSize tokens: the
-// tokens in its last cdiv(window, blockSize)+1 blocks (its window, rounded
-// out to whole blocks), or all of them when it has fewer blocks — what
-// vLLM's NIXL connector sends of a sliding group. Past the window it is
-// between the window and the window plus two blocks; for a model without
-// sliding layers it is tokens (no layer drops any). It panics if
-// blockSize < 1.
-func (m *Model) SlidingTokensHeld(tokens, blockSize int) int {
+// tokens of cdiv(window, blockSize)+1 blocks, as many as a sliding group
+// keeps once its window no longer starts on a block boundary, and as many
+// as vLLM's NIXL connector sends of one (blocks_per_sw). 0 for a model
+// without sliding layers. Example: gpt-oss-120b in 16-token blocks, 9
+// blocks = 144 tokens. It panics if blockSize < 1.
+func (m *Model) SlidingWindowTokens(blockSize int) int {
 	if blockSize < 1 {
 		panic("llm: block size < 1")
 	}
 	if m.SlidingLayers == 0 {
-		return tokens
+		return 0
 	}
-	blocks := (tokens + blockSize - 1) / blockSize
-	dropped := blocks - ((m.SlidingWindow+blockSize-1)/blockSize + 1) // leading blocks outside the window
-	return tokens - max(0, dropped)*blockSize
+	return ((m.SlidingWindow+blockSize-1)/blockSize + 1) * blockSize
 }
 
 // KVBytesHeld is the KV bytes, all ranks, that a sequence of tokens tokens
 // holds in paged blocks of blockSize tokens, and that a KV transfer of
 // those tokens moves: KVBytesPerTokenFull·tokens +
-// KVBytesPerTokenSliding·SlidingTokensHeld(tokens, blockSize). For a model
-// without sliding layers it is tokens·KVBytesPerToken, computed the same
-// way. Transfers of a prompt's uncached suffix (which starts on a block
-// boundary) pass the suffix's tokens. Example: gpt-oss-120b, 100000 tokens
-// in 16-token blocks: 36864·100000 + 36864·(100000 − 6241·16) = 3.69 GB,
-// against 7.37 GB with every layer full. It panics if blockSize < 1.
+// KVBytesPerTokenSliding·min(tokens, SlidingWindowTokens(blockSize)). For a
+// model without sliding layers it is tokens·KVBytesPerToken, computed the
+// same way. Example: gpt-oss-120b, 100000 tokens in 16-token blocks:
+// 36864·100000 + 36864·144 = 3.69 GB, against 7.37 GB with every layer
+// full. It panics if blockSize < 1.
 func (m *Model) KVBytesHeld(tokens, blockSize int) float64 {
 	if m.SlidingLayers == 0 {
 		return float64(tokens) * m.KVBytesPerToken()
 	}
-	sliding := m.SlidingTokensHeld(tokens, blockSize)
+	sliding := min(tokens, m.SlidingWindowTokens(blockSize))
 	return m.KVBytesPerTokenFull()*float64(tokens) + m.KVBytesPerTokenSliding()*float64(sliding)
 }
 
@@ -99,7 +95,7 @@ func (m *Model) KVBytesHeldPerShard(tokens, blockSize, tp int) float64 {
 		return float64(tokens) * m.KVBytesPerTokenPerShard(tp)
 	}
 	perLayer := m.KVBytesPerLayerTokenPerShard(tp)
-	sliding := m.SlidingTokensHeld(tokens, blockSize)
+	sliding := min(tokens, m.SlidingWindowTokens(blockSize))
 	return perLayer * (float64(m.FullLayers())*float64(tokens) + float64(m.SlidingLayers)*float64(sliding))
 }
 

@@ -17,18 +17,17 @@ func TestKVBytesHeld(t *testing.T) {
 		tokens, block, sliding int // sliding: tokens the sliding layers hold
 	}{
 		{0, 16, 0},
-		{100, 16, 100},     // inside the window
-		{144, 16, 144},     // 9 blocks: cdiv(128, 16)+1, all held
-		{145, 16, 129},     // 10 blocks, the first slid out
-		{100000, 16, 144},  // 6250 blocks, the last 9 held: 6241·16 tokens dropped
-		{100001, 16, 129},  // the last block holds 1 token
-		{1000, 1, 129},     // one-token blocks: the window and one
-		{1000, 100, 300},   // cdiv(128, 100)+1 = 3 blocks of 10 kept
-		{100000, 512, 672}, // 196 blocks, the last 2 kept: 512 + 160 tokens
+		{100, 16, 100},      // inside the window
+		{144, 16, 144},      // 9 blocks: cdiv(128, 16)+1
+		{145, 16, 144},      // past them
+		{100000, 16, 144},   // 6250 blocks, 9 of them held
+		{1000, 1, 129},      // one-token blocks: the window and one
+		{1000, 100, 300},    // cdiv(128, 100)+1 = 3 blocks of 100
+		{100000, 512, 1024}, // 2 blocks of 512
 	}
 	for _, tt := range tests {
-		if got := oss.SlidingTokensHeld(tt.tokens, tt.block); got != tt.sliding {
-			t.Errorf("SlidingTokensHeld(%d, %d) = %d, want %d", tt.tokens, tt.block, got, tt.sliding)
+		if got := min(tt.tokens, oss.SlidingWindowTokens(tt.block)); got != tt.sliding {
+			t.Errorf("min(%d, SlidingWindowTokens(%d)) = %d, want %d", tt.tokens, tt.block, got, tt.sliding)
 		}
 		want := 36864*float64(tt.tokens) + 36864*float64(tt.sliding)
 		if got := oss.KVBytesHeld(tt.tokens, tt.block); got != want {
@@ -45,6 +44,9 @@ func TestKVBytesHeld(t *testing.T) {
 	for _, m := range Default().Models() {
 		if m.SlidingLayers > 0 {
 			continue
+		}
+		if w := m.SlidingWindowTokens(16); w != 0 {
+			t.Errorf("%s: SlidingWindowTokens = %d without sliding layers", m.Name, w)
 		}
 		for _, n := range []int{1, 17, 100000} {
 			if got, want := m.KVBytesHeld(n, 16), float64(n)*m.KVBytesPerToken(); got != want {
