@@ -76,10 +76,17 @@ type Roofline struct {
 	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
 	arNsPerToken    float64 // all-reduce transfer time per new token, ns
 	fixedNs         float64 // overhead + all-reduce latencies, ns
+	// sliding is a hybrid model's sliding-window layers; nil without. A
+	// pointer keeps a Roofline within two cache lines (96-byte objects),
+	// which a many-instance run, latency-bound, notices.
+	sliding *slidingTerms
+}
 
-	window        float64 // hybrid models: tokens a sliding layer attends to; 0 = no sliding layers
-	kvSlideRank   float64 // hybrid: the sliding layers' KV bytes per token per rank
-	attnSlideRank float64 // hybrid: the sliding layers' attention FLOPs per pair per rank
+// slidingTerms are a hybrid model's sliding-window layers, per rank.
+type slidingTerms struct {
+	window      float64 // tokens a sliding layer attends to
+	kvBytes     float64 // KV bytes per token
+	attnPerPair float64 // attention FLOPs per query·key pair
 }
 
 // NewRoofline validates cfg, fills the device defaults, and precomputes the
@@ -128,11 +135,10 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 func (r *Roofline) splitSliding(m *llm.Model, tp int) {
 	perLayer := m.KVBytesPerLayerTokenPerShard(tp)
 	attnPerLayer := m.AttnFLOPsPerPair() / float64(m.Layers) / float64(tp)
-	r.window = float64(m.SlidingWindow)
 	r.kvBytesRank = float64(m.FullLayers()) * perLayer
-	r.kvSlideRank = float64(m.SlidingLayers) * perLayer
 	r.attnPerPairRank = float64(m.FullLayers()) * attnPerLayer
-	r.attnSlideRank = float64(m.SlidingLayers) * attnPerLayer
+	r.sliding = &slidingTerms{window: float64(m.SlidingWindow), kvBytes: float64(m.SlidingLayers) * perLayer,
+		attnPerPair: float64(m.SlidingLayers) * attnPerLayer}
 }
 
 // fillDefaults replaces zero factors with the device's and validates.
@@ -199,20 +205,20 @@ func (r *Roofline) stepNs(b *Batch) float64 {
 	flops := n*r.flopsPerTokRank + pairs*r.attnPerPairRank
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
 	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank
-	if r.window > 0 {
-		f, by := r.slidingWork(b, n)
+	if r.sliding != nil {
+		f, by := r.sliding.work(b, n)
 		flops, bytes = flops+f, bytes+by
 	}
 	return math.Max(flops*r.nsPerFLOP, bytes*r.nsPerByte) + n*r.arNsPerToken + r.fixedNs
 }
 
-// slidingWork is the attention FLOPs and KV bytes per rank of a hybrid
-// model's sliding-window layers in a step of n new tokens (see Roofline).
-func (r *Roofline) slidingWork(b *Batch, n float64) (flops, bytes float64) {
-	decode := math.Min(float64(b.DecodeContext), float64(b.DecodeSeqs)*r.window)
-	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*r.window)
-	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(r.window-1))
-	return (decode + prefillPairs) * r.attnSlideRank, (decode + cached + n) * r.kvSlideRank
+// work is the attention FLOPs and KV bytes per rank of the sliding-window
+// layers in a step of n new tokens (see Roofline).
+func (t *slidingTerms) work(b *Batch, n float64) (flops, bytes float64) {
+	decode := math.Min(float64(b.DecodeContext), float64(b.DecodeSeqs)*t.window)
+	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*t.window)
+	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(t.window-1))
+	return (decode + prefillPairs) * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
 // weightBytesRank is the weight bytes one rank reads in a step of n tokens.
