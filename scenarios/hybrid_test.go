@@ -91,3 +91,45 @@ func TestHybridKVOnTheWire(t *testing.T) {
 		t.Errorf("llama-3.1-8b: %d sliding groups, window %d", plain.SlidingGroups, pb.Config.Instances[1].KVIn.WindowTokens)
 	}
 }
+
+// TestHybridClusterConserves runs gpt-oss-120b P/D clusters whose decoders
+// are short of KV (shared prompts, so prefix hits too) under each
+// preemption policy: every run ends with every request ended and every
+// block back in its pool (sim.Run checks both), preempts, and repeats
+// itself exactly.
+func TestHybridClusterConserves(t *testing.T) {
+	doc := `name: h
+model: gpt-oss-120b
+slo: {ttft: 2s, tpot: 100ms}
+workload:
+  shared_prefix: {num_unique_system_prompts: 3, num_users_per_system_prompt: 4, system_prompt_len: 700,
+    question_len: 300, output_len: 900, stages: [{duration: 4s, rate: 40/s}]}
+pools:
+  - {name: prefill, role: prefill, hardware: h100-sxm}
+  - {name: decode, role: decode, count: 2, hardware: h100-sxm, engine: {memory_utilization: 0.83}, POLICY}
+`
+	for _, policy := range []string{"preemption: recompute", "preemption: swap, swap: {host_memory: 2GB}",
+		"preemption: reject, reject: {cache_hit_threshold: 0.3}"} {
+		_, b, err := parseBuild(t, strings.Replace(doc, "POLICY", policy, 1), "h.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := sim.Run(b.Config)
+		if err != nil {
+			t.Fatalf("%s: %v", policy, err)
+		}
+		_, b2, _ := parseBuild(t, strings.Replace(doc, "POLICY", policy, 1), "h.yaml")
+		again, err := sim.Run(b2.Config)
+		if err != nil || !sameRun(a, again) {
+			t.Fatalf("%s: a second run differs (%v)", policy, err)
+		}
+		preemptions := 0
+		for _, r := range a.Records {
+			preemptions += int(r.Preemptions)
+		}
+		if preemptions == 0 {
+			t.Errorf("%s: no preemption: the decoders are not short of KV", policy)
+		}
+		t.Logf("%s: %d requests, %d preemptions", policy, len(a.Records), preemptions)
+	}
+}
