@@ -46,9 +46,12 @@ const finishedEntry = -1
 
 // trip is what the instance keeps of one cruise besides its due step.
 type trip struct {
-	lastStep  int64 // the step producing its last token here
-	grown     int32 // blocks its table took while cruising, held as a count (kv.Pool.AllocateAnonymous)
-	slideBack int32 // hybrid models: the next step whose token makes its window drop a block is lastStep − slideBack; ≤ 0: none before lastStep (sliding.go)
+	lastStep int64 // the step producing its last token here
+	grown    int32 // blocks its table took while cruising, held as a count (kv.Pool.AllocateAnonymous)
+	// slideBack, for a hybrid model, places the next step whose token
+	// makes its window drop a block: lastStep − slideBack; ≤ 0: none before
+	// lastStep (sliding.go).
+	slideBack int32
 }
 
 // addRunning appends s to the running set and returns its position.

@@ -221,8 +221,9 @@ func (w *cruiseWorld) tick() {
 // TestCruiseMatchesEager holds cruising to its promise (cruise.go): over
 // random configurations (paged and slot mode, sliding-window groups, every
 // preemption and pressure policy, budgets that leave sequences out, prefix
-// caching, all three roles), an instance whose sequences cruise produces exactly what one that
-// visits every sequence in every step does, and the cruising path is taken.
+// caching, all three roles), an instance whose sequences cruise produces
+// exactly what one that visits every sequence in every step does, and the
+// cruising path is taken, with sliding windows too.
 func TestCruiseMatchesEager(t *testing.T) {
 	seeds, ticks := uint64(600), 600
 	if testing.Short() {

@@ -96,12 +96,17 @@ func TestSlidingWindowLongContext(t *testing.T) {
 	s := seq(in, 1, 99990, 10)
 	in.Enqueue(s, 0)
 	peak := 0
-	for now := int64(1); !s.Finished(); now++ {
+	for c, now := 0, int64(1); !s.Finished(); now++ {
+		n := max(1, min(8192, 99990-c)) // a prefill chunk, or a decode token
 		if b, _ := in.Schedule(); b == nil {
 			t.Fatal("nothing scheduled")
 		}
+		if got, want := in.Pool().UsedBlocks(), windowBlocks(c, c+n); got != want {
+			t.Fatalf("step from %d tokens computing %d: %d blocks used, want %d", c, n, got, want)
+		}
 		peak = max(peak, in.Pool().UsedBlocks())
 		in.Complete(now, now+1)
+		c += n
 	}
 	if s.Preemptions != 0 || peak > 6250+521 {
 		t.Errorf("%d preemptions, peak %d blocks", s.Preemptions, peak)
