@@ -6,13 +6,16 @@
 // # Reading guide
 //
 //   - llm: the served-model catalog and its derived figures (KV bytes per
-//     token, weight bytes, FLOPs per token).
+//     token, weight bytes, FLOPs per token; for hybrid models with
+//     sliding-window layers, vLLM's KV cache groups and what a sequence
+//     holds).
 //   - kv: the paged KV block pool with a chained-hash prefix cache, an LRU
 //     free queue (a ring of block IDs) and request-private blocks.
 //   - engine: one serving instance with vLLM V1 scheduling (running first,
 //     chunked prefill, head-of-line admission), recompute/swap/reject
-//     preemption, prefill and decode roles, time accounting, and the slot
-//     mode of wafer-scale decoders.
+//     preemption, prefill and decode roles, time accounting, the
+//     sliding-window groups of hybrid models, and the slot mode of
+//     wafer-scale decoders.
 //   - perf: step-time models (roofline, DistServe polynomial, Splitwise
 //     profile table, wafer pipeline).
 //   - network: links shared max-min fairly, flat and hierarchical

@@ -156,8 +156,19 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 // nixl_connector.py and its TP mapping), so KV that ranks replicate — an
 // MLA latent, or KV heads when tp exceeds them — crosses the wire once per
 // rank: tp × the shard a rank holds. A wafer takes the prefiller's KV once
-// and re-lays it out (staging).
+// and re-lays it out (staging). Of a hybrid model's sliding-window layers
+// NIXL sends the last cdiv(window, block)+1 blocks only (blocks_per_sw in
+// the connector's scheduler side; llm.Model.SlidingWindowTokens).
 func kvIn(m *llm.Model, p *Pool) sim.KVSize {
+	if m.SlidingLayers > 0 {
+		ranks, perLayer := float64(p.TP), m.KVBytesPerLayerTokenPerShard(p.TP)
+		if p.Wafer != nil {
+			ranks, perLayer = 1, m.KVBytesPerLayerTokenPerShard(1)
+		}
+		return sim.KVSize{PerToken: ranks * float64(m.FullLayers()) * perLayer,
+			WindowPerToken: ranks * float64(m.SlidingLayers) * perLayer,
+			WindowTokens:   m.SlidingWindowTokens(p.Engine.BlockSize)}
+	}
 	if p.Wafer != nil {
 		return sim.KVSize{PerToken: m.KVBytesPerToken()}
 	}
@@ -170,12 +181,17 @@ const maxBlocks = 1 << 24
 
 // engineConfig sizes the KV pool: per TP rank, device memory × utilization
 // minus that rank's share of the weights, divided into blocks. Activation
-// memory and CUDA graphs, which vLLM also reserves, are not subtracted.
+// memory and CUDA graphs, which vLLM also reserves, are not subtracted. A
+// block holds one KV cache group's layers (llm.Model.KVBlockBytesPerShard):
+// every layer, or for a hybrid model the layers of one group, whose
+// sliding-window groups then take their blocks from the same pool, as in
+// vLLM's get_kv_cache_config_from_groups (vllm/v1/core/kv_cache_utils.py:
+// num_blocks = memory // (page size × layers per group)).
 func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) (engine.Config, error) {
 	e := p.Engine
 	weightsRank := m.WeightBytesTotal() / float64(p.TP)
 	budget := dev.MemoryBytes*e.MemoryUtilization - weightsRank
-	blockBytes := m.KVBytesPerTokenPerShard(p.TP) * float64(e.BlockSize)
+	blockBytes := m.KVBlockBytesPerShard(p.TP, e.BlockSize)
 	if budget >= 0 && budget < blockBytes {
 		return engine.Config{}, l.errorf(at+".engine.block_size", "one KV block of %d tokens (%.3g GB per rank) does not fit "+
 			"in the %.3g GB per device left after the weights", e.BlockSize, blockBytes/1e9, budget/1e9)
@@ -198,6 +214,9 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
 		NoChunkedPrefill: !*e.ChunkedPrefill, SharedQueue: e.RemoteKVQueue == "shared"}
+	if g := m.KVGroups(); g.Sliding > 0 {
+		cfg.SlidingWindow, cfg.SlidingGroups = m.SlidingWindow, g.Sliding
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, l.errorf(at+".engine", "%v", err)
 	}

@@ -29,7 +29,7 @@ func (l *Loaded) applyPolicy(at string, p *Pool, hw *hardware.Catalog, m *llm.Mo
 	if sw == nil {
 		return nil
 	}
-	shardBytes := m.KVBytesPerTokenPerShard(p.TP) * float64(ecfg.BlockSize)
+	shardBytes := m.KVBlockBytesPerShard(p.TP, ecfg.BlockSize)
 	ecfg.HostBlocks = int(float64(sw.HostMemory) / (shardBytes * float64(p.TP)))
 	bw := float64(sw.HostBandwidth)
 	if bw == 0 {

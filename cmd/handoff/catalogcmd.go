@@ -51,12 +51,21 @@ func listHardware(w io.Writer, c *hardware.Catalog) {
 }
 
 func listModels(w io.Writer, c *llm.Catalog) {
-	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tPARAMS\tACTIVE\tWEIGHT BITS\tWEIGHTS\tKV BITS\tKV/TOKEN\tMAX CONTEXT")
+	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tSLIDING\tPARAMS\tACTIVE\tWEIGHT BITS\tWEIGHTS\tKV BITS\tKV/TOKEN\tMAX CONTEXT")
 	for _, m := range c.Models() {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%.1fB\t%.1fB\t%s\t%s\t%s\t%s\t%d\n", m.Name, m.Layers, m.AttentionKind(),
-			m.ParamsTotal/1e9, m.ParamsActive/1e9, bits(m.WeightBytes), human(m.WeightBytesTotal(), "B"),
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.1fB\t%.1fB\t%s\t%s\t%s\t%s\t%d\n", m.Name, m.Layers, m.AttentionKind(),
+			sliding(m), m.ParamsTotal/1e9, m.ParamsActive/1e9, bits(m.WeightBytes), human(m.WeightBytesTotal(), "B"),
 			bits(m.KVBytes), human(m.KVBytesPerToken(), "B"), m.MaxContext)
 	}
+}
+
+// sliding renders a model's sliding-window layers as "LAYERS × WINDOW",
+// "-" without any (KV/TOKEN counts every layer, an upper bound for them).
+func sliding(m *llm.Model) string {
+	if m.SlidingLayers == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d × %d", m.SlidingLayers, m.SlidingWindow)
 }
 
 // bits renders a size in bytes per element as bits: 2 → "16", 0.56 → "4.48".

@@ -46,17 +46,17 @@ func TestListHardwareDomain(t *testing.T) {
 	}
 }
 
-// TestListModels checks the attention kind (MHA models are not "gqa") and
-// the precision columns.
+// TestListModels checks the attention kind (MHA models are not "gqa"), the
+// sliding-window layers and the precision columns.
 func TestListModels(t *testing.T) {
 	var b strings.Builder
 	listModels(&b, llm.Default())
 	header := catalogRow(t, b.String(), "MODEL")
 	for name, want := range map[string]map[string]string{
 		"llama-2-7b":   {"ATTENTION": "mha", "WEIGHT BITS": "16", "KV BITS": "16"},
-		"llama-3.1-8b": {"ATTENTION": "gqa"},
+		"llama-3.1-8b": {"ATTENTION": "gqa", "SLIDING": "-"},
 		"deepseek-v3":  {"ATTENTION": "mla", "WEIGHT BITS": "8"},
-		"gpt-oss-120b": {"WEIGHT BITS": "4.48"},
+		"gpt-oss-120b": {"WEIGHT BITS": "4.48", "SLIDING": "18 × 128"},
 	} {
 		row := catalogRow(t, b.String(), name)
 		for col, v := range want {

@@ -27,6 +27,9 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 			defer b.Close()
 			fmt.Fprintf(stdout, "%s: ok (%d instances, %d GPUs, model %s)\n", args[0],
 				len(b.Config.Instances), b.GPUs, b.Model.Name)
+			for _, line := range b.KVCapacity() {
+				fmt.Fprintf(stdout, "  %s\n", line)
+			}
 			if l.Sweep == nil {
 				return nil
 			}

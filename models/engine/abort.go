@@ -35,6 +35,7 @@ func (in *Instance) Abort(s *Seq) {
 	if in.cfg.slotMode() && len(s.blocks) > 0 { // one pool block stands for its slot
 		in.freeSlot(s)
 	}
+	in.slidingFreeAll(s)
 	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	s.stale = s.stale[:0]

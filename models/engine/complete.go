@@ -68,10 +68,14 @@ func (in *Instance) emitToken(s *Seq, nowNs int64) {
 func (in *Instance) finish(s *Seq) {
 	in.res.Finished = append(in.res.Finished, s)
 	if s.Hold {
+		// What slid out of the window is freed before the transfer
+		// (_connector_finished in vllm/v1/core/sched/scheduler.py).
+		in.slidingFree(s, s.computed)
 		s.state = stateHolding
 		in.holding++
 		return
 	}
+	in.slidingFreeAll(s)
 	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	if in.cfg.slotMode() {

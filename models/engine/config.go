@@ -29,6 +29,14 @@ type Config struct {
 	Preemption       Policy
 	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute)
 
+	// Hybrid attention (vLLM's hybrid KV cache manager, sliding.go): each
+	// block holds one KV cache group's layers; a sequence's table is its
+	// full-attention group's, and SlidingGroups sliding-window groups of
+	// SlidingWindow tokens each hold only the blocks their window reaches.
+	// Zero: every layer attends to the whole context.
+	SlidingWindow int
+	SlidingGroups int
+
 	// SharedQueue keeps decode-role sequences that wait for remote KV, or
 	// whose KV has arrived, in the waiting queue with everything else, as
 	// vLLM's scheduler did before it kept such requests in a queue of
@@ -71,6 +79,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
 	case c.HostBlocks < 0:
 		return fmt.Errorf("host tier must not be negative, got %d blocks", c.HostBlocks)
+	case c.SlidingWindow < 0 || c.SlidingGroups < 0 || (c.SlidingWindow > 0) != (c.SlidingGroups > 0):
+		return fmt.Errorf("sliding window %d tokens over %d KV cache groups: want both positive or both 0",
+			c.SlidingWindow, c.SlidingGroups)
+	case c.SlidingGroups > 0 && c.slotMode():
+		return fmt.Errorf("sliding-window KV cache groups need a paged pool, not slots")
 	case c.MaxBatchedTokens < c.MaxSeqs:
 		// As vLLM: every running sequence may need a token in one step.
 		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_num_seqs (%d): raise the budget or lower max_num_seqs",
@@ -99,5 +112,37 @@ func (c *Config) CapacityTokens() int {
 		}
 		return min(most, c.MaxModelLen)
 	}
+	if c.SlidingGroups > 0 {
+		return min(c.slidingCapacity(), c.MaxModelLen)
+	}
 	return min(c.NumBlocks*c.BlockSize, c.MaxModelLen)
+}
+
+// BlocksHeld is how many blocks a sequence of tokens tokens holds once it
+// decodes: its table, cdiv(tokens, B), and for each sliding-window group
+// at most cdiv(window, B) + 1 of those (sliding.go). A prefill chunk of n
+// tokens may take up to cdiv(window − 1 + n, B) + 1 per group while it
+// runs. Not for slot mode.
+func (c *Config) BlocksHeld(tokens int) int {
+	blocks := (tokens + c.BlockSize - 1) / c.BlockSize
+	if c.SlidingGroups == 0 {
+		return blocks
+	}
+	window := (c.SlidingWindow+c.BlockSize-1)/c.BlockSize + 1
+	return blocks + c.SlidingGroups*min(blocks, window)
+}
+
+// slidingCapacity is the longest sequence a hybrid model's pool can hold
+// alone through every step of its life: its table, b blocks, and per
+// sliding group at most min(b, K) with K = cdiv(window − 1 + budget, B) + 1,
+// the most a prefill chunk within the token budget takes (vLLM's
+// SlidingWindowSpec.max_memory_usage_bytes, in vllm/v1/kv_cache_interface.py).
+func (c *Config) slidingCapacity() int {
+	k := (c.SlidingWindow-1+c.MaxBatchedTokens+c.BlockSize-1)/c.BlockSize + 1
+	g, n := c.SlidingGroups, c.NumBlocks
+	blocks := n / (1 + g) // b ≤ K
+	if n > (1+g)*k {
+		blocks = n - g*k
+	}
+	return blocks * c.BlockSize
 }

@@ -47,7 +47,11 @@ const finishedEntry = -1
 // trip is what the instance keeps of one cruise besides its due step.
 type trip struct {
 	lastStep int64 // the step producing its last token here
-	grown    int   // blocks it took while cruising, held as a count (kv.Pool.AllocateAnonymous)
+	grown    int32 // blocks its table took while cruising, held as a count (kv.Pool.AllocateAnonymous)
+	// slideBack, for a hybrid model, places the next step whose token
+	// makes its window drop a block: lastStep − slideBack; ≤ 0: none before
+	// lastStep (sliding.go).
+	slideBack int32
 }
 
 // addRunning appends s to the running set and returns its position.
@@ -59,13 +63,17 @@ func (in *Instance) addRunning(s *Seq) int {
 }
 
 // UncountedBlocks is how many blocks cruising sequences hold beyond their
-// Blocks (taken while cruising, added to their tables when they settle):
-// with those, the sequences' blocks add up to the pool's references.
-// Cost O(running): for audits.
+// SeqBlocks (taken while cruising, added to their tables when they settle,
+// less the sliding-window blocks they dropped): with those, the sequences'
+// blocks add up to the pool's references. Cost O(running): for audits.
 func (in *Instance) UncountedBlocks() int {
 	n := 0
-	for _, t := range in.trip {
-		n += t.grown
+	for i, t := range in.trip {
+		n += int(t.grown) * (1 + in.cfg.SlidingGroups)
+		if s := in.running[i]; in.due[i] > 0 && in.cfg.SlidingGroups > 0 {
+			last := s.computed + int(in.stats.Steps) - 1 // computed before its last step
+			n -= in.cfg.SlidingGroups * (in.cfg.slidingSkip(last) - int(s.skipped))
+		}
 	}
 	return n
 }
@@ -83,6 +91,9 @@ func (in *Instance) popRunning() *Seq {
 // the sequence itself is not touched — and keeps it cruising. It reports
 // false, changing nothing, when no block is free.
 func (in *Instance) growCruising(pos int, k int64) bool {
+	if in.cfg.SlidingGroups > 0 {
+		return in.crossSliding(pos, k)
+	}
 	if !in.pool.AllocateAnonymous(1) {
 		return false
 	}
@@ -107,11 +118,17 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 	if !in.cfg.slotMode() {
 		due = min(due, k+int64(len(s.blocks)*in.cfg.BlockSize-s.computed)+1)
 	}
+	var slideBack int32
+	if in.cfg.SlidingGroups > 0 {
+		slide := in.firstSlide(s, k)
+		due = min(due, slide)
+		slideBack = int32(max(0, last-slide))
+	}
 	if due <= k+1 {
 		return
 	}
 	in.due[pos] = due
-	in.trip[pos] = trip{lastStep: last}
+	in.trip[pos] = trip{lastStep: last, slideBack: slideBack}
 	s.computed -= int(k)
 	s.Generated -= int(k)
 	s.Acct[AcctCompute] -= in.busyNs
@@ -132,7 +149,7 @@ func (in *Instance) settle(pos int) {
 	in.due[pos] = 0
 	s := in.running[pos]
 	if t := &in.trip[pos]; t.grown > 0 {
-		s.blocks = in.pool.Claim(s.blocks, t.grown)
+		s.blocks = in.pool.Claim(s.blocks, int(t.grown))
 		t.grown = 0
 	}
 	in.cruising--
@@ -143,6 +160,7 @@ func (in *Instance) settle(pos int) {
 	s.Acct[AcctCompute] += in.busyNs
 	s.Acct[AcctQueue] += in.lastEndNs - in.busyNs
 	s.markNs, s.LastTokenNs = in.lastEndNs, in.lastEndNs
+	in.settleSliding(s)
 	if in.cfg.PrefixCaching { // commitFull, with every shared block long committed
 		s.committed = max(s.committed, s.computed/in.cfg.BlockSize)
 	}

@@ -42,11 +42,16 @@ func randomCruiseConfig(r *rand.Rand) Config {
 		Preemption:       Policy(r.IntN(3)),
 		HostBlocks:       r.IntN(60),
 	}
-	if r.IntN(5) == 0 {
+	switch r.IntN(5) {
+	case 0:
 		cfg.Layouts = [][]SlotClass{{{Count: 1 + r.IntN(3), ContextTokens: 400}, {Count: 1 + r.IntN(3), ContextTokens: 120}},
 			{{Count: 1, ContextTokens: 600}}}
 		cfg.Pressure = Pressure(r.IntN(3))
 		cfg.RecompileNs = 100
+	case 1, 2: // a hybrid model: windows short and long, aligned to blocks or not
+		cfg.SlidingWindow = []int{1, 2, 5, 16, 17, 33, 128}[r.IntN(7)]
+		cfg.SlidingGroups = 1 + r.IntN(3)
+		cfg.NumBlocks += 60
 	}
 	return cfg
 }
@@ -97,12 +102,12 @@ func (w *cruiseWorld) sameSeqs(what string, lazy, eager []*Seq) {
 	}
 	for i, a := range lazy {
 		b := eager[i]
-		sa := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d", a.Ref, a.computed, a.Generated, a.committed, a.Acct,
-			a.markNs, a.LastTokenNs, len(a.blocks), a.Preemptions, a.state)
-		sb := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d", b.Ref, b.computed, b.Generated, b.committed, b.Acct,
-			b.markNs, b.LastTokenNs, len(b.blocks), b.Preemptions, b.state)
+		sa := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d %d", a.Ref, a.computed, a.Generated, a.committed, a.Acct,
+			a.markNs, a.LastTokenNs, len(a.blocks), a.skipped, a.Preemptions, a.state)
+		sb := fmt.Sprintf("%d %d %d %d %v %d %d %d %d %d %d", b.Ref, b.computed, b.Generated, b.committed, b.Acct,
+			b.markNs, b.LastTokenNs, len(b.blocks), b.skipped, b.Preemptions, b.state)
 		if sa != sb {
-			w.fail("%s[%d]: ref computed generated committed acct mark last blocks preemptions state\nlazy  %s\neager %s",
+			w.fail("%s[%d]: ref computed generated committed acct mark last blocks skipped preemptions state\nlazy  %s\neager %s",
 				what, i, sa, sb)
 		}
 	}
@@ -214,16 +219,17 @@ func (w *cruiseWorld) tick() {
 }
 
 // TestCruiseMatchesEager holds cruising to its promise (cruise.go): over
-// random configurations (paged and slot mode, every preemption and pressure
-// policy, budgets that leave sequences out, prefix caching, all three
-// roles), an instance whose sequences cruise produces exactly what one that
-// visits every sequence in every step does, and the cruising path is taken.
+// random configurations (paged and slot mode, sliding-window groups, every
+// preemption and pressure policy, budgets that leave sequences out, prefix
+// caching, all three roles), an instance whose sequences cruise produces
+// exactly what one that visits every sequence in every step does, and the
+// cruising path is taken, with sliding windows too.
 func TestCruiseMatchesEager(t *testing.T) {
 	seeds, ticks := uint64(600), 600
 	if testing.Short() {
 		seeds = 100
 	}
-	var cruised int64
+	var cruised, slidCruising int64
 	for seed := range seeds {
 		w, err := newCruiseWorld(seed)
 		if err != nil {
@@ -232,6 +238,9 @@ func TestCruiseMatchesEager(t *testing.T) {
 		for range ticks {
 			w.tick()
 			cruised += int64(w.lazy.res.SteadyTokens)
+			if w.lazy.cfg.SlidingGroups > 0 {
+				slidCruising += int64(w.lazy.res.SteadyTokens)
+			}
 			if w.err != nil {
 				t.Fatalf("seed %d (role %d, config %+v): %v", seed, w.role, w.lazy.cfg, w.err)
 			}
@@ -240,10 +249,11 @@ func TestCruiseMatchesEager(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
-	if cruised == 0 {
-		t.Fatal("no sequence ever cruised: the test exercises nothing")
+	if cruised == 0 || slidCruising == 0 {
+		t.Fatalf("%d tokens came from cruising sequences, %d with sliding windows: the test exercises too little",
+			cruised, slidCruising)
 	}
-	t.Logf("%d tokens produced by cruising sequences", cruised)
+	t.Logf("%d tokens produced by cruising sequences (%d with sliding windows)", cruised, slidCruising)
 }
 
 // TestSeqLayout pins what the hot fields of Seq rely on: the struct is a

@@ -17,6 +17,18 @@ func newInst(t *testing.T, blocks, budget, seqs int) *Instance {
 	return New(cfg)
 }
 
+// newHybrid is newInst for a hybrid model: groups sliding-window groups
+// of window tokens beside the full-attention one.
+func newHybrid(t *testing.T, blocks, budget, seqs, window, groups int) *Instance {
+	t.Helper()
+	cfg := Config{MaxBatchedTokens: budget, MaxSeqs: seqs, BlockSize: 16, NumBlocks: blocks,
+		MaxModelLen: 1 << 20, PrefixCaching: true, SlidingWindow: window, SlidingGroups: groups}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return New(cfg)
+}
+
 func seq(in *Instance, id uint64, prompt, out int) *Seq {
 	s := in.NewSeq()
 	s.UniqueID, s.PromptTokens, s.MaxNew = id, prompt, out
@@ -221,11 +233,16 @@ func TestPrefillRoleHoldsBlocksUntilReleased(t *testing.T) {
 
 // TestConservationUnderRandomLoad drives an instance with random prompts
 // under memory pressure and checks, after every step, that the pool's
-// invariants hold and that every block in use belongs to a live sequence.
+// invariants hold and that the live sequences' blocks (tables,
+// sliding-window groups, and what cruising ones took) are exactly the
+// pool's references.
 func TestConservationUnderRandomLoad(t *testing.T) {
-	for seed := range uint64(20) {
+	for seed := range uint64(30) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		in := newInst(t, 64, 256, 16)
+		if k := seed % 3; k > 0 { // hybrid: a 40-token window in one group, a 7-token one in two
+			in = newHybrid(t, 64, 256, 16, []int{0, 40, 7}[k], int(k))
+		}
 		live := map[*Seq]bool{}
 		for now := int64(1); now < 400; now++ {
 			if rng.IntN(3) == 0 {
@@ -243,11 +260,11 @@ func TestConservationUnderRandomLoad(t *testing.T) {
 			}
 			held := in.UncountedBlocks()
 			for s := range live {
-				held += s.Blocks()
+				held += in.SeqBlocks(s)
 			}
-			if err := in.Pool().Check(); err != nil || held < in.Pool().UsedBlocks() {
-				t.Fatalf("seed %d step %d: %v; live sequences hold %d blocks, pool says %d used",
-					seed, now, err, held, in.Pool().UsedBlocks())
+			if err := in.Pool().Check(); err != nil || held != in.Pool().References() {
+				t.Fatalf("seed %d step %d: %v; live sequences hold %d blocks, pool says %d references",
+					seed, now, err, held, in.Pool().References())
 			}
 		}
 	}

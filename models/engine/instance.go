@@ -193,6 +193,7 @@ func (in *Instance) Release(s *Seq) {
 	if s.state != stateHolding {
 		panic(fmt.Sprintf("engine: releasing a sequence in state %d that holds nothing", s.state))
 	}
+	in.slidingFreeAll(s)
 	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	if in.cfg.slotMode() {
@@ -205,7 +206,8 @@ func (in *Instance) Release(s *Seq) {
 // KVLost turns a pulling sequence whose remote KV will never come (the
 // prefill instance freed it) into a local prefill: it keeps the blocks it
 // reserved, joins the ready queue, and computes its prompt past its own
-// prefix-cache hit here.
+// prefix-cache hit here. (A hybrid model's sliding-window groups keep the
+// prompt's last window they reserved, no more, while it does.)
 func (in *Instance) KVLost(s *Seq, nowNs int64) {
 	if s.state != statePulling {
 		panic("engine: KV lost for a sequence that is not pulling")

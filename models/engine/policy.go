@@ -4,12 +4,13 @@ package engine
 // preemption) and frees them on the device. It reports false, changing
 // nothing, when the host tier lacks room (the caller then recomputes).
 func (in *Instance) swapOut(s *Seq) bool {
-	n := len(s.blocks)
+	n := in.SeqBlocks(s)
 	if in.hostUsed+n > in.cfg.HostBlocks {
 		return false
 	}
 	in.hostUsed += n
 	s.hostBlocks = n
+	in.slidingFreeAll(s)
 	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
 	s.committed = 0
@@ -33,10 +34,12 @@ func (in *Instance) swapOut(s *Seq) bool {
 func (in *Instance) swapIn(s *Seq, budget int) (int, bool) {
 	n := min(s.Tokens()-s.computed, budget)
 	need := in.blocksFor(s.computed + n)
-	if need > in.pool.FreeBlocks() {
+	sliding := in.slidingNeed(s, s.computed, need)
+	if need+sliding > in.pool.FreeBlocks() {
 		return 0, false
 	}
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, s.computed, sliding)
 	in.hostUsed -= s.hostBlocks
 	in.stats.SwappedBlocks += int64(s.hostBlocks)
 	in.batch.SwapBlocks += s.hostBlocks

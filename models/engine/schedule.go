@@ -163,11 +163,14 @@ func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
 	}
 	n = min(n, budget)
 	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
-	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+	in.slidingFree(s, start)
+	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
+	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
 		return 0, false
 	}
 	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, start, sliding)
 	if s.computed == 0 {
 		s.computed, s.committed = start, hit
 	}
@@ -214,11 +217,15 @@ func (in *Instance) reserveRemote(s *Seq) bool {
 	}
 	hit := in.match(s)
 	need := in.blocksFor(s.PromptTokens) - hit
-	if need > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+	// The sliding-window groups take the prompt's last window only
+	// (allocate_new_computed_blocks pads the rest with null blocks).
+	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
+	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
 		return false
 	}
 	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, s.PromptTokens, sliding)
 	s.committed = hit
 	s.CachedTokens = hit * in.cfg.BlockSize
 	in.stats.PrefixHitTokens += int64(s.CachedTokens)
@@ -272,6 +279,9 @@ func (in *Instance) grow(s *Seq, tokens int) bool {
 	if in.cfg.slotMode() {
 		return true // the slot holds the whole life of the sequence
 	}
+	if in.cfg.SlidingGroups > 0 {
+		return in.growSliding(s, tokens)
+	}
 	if tokens <= len(s.blocks)*in.cfg.BlockSize {
 		return true // the common case: room in the last block
 	}
@@ -295,6 +305,7 @@ func (in *Instance) preempt(s *Seq) {
 	}
 	in.settlePrivate(s)
 	s.stale = append(s.stale[:0], s.blocks...)
+	in.slidingFreeAll(s)
 	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
 	s.computed, s.committed = 0, 0

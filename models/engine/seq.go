@@ -36,9 +36,10 @@ type Seq struct {
 	LastTokenNs  int64 // when the last token was produced
 	state        seqState
 	reprefill    bool
-	swappedIn    bool // swapped back in for the coming step
-	Hold         bool // keep blocks after finishing until Release (prefill role)
-	Acct         Acct // where its time here went
+	swappedIn    bool  // swapped back in for the coming step
+	Hold         bool  // keep blocks after finishing until Release (prefill role)
+	skipped      int32 // hybrid models: leading blocks of its sliding-window tables that slid out (sliding.go)
+	Acct         Acct  // where its time here went
 	blocks       []kv.BlockID
 
 	Ref      int32        // caller's handle, opaque to the engine
@@ -74,7 +75,8 @@ func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
 // Finished reports whether the sequence has generated all it will here.
 func (s *Seq) Finished() bool { return s.state == stateHolding || s.state == stateDone }
 
-// Blocks is the number of KV blocks in the sequence's table; a cruising
+// Blocks is the number of KV blocks in the sequence's table (for a hybrid
+// model, its full-attention group's: see Instance.SeqBlocks); a cruising
 // sequence may hold more (see Instance.UncountedBlocks).
 func (s *Seq) Blocks() int { return len(s.blocks) }
 

@@ -21,8 +21,9 @@ func (p *Pool) Check() error {
 }
 
 // References returns the references all tables hold, counting each table
-// entry once: what the sequences' block tables add up to. Cost
-// O(NumBlocks): for audits.
+// entry once, and the blocks held as counts (AllocateAnonymous): what the
+// sequences' block tables and counts add up to. Cost O(NumBlocks): for
+// audits.
 func (p *Pool) References() int {
 	n := p.owned + p.counted
 	for _, blk := range p.blocks {

@@ -11,7 +11,7 @@ import (
 // entries in ring order.
 func (p *Pool) appendQueue(dst []BlockID) []BlockID {
 	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
-		if b := p.queue[s]; p.blocks[b].pos == uint32(s) {
+		if b := p.queue[s]; b == anonEntry || p.blocks[b].pos == uint32(s) {
 			dst = append(dst, b)
 		}
 	}

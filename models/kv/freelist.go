@@ -30,7 +30,9 @@ import (
 // free ones, always live; a table holds anonymousEntry for each it owns
 // (p.owned counts them); a caller may hold some as a mere count (p.counted,
 // see AllocateAnonymous: a sequence growing block by block while nothing
-// else about it changes, as the engine's cruising does); and the IDs of all
+// else about it changes, as the engine's cruising does, or blocks nobody
+// ever looks up, as a hybrid model's sliding-window groups, which give
+// them back with FreeCounted); and the IDs of all
 // of them wait in p.anon, their state as it was when they became
 // anonymous. Taking, freeing and counting them touches no block state and
 // moves no ID. Only when one stops being anonymous — a table commits a

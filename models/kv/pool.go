@@ -53,7 +53,7 @@ type Pool struct {
 	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
 	anon          []BlockID // every anonymous block (see freelist.go)
 	owned         int       // anonymous blocks tables hold as entries
-	counted       int       // anonymous blocks held as counts (AllocateAnonymous), until claimed
+	counted       int       // anonymous blocks held as counts (AllocateAnonymous), until claimed or freed (FreeCounted)
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	numFree       int       // live ring entries: blocks with refcount 0
@@ -292,6 +292,34 @@ func (p *Pool) Claim(table []BlockID, n int) []BlockID {
 	p.counted -= n
 	p.owned += n
 	return appendAnonymous(table, n)
+}
+
+// FreeCounted returns n of the blocks AllocateAnonymous handed out, held as
+// a count and never claimed, to the free queue, as Free and FreeSettled
+// would return them from a table: content of them hold settled content
+// nobody can ask for again (FreeSettled: queued at the tail, counted as
+// evicted when reused; without prefix caching, ordinary blocks at the
+// head), the rest nothing (at the head). This is how a caller that holds
+// blocks only as a count — the sliding-window groups of a hybrid model,
+// whose blocks no one looks up — gives them back. Cost O(n − content),
+// amortised. Panics if fewer than n are held as a count or content is not
+// in [0, n].
+func (p *Pool) FreeCounted(n, content int) {
+	if n > p.counted || content < 0 || content > n {
+		panic("kv: freeing more counted blocks than AllocateAnonymous handed out")
+	}
+	p.counted -= n
+	if !p.prefixCaching {
+		content = 0
+	}
+	if content > 0 {
+		p.addPlaceholders(content)
+	}
+	for range n - content {
+		b := p.popAnonymous()
+		p.blocks[b] = block{}
+		p.pushHead(b)
+	}
 }
 
 // Commit records that block table[i] holds the full block whose chained

@@ -23,12 +23,14 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actua
 //	commit SEQ I=NAME...              Commit block I of SEQ's table with hash NAME
 //	match NAME...                     Match the named hashes
 //	free SEQ                          Free SEQ's table and forget SEQ
+//	count N                           AllocateAnonymous N (blocks held as a count)
+//	uncount N [content=K]             FreeCounted N of them, K holding content
 //	stats                             print the counters
 //
 // Every command but match and stats prints the tables, the free queue from
 // head to tail (cached blocks show their hash name, shared ones their
-// refcount in brackets) and the counts. Check runs
-// after every command.
+// refcount in brackets, a free anonymous block is "~") and the counts.
+// Check runs after every command.
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
@@ -141,6 +143,8 @@ func (s *scriptState) run(t *testing.T, path string, lineNo int, line string) st
 	case "free":
 		s.pool.Free(s.tables[f[1]])
 		delete(s.tables, f[1])
+	case "count", "uncount":
+		out = s.counted(f)
 	case "match":
 		return fmt.Sprintf("hit=%d\n", s.pool.Match(s.hashes(f[1:])))
 	case "stats":
@@ -152,6 +156,23 @@ func (s *scriptState) run(t *testing.T, path string, lineNo int, line string) st
 		t.Fatalf("%s:%d: %v", path, lineNo, err)
 	}
 	return out + s.dump()
+}
+
+// counted runs count and uncount.
+func (s *scriptState) counted(f []string) string {
+	n, _ := strconv.Atoi(f[1])
+	if f[0] == "count" {
+		if !s.pool.AllocateAnonymous(n) {
+			return "alloc failed\n"
+		}
+		return ""
+	}
+	content := 0
+	if len(f) > 2 {
+		content, _ = strconv.Atoi(strings.TrimPrefix(f[2], "content="))
+	}
+	s.pool.FreeCounted(n, content)
+	return ""
 }
 
 func (s *scriptState) newPool(args []string) {
@@ -197,12 +218,19 @@ func (s *scriptState) dump() string {
 	for _, id := range p.appendQueue(nil) {
 		fmt.Fprintf(&b, " %s", s.block(id))
 	}
-	fmt.Fprintf(&b, "\nfree=%d used=%d cached=%d\n", p.FreeBlocks(), p.UsedBlocks(), p.CachedBlocks())
+	fmt.Fprintf(&b, "\nfree=%d used=%d cached=%d", p.FreeBlocks(), p.UsedBlocks(), p.CachedBlocks())
+	if p.counted > 0 {
+		fmt.Fprintf(&b, " counted=%d", p.counted)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 
 // block renders a block ID with its hash name, if any: "3(x)".
 func (s *scriptState) block(id BlockID) string {
+	if id == anonEntry {
+		return "~"
+	}
 	if h := s.pool.BlockHash(id); h != 0 {
 		return fmt.Sprintf("%d(%s)", id, s.byHash[h])
 	}

@@ -17,6 +17,13 @@ type settledSeq struct {
 	partial      bool
 	settledUntil int // lazy pool: leading blocks that carry their hash
 	pending      int // lazy pool: blocks allocated as a count, not yet claimed into the table
+
+	// A sliding-window group's blocks: a count in the lazy pool
+	// (AllocateAnonymous, FreeCounted), a table in the eager one, whose
+	// blocks but the last (when winPartial) hold content.
+	win        int
+	eagerWin   []BlockID
+	winPartial bool
 }
 
 // settledWorld drives two pools through the same sequences: eager commits
@@ -143,12 +150,52 @@ func (w *settledWorld) claim(s *settledSeq) {
 	s.pending = 0
 }
 
+// window gives s's sliding-window group n more blocks, the last of them
+// perhaps partial: a count in the lazy pool, a table in the eager one.
+func (w *settledWorld) window(s *settledSeq, n int) {
+	if n == 0 || n > w.lazy.FreeBlocks() {
+		return
+	}
+	w.lazy.AllocateAnonymous(n)
+	s.eagerWin, _ = w.eager.Allocate(s.eagerWin, n)
+	s.win += n
+	s.winPartial = w.r.IntN(2) == 0
+}
+
+// slide frees the first k of s's window blocks (full ones), as a
+// sliding-window group frees what slid out of its window: the lazy pool
+// by count, the eager one by hashing them privately and freeing them.
+func (w *settledWorld) slide(s *settledSeq, k int) {
+	w.lazy.FreeCounted(k, k)
+	for j := range k {
+		w.eager.CommitPrivate(s.eagerWin, j, w.fresh(1)[0])
+	}
+	w.eager.Free(s.eagerWin[:k])
+	s.eagerWin = slices.Delete(s.eagerWin, 0, k)
+	s.win -= k
+}
+
+// windowContent is how many of s's window blocks hold content.
+func (s *settledSeq) windowContent() int {
+	if s.winPartial && s.win > 0 {
+		return s.win - 1
+	}
+	return s.win
+}
+
 // stop ends running sequence i: preempted (the lazy pool hashes its private
 // blocks first, as the engine's settlePrivate does, then both Free) or
-// finished (lazy FreeSettled, eager Free).
+// finished (lazy FreeSettled, eager Free). Its window blocks go first.
 func (w *settledWorld) stop(i int, preempted bool) {
 	s := w.seqs[i]
 	w.seqs = slices.Delete(w.seqs, i, i+1)
+	content := s.windowContent()
+	w.lazy.FreeCounted(s.win, content)
+	for j := range content {
+		w.eager.CommitPrivate(s.eagerWin, j, w.fresh(1)[0])
+	}
+	w.eager.Free(s.eagerWin)
+	s.win, s.eagerWin = 0, nil
 	w.claim(s)
 	if preempted {
 		for j := s.settledUntil; j < len(s.hashes); j++ {
@@ -248,15 +295,27 @@ func (w *settledWorld) op() {
 		w.grow()
 	case k < 8 && len(w.seqs) > 0:
 		w.stop(w.r.IntN(len(w.seqs)), w.r.IntN(3) == 0)
+	case k == 8 && len(w.seqs) > 0:
+		w.sliding(w.seqs[w.r.IntN(len(w.seqs))])
 	case len(w.gone) > 0:
 		w.resume()
 	}
 }
 
+// sliding grows or slides a sequence's window blocks.
+func (w *settledWorld) sliding(s *settledSeq) {
+	if c := s.windowContent(); c > 0 && w.r.IntN(2) == 0 {
+		w.slide(s, 1+w.r.IntN(c))
+		return
+	}
+	w.window(s, w.r.IntN(3))
+}
+
 // TestFreeSettledMatchesEagerCommit holds lazy hashing to its promise (see
 // private.go, freelist.go): a pool that leaves private blocks unhashed,
 // frees finished sequences with FreeSettled (their blocks become
-// anonymous, handed out again as anonymous entries or counts) behaves
+// anonymous, handed out again as anonymous entries or counts), and keeps
+// a sliding window's blocks as counts it frees with FreeCounted, behaves
 // observably exactly like one that commits every full block: the same
 // Match, Held and allocation outcomes, counters, and free queue as seen
 // through what its entries hold, after every operation.

@@ -60,7 +60,8 @@ type Model struct {
 // KVBytesPerToken is the KV-cache size of one token across all layers, in
 // bytes. GQA: 2·layers·kv_heads·head_dim·kv_bytes (K and V). MLA: one latent
 // per layer, layers·(kv_lora_rank + rope_dim)·kv_bytes. Sliding-window layers
-// are counted as full here, an upper bound; KVBytesForContext caps them.
+// are counted as full here, an upper bound; KVBytesHeld and
+// KVBytesForContext cap them (hybrid.go).
 // Example: Llama-3.1-70B, 2·80·8·128·2 = 327680 B.
 func (m *Model) KVBytesPerToken() float64 {
 	return float64(m.Layers) * m.kvPerLayerToken(m.KVHeads)

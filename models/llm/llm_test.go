@@ -278,6 +278,9 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, m := range c.Models() {
 			kv, w := m.KVBytesPerTokenPerShard(3), m.WeightBytesTotal()
+			if block := m.KVBlockBytesPerShard(3, 16); !(block > 0) || !(block <= 16*kv) {
+				t.Fatalf("%s: block of 16 tokens %v B, %v B per token", m.Name, block, kv)
+			}
 			if !(kv > 0) || !(w > 0) || m.SharedParams() < 0 {
 				t.Fatalf("%s: kv %v weights %v shared %v", m.Name, kv, w, m.SharedParams())
 			}

@@ -198,6 +198,15 @@ func checkSliding(m *Model) error {
 		return spec.Fieldf("sliding_layers", "want 0 to layers (%d), got %d", m.Layers, m.SlidingLayers)
 	case (m.SlidingLayers > 0) != (m.SlidingWindow > 0):
 		return spec.Fieldf("sliding_window", "set sliding_window and sliding_layers together")
+	case m.SlidingLayers > 0 && m.SlidingLayers == m.Layers:
+		return spec.Fieldf("sliding_layers", "every layer slides: handoff models sliding-window layers beside "+
+			"at least one full-attention layer")
+	case m.KVGroups().Full > 1:
+		// vLLM would give the full-attention layers several block tables;
+		// the engine keeps one per sequence.
+		return spec.Fieldf("sliding_layers", "%d sliding-window layers beside %d full-attention ones: vLLM splits "+
+			"the full layers into %d KV cache groups, which handoff does not model (it needs more than two thirds "+
+			"as many sliding layers as full ones)", m.SlidingLayers, m.FullLayers(), m.KVGroups().Full)
 	}
 	return nil
 }

@@ -53,6 +53,15 @@ type RooflineConfig struct {
 //     all-reduces are not overlapped with compute.
 //   - overhead is a fixed per-step cost (kernel launches, scheduling,
 //     sampling) independent of the batch.
+//   - Sliding-window layers (a hybrid model such as gpt-oss-120b) attend to
+//     at most the last window W tokens: their share of KVBytesPerToken and
+//     AttnFLOPsPerPair is charged on min(DecodeContext, DecodeSeqs·W) decode
+//     keys, min(PrefillCtxRead, PrefillSeqs·(W−1)) cached keys a prefill
+//     chunk reads and min(PrefillAttn, PrefillTokens·W) prefill pairs, and
+//     KV is written for every new token. The batch carries sums only, so
+//     these are exact when every sequence's context is past the window (or
+//     every one within it) and upper bounds otherwise; the full layers are
+//     charged as above.
 //
 // An empty batch costs 0. A Roofline is immutable after NewRoofline and
 // StepNs does not allocate; all per-model constants are precomputed.
@@ -64,9 +73,20 @@ type Roofline struct {
 	denseBytesRank  float64 // weight bytes always read per rank (dense: all; MoE: shared)
 	expertBytesRank float64 // MoE: bytes of all routed experts per rank; 0 for dense
 	keepFrac        float64 // MoE: 1 − k/E, the chance a token skips a given expert
-	kvBytesRank     float64 // KV bytes per token per rank
+	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
 	arNsPerToken    float64 // all-reduce transfer time per new token, ns
 	fixedNs         float64 // overhead + all-reduce latencies, ns
+	// sliding is a hybrid model's sliding-window layers; nil without. A
+	// pointer keeps a Roofline within two cache lines (96-byte objects),
+	// which a many-instance run, latency-bound, notices.
+	sliding *slidingTerms
+}
+
+// slidingTerms are a hybrid model's sliding-window layers, per rank.
+type slidingTerms struct {
+	window      float64 // tokens a sliding layer attends to
+	kvBytes     float64 // KV bytes per token
+	attnPerPair float64 // attention FLOPs per query·key pair
 }
 
 // NewRoofline validates cfg, fills the device defaults, and precomputes the
@@ -91,6 +111,9 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		kvBytesRank:     m.KVBytesPerTokenPerShard(cfg.TP),
 		fixedNs:         float64(cfg.StepOverheadNs),
 	}
+	if m.SlidingLayers > 0 {
+		r.splitSliding(m, cfg.TP)
+	}
 	if m.Experts > 0 && m.ExpertsPerTok > 0 {
 		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
 		r.expertBytesRank = m.ExpertParams() * m.WeightBytes / tp
@@ -105,6 +128,17 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		r.fixedNs += allReduces * float64(cfg.ScaleUp.LatencyNs)
 	}
 	return r, nil
+}
+
+// splitSliding divides a hybrid model's KV bytes and attention FLOPs per
+// rank between its full and its sliding-window layers.
+func (r *Roofline) splitSliding(m *llm.Model, tp int) {
+	perLayer := m.KVBytesPerLayerTokenPerShard(tp)
+	attnPerLayer := m.AttnFLOPsPerPair() / float64(m.Layers) / float64(tp)
+	r.kvBytesRank = float64(m.FullLayers()) * perLayer
+	r.attnPerPairRank = float64(m.FullLayers()) * attnPerLayer
+	r.sliding = &slidingTerms{window: float64(m.SlidingWindow), kvBytes: float64(m.SlidingLayers) * perLayer,
+		attnPerPair: float64(m.SlidingLayers) * attnPerLayer}
 }
 
 // fillDefaults replaces zero factors with the device's and validates.
@@ -171,7 +205,20 @@ func (r *Roofline) stepNs(b *Batch) float64 {
 	flops := n*r.flopsPerTokRank + pairs*r.attnPerPairRank
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
 	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank
+	if r.sliding != nil {
+		f, by := r.sliding.work(b, n)
+		flops, bytes = flops+f, bytes+by
+	}
 	return math.Max(flops*r.nsPerFLOP, bytes*r.nsPerByte) + n*r.arNsPerToken + r.fixedNs
+}
+
+// work is the attention FLOPs and KV bytes per rank of the sliding-window
+// layers in a step of n new tokens (see Roofline).
+func (t *slidingTerms) work(b *Batch, n float64) (flops, bytes float64) {
+	decode := math.Min(float64(b.DecodeContext), float64(b.DecodeSeqs)*t.window)
+	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*t.window)
+	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(t.window-1))
+	return (decode + prefillPairs) * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
 // weightBytesRank is the weight bytes one rank reads in a step of n tokens.

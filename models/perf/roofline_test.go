@@ -188,3 +188,46 @@ func TestRooflineNoAllocs(t *testing.T) {
 		t.Errorf("StepNs allocates %g times per call", n)
 	}
 }
+
+// TestRooflineSlidingWindow: gpt-oss-120b's 18 sliding-window layers read
+// at most their 128-token window and attend within it, so a long-context
+// decode step reads half the KV an all-layers model would and a late
+// prefill chunk does half the attention; inside the window nothing
+// changes. Per rank at TP 1 each kind of layer keeps 18·2·8·64·2 = 36,864
+// B per token and does 18·4·64·64 = 294,912 FLOPs per pair.
+func TestRooflineSlidingWindow(t *testing.T) {
+	oss, err := llm.Default().Model("gpt-oss-120b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := *oss
+	full.SlidingLayers, full.SlidingWindow = 0, 0
+	hybrid := mustRoofline(t, RooflineConfig{Model: oss, Device: testH100(), TP: 1})
+	all := mustRoofline(t, RooflineConfig{Model: &full, Device: testH100(), TP: 1})
+	tests := []struct {
+		name   string
+		b      Batch
+		saveNs float64 // what the window saves, by hand
+	}{{
+		// 8 sequences at 100k tokens, memory-bound: the sliding layers read
+		// 8·128 keys, not 800,000: (800,000 − 1024)·36,864 B less at 2.68 TB/s.
+		name: "decode 8 × 100k", b: Batch{DecodeSeqs: 8, DecodeContext: 800_000},
+		saveNs: (800_000 - 1024) * 36864 / 2.68e12 * 1e9,
+	}, {
+		// A chunk of 8192 tokens after 90,000, compute-bound: the sliding
+		// layers attend to 8192·128 pairs, not PrefillAttn.
+		name: "prefill 8192 at 90k",
+		b: Batch{PrefillSeqs: 1, PrefillTokens: 8192, PrefillTokensSq: 8192 * 8192,
+			PrefillAttn: 8192 * (90_000 + 8193.0/2), PrefillCtxRead: 90_000},
+		saveNs: (8192*(90_000+8193.0/2) - 8192*128) * 294_912 / 494.75e12 * 1e9,
+	}, {
+		name: "prefill 100 from scratch", saveNs: 0, // within the window
+		b: Batch{PrefillSeqs: 1, PrefillTokens: 100, PrefillTokensSq: 100 * 100, PrefillAttn: 100 * 101.0 / 2},
+	}}
+	for _, tc := range tests {
+		h, a := float64(hybrid.StepNs(&tc.b)), float64(all.StepNs(&tc.b))
+		if math.Abs(a-h-tc.saveNs) > 1 {
+			t.Errorf("%s: %.0f ns, all layers %.0f ns: saves %.0f ns, want %.0f", tc.name, h, a, a-h, tc.saveNs)
+		}
+	}
+}
