@@ -49,7 +49,7 @@ func TestScenarioSwarm(t *testing.T) {
 }
 
 // swarmTags are what the swarm must draw at least once in 100 cases.
-var swarmTags = []string{"pd", "colocated", "wafer", "topology", "stale", "trace", "shared_prefix",
+var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "topology", "stale", "trace", "shared_prefix",
 	"servegen", "swap", "reject", "recompile", "round_robin", "least_loaded", "dynamo", "llmd",
 	"topology_aware"}
 
@@ -104,10 +104,15 @@ func sameRun(a, b *sim.Result) bool {
 // swarmScenario draws a scenario file and the tags of what it exercises.
 // Every draw is meant to load and build: sizes are chosen to fit.
 func swarmScenario(rng *rand.Rand) (string, []string) {
-	d := &swarmDoc{rng: rng}
+	d := &swarmDoc{rng: rng, hybrid: rng.IntN(4) == 0}
 	d.line("name: swarm")
 	d.line("seed: %d", 1+rng.IntN(1000))
-	d.line("model: llama-3.1-8b")
+	if d.hybrid {
+		d.tag("hybrid")
+		d.line("model: gpt-oss-120b") // sliding-window layers
+	} else {
+		d.line("model: llama-3.1-8b")
+	}
 	d.line("slo: {ttft: %dms, tpot: %dms}", 50+rng.IntN(2000), 5+rng.IntN(100))
 	d.workload()
 	pd := rng.IntN(2) == 0
@@ -116,7 +121,7 @@ func swarmScenario(rng *rand.Rand) (string, []string) {
 	if pd {
 		d.tag("pd")
 		d.gpuPool("prefill", "prefill", topology)
-		if rng.IntN(3) == 0 {
+		if !d.hybrid && rng.IntN(3) == 0 {
 			d.waferPool()
 		} else {
 			d.gpuPool("decode", "decode", topology)
@@ -138,9 +143,10 @@ func swarmScenario(rng *rand.Rand) (string, []string) {
 
 // swarmDoc accumulates a drawn scenario file.
 type swarmDoc struct {
-	rng  *rand.Rand
-	b    strings.Builder
-	tags []string
+	rng    *rand.Rand
+	b      strings.Builder
+	tags   []string
+	hybrid bool // gpt-oss-120b, whose weights need most of an H100
 }
 
 func (d *swarmDoc) line(format string, args ...any) {
@@ -197,9 +203,14 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	d.line("    count: %d", 1+rng.IntN(3))
 	d.line("    hardware: h100-sxm")
 	d.line("    tp: %s", pick(rng, "1", "1", "2"))
-	// At TP 1, utilization 0.205 leaves ~0.3 GB for KV (about 2,400 tokens).
+	// At TP 1, utilization 0.205 leaves ~0.3 GB for KV (about 2,400 tokens
+	// of Llama-3.1-8B); 0.84 leaves ~1.8 GB for gpt-oss-120b's.
+	util := pick(rng, "0.205", "0.21", "0.25", "0.9")
+	if d.hybrid {
+		util = pick(rng, "0.84", "0.86", "0.9")
+	}
 	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s}",
-		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), pick(rng, "0.205", "0.21", "0.25", "0.9"), rng.IntN(2) == 0,
+		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), util, rng.IntN(2) == 0,
 		pick(rng, "separate", "separate", "shared"))
 	switch k := rng.IntN(3); {
 	case k == 1:

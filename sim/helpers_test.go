@@ -119,10 +119,10 @@ func auditBlocks(t testing.TB, c *cluster) {
 			continue
 		}
 		if f.pseq != nil {
-			held[f.route.Prefill] += f.pseq.Blocks()
+			held[f.route.Prefill] += c.replicas[f.route.Prefill].eng.SeqBlocks(f.pseq)
 		}
 		if f.dseq != nil && f.dseq != f.pseq {
-			held[f.route.Decode] += f.dseq.Blocks()
+			held[f.route.Decode] += c.replicas[f.route.Decode].eng.SeqBlocks(f.dseq)
 		}
 	}
 	for i := range c.replicas {

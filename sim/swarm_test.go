@@ -137,7 +137,11 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	case 2:
 		ec.Preemption = engine.Reject
 	}
+	if rng.IntN(4) == 0 { // a hybrid model: sliding-window groups hold only their window
+		ec.SlidingWindow, ec.SlidingGroups = 1+rng.IntN(100), 1+rng.IntN(2)
+	}
 	if role == RoleDecode && rng.IntN(3) == 0 { // a wafer: compiled slots
+		ec.SlidingWindow, ec.SlidingGroups = 0, 0
 		ec.Layouts = [][]engine.SlotClass{{{Count: 1 + rng.IntN(6), ContextTokens: 64 << rng.IntN(4)}},
 			{{Count: 1 + rng.IntN(2), ContextTokens: 1024}}}
 		ec.Pressure, ec.RecompileNs = engine.Pressure(rng.IntN(3)), rng.Int64N(100_000)
