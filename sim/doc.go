@@ -25,7 +25,7 @@
 //     phase left to its attribution component and traces it.
 //   - journey.go: the events that move a request along: arrival and
 //     placement, prefill done and the handoff to a decoder, the KV
-//     transfer, staging, hold timeouts.
+//     transfer, staging; hold.go: the deadlines of KV held unpulled.
 //   - finish.go: first tokens, completion, rejections and the router's
 //     re-sending (RFC #24256 phases 1 and 2), drops.
 //   - views.go, book.go: what routers see (stale views refreshed every

@@ -157,8 +157,7 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		c.handoff(ps) // the decoder may take it, or refuse it, at once
 	}
 	if t := c.replicas[p].cfg.KVHoldTimeoutNs; t > 0 && f.phase == phaseHolding {
-		f.deadlineNs = c.nowNs + t
-		c.q.push(f.deadlineNs, classTimeout, ref)
+		c.holdUntil(p, ref, c.nowNs+t)
 	}
 }
 
@@ -182,9 +181,9 @@ func (c *cluster) chooseDecoder(ref int32) int {
 	return d
 }
 
-// onHoldTimeout frees KV a prefill instance held too long for a decoder
-// that never pulled it; the decoder will compute the prompt itself. (A
-// timeout for KV pulled meanwhile is superseded.)
+// onHoldTimeout frees the KV a prefill instance held too long for flight
+// ref's decoder, which never pulled it; the decoder will compute the prompt
+// itself. The caller plans the instance's next step (hold.go).
 func (c *cluster) onHoldTimeout(ref int32) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
@@ -194,7 +193,6 @@ func (c *cluster) onHoldTimeout(ref int32) {
 	}
 	c.enter(ref, phaseLost)
 	c.releasePrefill(f)
-	c.kickSoon(f.route.Prefill)
 }
 
 // handoff sends a request whose prefill finished (or, streaming, is

@@ -164,7 +164,7 @@ func (c *cluster) dispatch(e event) {
 	case classStep:
 		c.onStep(int(e.arg))
 	case classTimeout:
-		c.onHoldTimeout(e.arg)
+		c.onHoldTimeouts(int(e.arg))
 	case classStaging:
 		c.onStaged(e.arg)
 	case classRecompile:
@@ -189,8 +189,7 @@ func (c *cluster) superseded(e *event) bool {
 	case classNetwork:
 		return e.arg != c.netVersion
 	case classTimeout:
-		f := &c.flights[e.arg]
-		return f.phase != phaseHolding || f.deadlineNs != e.at
+		return c.holdSuperseded(int(e.arg), e.at)
 	case classWatchdog:
 		return c.watchSuperseded(int(e.arg), e.at)
 	}
