@@ -43,6 +43,7 @@ const (
 var phaseNames = [numPhases]string{"done", "routing", "held", "prefilling", "streaming", "streamed",
 	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected"}
 
+// String names the phase in error messages.
 func (p phase) String() string { return phaseNames[p] }
 
 // prefill reports whether the phase is part of the prefill: its time is

@@ -23,7 +23,9 @@ const (
 // outputs, but whose results have holes: it exits with exitIncomplete.
 type incompleteError struct{ err error }
 
+// Error is the underlying error's message.
 func (e *incompleteError) Error() string { return e.err.Error() }
+// Unwrap returns the underlying error.
 func (e *incompleteError) Unwrap() error { return e.err }
 
 // incomplete marks err (nil stays nil) as the error of a finished command

@@ -54,6 +54,7 @@ type internalError struct {
 	at    string // where it panicked: "models/engine.(*Instance).Release (release.go:88)"; "" if unknown
 }
 
+// Error renders the panic in one line with how to replay the run alone.
 func (e *internalError) Error() string {
 	at := ""
 	if e.at != "" {
