@@ -25,6 +25,7 @@ type incompleteError struct{ err error }
 
 // Error is the underlying error's message.
 func (e *incompleteError) Error() string { return e.err.Error() }
+
 // Unwrap returns the underlying error.
 func (e *incompleteError) Unwrap() error { return e.err }
 
