@@ -32,6 +32,8 @@ func TestPlotCmdArgs(t *testing.T) {
 	}
 	cmd := newPlotCmd(&bytes.Buffer{}, func(string) error { return errors.New("boom") })
 	cmd.SetArgs([]string{"out"})
+	cmd.SetOut(&bytes.Buffer{}) // cobra prints the error and usage when run alone, not under the root
+	cmd.SetErr(&bytes.Buffer{})
 	if err := cmd.Execute(); err == nil || err.Error() != "boom" {
 		t.Errorf("got %v, want the draw error", err)
 	}
