@@ -10,9 +10,11 @@
 //     scenarios from a scenario file).
 //   - queue.go: the event queue, a 4-ary heap ordered by (time, class,
 //     sequence). Classes order same-instant events: network completions,
-//     step completions, timeouts, staging, recompiles, lock-up watchdogs,
-//     arrivals, then
-//     deferred plans (kicks), so a plan sees everything due at its instant.
+//     step completions, hold timeouts, staging, recompiles, lock-up
+//     watchdogs, arrivals, then deferred plans (kicks), so a plan sees
+//     everything due at its instant. An event that no longer applies (a
+//     replaced network prediction, a timeout for KV pulled meanwhile) is
+//     superseded: it neither runs nor moves the clock.
 //   - rng.go: Streams, one independent generator per named component.
 //   - run.go: Run, the event loop and the cluster state; kick and plan start
 //     an idle instance's next step and handle what planning did.
@@ -27,14 +29,17 @@
 //     placement, prefill done and the handoff to a decoder, the KV
 //     transfer, staging; hold.go: the deadlines of KV held unpulled.
 //   - finish.go: first tokens, completion, rejections and the router's
-//     re-sending (RFC #24256 phases 1 and 2), drops.
-//   - views.go, book.go: what routers see (stale views refreshed every
-//     interval), their bookkeeping of routed work, requests they hold, and
-//     the capacity checks that drop requests no instance can hold.
+//     re-sending (RFC #24256 phases 1 and 2), drops, and requests that
+//     fail wherever they are (endFlight).
+//   - views.go, book.go, shared.go: what routers see (stale views refreshed
+//     every interval), their bookkeeping of routed work (Dynamo's: uncached
+//     prefill tokens, full blocks, shared blocks once), the decoder chosen
+//     after the prefill, requests they hold, and the capacity checks that
+//     drop requests no instance can hold.
 //   - metrics.go: per-instance preemption chains (cascades), lock-ups and
-//     the prefill share of busy time.
+//     the watchdog that bounds them, and the prefill share of busy time.
 //   - trace.go, timeline.go: the request-journey Tracer hook and the
-//     sampled KV/batch timelines.
+//     timelines sampled on a fixed grid of simulated time.
 //
 // The models the core drives live in package models: engine (the vLLM V1
 // scheduler and its paged KV pool), perf (step times), network (links and
