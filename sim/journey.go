@@ -137,11 +137,12 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
 	c.unbookPrefill(f)
-	if d := c.chooseDecoder(ref); d >= 0 {
-		if reason := c.doesNotFitDecoder(&f.req, d); reason != "" {
-			c.endFlight(ref, results.Dropped, reason)
-			return
-		}
+	c.chooseDecoder(ref)
+	// A decoder chosen after the prefill (now, or when its last step
+	// began) may be too small; it has not been handed the request then.
+	if reason := c.doesNotFitDecoder(&f.req, f.route.Decode); f.dseq == nil && reason != "" {
+		c.endFlight(ref, results.Dropped, reason)
+		return
 	}
 	switch f.phase {
 	case phaseStreamed: // streamed, and the transfer already finished
@@ -163,12 +164,11 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 
 // chooseDecoder asks a router that picks the decoder once the prefill is
 // done (router.DecodeLater) for the flight's decoder; the decoder's
-// bookkeeping starts then. It returns the decoder chosen now, or -1 when
-// the flight had one already.
-func (c *cluster) chooseDecoder(ref int32) int {
+// bookkeeping starts then. A flight that has its decoder keeps it.
+func (c *cluster) chooseDecoder(ref int32) {
 	f := &c.flights[ref]
 	if f.route.Decode != router.DecodeLater {
-		return -1
+		return
 	}
 	c.refreshViews()
 	d := c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view)
@@ -178,7 +178,6 @@ func (c *cluster) chooseDecoder(ref int32) int {
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
 	}
-	return d
 }
 
 // onHoldTimeout frees the KV a prefill instance held too long for flight

@@ -254,3 +254,41 @@ func TestSharedBlocksCountOnce(t *testing.T) {
 		t.Errorf("the worker's decode load peaked at %d blocks, want 8", most)
 	}
 }
+
+// laterRouter prefills on instance 0 and, once the prefill is done (or
+// streaming, its last step starts), picks decoder 1.
+type laterRouter struct{}
+
+func (laterRouter) Route(*router.Request, *router.Cluster) router.Decision {
+	return router.Decision{Prefill: 0, Decode: router.DecodeLater}
+}
+
+func (laterRouter) RouteDecode(*router.Request, *router.Cluster) int { return 1 }
+
+// TestLateDecoderTooSmallDrops: a router that picks the decoder after the
+// prefill picks one too small for the request (decoder 1 holds 160 tokens,
+// decoder 2 could hold it). Streaming or not, the request is dropped with
+// the reason when the prefill ends, never handed to a decoder that cannot
+// hold it.
+func TestLateDecoderTooSmallDrops(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		reqs := []Request{{ArrivalNs: 0, PromptTokens: 100, OutputTokens: 100}}
+		timer := linearTimer(cfA, cfB)
+		insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 64, 8, false), timer),
+			instances(RoleDecode, 1, engineCfg(t, 10, 64, 8, false), timer)...)
+		insts = append(insts, instances(RoleDecode, 1, engineCfg(t, 100, 64, 8, false), timer)...)
+		insts[2].Name = "decode-1"
+		insts[0].StreamKV = stream
+		cfg := withNICs(&Config{Name: "late", Instances: insts, Router: laterRouter{},
+			KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}, cfLink)
+		c, err := drive(t, cfg, 1)
+		if err != nil {
+			t.Fatalf("stream %v: %v", stream, err)
+		}
+		checkConservation(t, c.records, 1)
+		checkDrained(t, c)
+		if r := c.records[0]; r.Status != results.Dropped || !strings.Contains(r.Reason, "too long for decode-0") {
+			t.Errorf("stream %v: %+v, want dropped as too long for decode-0", stream, r)
+		}
+	}
+}
