@@ -70,7 +70,7 @@ func calibrate(opts *calibrateOptions, stdout io.Writer) error {
 		return err
 	}
 	var rows []calibRow
-	var dropped error // the first experiment's that dropped requests
+	var dropped error // the first experiment's that left requests unserved (dropped or failed)
 	for _, exp := range experiments(stages) {
 		r, unserved, err := calibrateExperiment(opts, exp)
 		if err != nil {

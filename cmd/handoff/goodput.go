@@ -120,8 +120,8 @@ func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
 	return incomplete(g.unserved())
 }
 
-// unserved reports the runs that dropped requests, naming the lowest rate's
-// first drop, or returns nil.
+// unserved reports the runs that left requests unserved (dropped or
+// failed), naming the lowest rate's first, or returns nil.
 func (g *goodputSearch) unserved() error {
 	n, first := 0, -1
 	for i, m := range g.curve {
@@ -134,7 +134,7 @@ func (g *goodputSearch) unserved() error {
 	if n == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d runs dropped requests; at %.4g× the arrival rate: %w",
+	return fmt.Errorf("%d of %d runs left requests unserved; at %.4g× the arrival rate: %w",
 		n, len(g.curve), g.curve[first].Scale, g.curve[first].unserved)
 }
 

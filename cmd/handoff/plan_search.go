@@ -190,8 +190,8 @@ func (p *planner) unservable() error {
 		p.opts.targetRate, percentText(p.target), p.space.Describe(best.fleet), best.costPerHour, percentText(best.Attainment))
 }
 
-// unserved reports the fleets whose run dropped requests, naming the first
-// in the table's order, or returns nil.
+// unserved reports the fleets whose run left requests unserved (dropped or
+// failed), naming the first in the table's order, or returns nil.
 func (p *planner) unserved() error {
 	runs, _ := p.sorted()
 	n, first := 0, -1
@@ -205,6 +205,6 @@ func (p *planner) unserved() error {
 	if n == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d fleets dropped requests; with %s: %w",
+	return fmt.Errorf("%d of %d fleets left requests unserved; with %s: %w",
 		n, len(runs), p.space.Describe(runs[first].fleet), runs[first].unserved)
 }

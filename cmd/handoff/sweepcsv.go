@@ -99,14 +99,15 @@ func writeResults(dir string, columns []string, points []sweep.Point) (pointDrop
 	return drops, err
 }
 
-// pointDrops counts the points of a sweep whose runs dropped requests and
-// remembers the first.
+// pointDrops counts the points of a sweep whose runs left requests
+// unserved (dropped or failed) and remembers the first.
 type pointDrops struct {
 	dir           string
 	points, n     int
 	first         sweep.Point
-	dropped, reqs int64               // the first's
+	dropped, reqs int64               // the first's unserved (dropped or failed) and total requests
 	example       results.ReasonGroup // the first's commonest reason
+	reasons       string              // the summary.json field example is from
 }
 
 // note counts p if its summary s has dropped or failed requests.
@@ -118,21 +119,21 @@ func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
 		d.first, d.dropped, d.reqs = p, s.Requests.Dropped+s.Requests.Failed, s.Requests.Total
 		switch {
 		case len(s.DropReasons) > 0:
-			d.example = s.DropReasons[0]
+			d.example, d.reasons = s.DropReasons[0], "drop_reasons"
 		case len(s.FailReasons) > 0:
-			d.example = s.FailReasons[0]
+			d.example, d.reasons = s.FailReasons[0], "fail_reasons"
 		}
 	}
 }
 
-// err reports the points that dropped requests, or returns nil.
+// err reports the points that left requests unserved, or returns nil.
 func (d *pointDrops) err() error {
 	if d.n == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d points dropped requests that no instance could hold; the first, %s, %d of %d, "+
-		"%d like request %d: %s (drop_reasons in %s)", d.n, d.points, describePoint(d.first), d.dropped, d.reqs,
-		d.example.Count, d.example.ExampleRequest, d.example.ExampleReason,
+	return fmt.Errorf("%d of %d points left requests unserved (dropped, or failed on a locked-up instance); "+
+		"the first, %s, %d of %d, %d like request %d: %s (%s in %s)", d.n, d.points, describePoint(d.first),
+		d.dropped, d.reqs, d.example.Count, d.example.ExampleRequest, d.example.ExampleReason, d.reasons,
 		filepath.Join(pointPath(d.dir, d.first.ID), pointSummaryFile))
 }
 
