@@ -31,7 +31,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
 	c.enter(ref, phaseDone)
-	rec := c.close(f.req.ID, results.Completed, "")
+	rec := c.closeRecord(f.req.ID, results.Completed, "")
 	rec.OutputTokens = int32(f.delivered + s.Generated)
 	rec.Preemptions += int32(s.Preemptions)
 	if f.local() {
@@ -71,7 +71,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	f.pseq, f.dseq = nil, nil
 	if f.attempt++; f.attempt >= maxAttempts {
 		c.enter(ref, phaseDone)
-		rec := c.close(f.req.ID, results.Rejected, fmt.Sprintf("rejected: refused by decoders %d times", f.attempt))
+		rec := c.closeRecord(f.req.ID, results.Rejected, fmt.Sprintf("rejected: refused by decoders %d times", f.attempt))
 		rec.OutputTokens = int32(f.delivered + generated)
 		c.free(ref)
 		return
@@ -106,7 +106,7 @@ func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), status.String(), c.nowNs)
 	}
-	rec := c.close(f.req.ID, status, reason)
+	rec := c.closeRecord(f.req.ID, status, reason)
 	rec.OutputTokens = int32(f.delivered + generated)
 	c.unbook(f)
 	c.free(ref)
@@ -124,5 +124,5 @@ func (c *cluster) abortSeq(i int, s *engine.Seq) {
 
 // drop ends a request that cannot be served.
 func (c *cluster) drop(id int64, reason string) {
-	c.close(id, results.Dropped, reason).OutputTokens = 0
+	c.closeRecord(id, results.Dropped, reason).OutputTokens = 0
 }

@@ -267,9 +267,9 @@ func (c *cluster) free(ref int32) {
 	c.freeFlights = append(c.freeFlights, ref)
 }
 
-// close ends request id's record with a status: every request ends exactly
-// once, here.
-func (c *cluster) close(id int64, status results.Status, reason string) *results.Record {
+// closeRecord ends request id's record with a status: every request ends
+// exactly once, here.
+func (c *cluster) closeRecord(id int64, status results.Status, reason string) *results.Record {
 	rec := &c.records[id]
 	rec.Status, rec.Reason, rec.FinishNs = status, reason, c.nowNs
 	c.ended++
