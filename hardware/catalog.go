@@ -84,6 +84,11 @@ func parse(data []byte, file string, base func() *Catalog) (*Catalog, error) {
 			return nil, spec.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
 		}
 	}
+	for i, s := range f.Accelerators {
+		if err := c.borrowFactors(canonicalName(s.Name), base); err != nil {
+			return nil, spec.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
+		}
+	}
 	return c, nil
 }
 

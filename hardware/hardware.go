@@ -37,6 +37,8 @@ type Accelerator struct {
 	CostPerHour        float64 // USD per device-hour
 	Source             string  // where the figures come from
 	EfficiencySource   string  // where MFU, MBU and StepOverheadNs come from
+	Serving            Serving // the serving stack's costs beyond the roofline (serving.go)
+	FactorsFrom        string  // the fitted accelerator whose factors this one borrows; "" = its own
 	Wafer              Wafer   // kind wafer only: pipeline and staging figures (wafer.go)
 }
 

@@ -26,6 +26,9 @@ type AcceleratorSpec struct {
 	CostPerHour      float64         `yaml:"cost_per_hour"` // USD per device-hour
 	Source           string          `yaml:"source,omitempty"`
 	EfficiencySource string          `yaml:"efficiency_source,omitempty"`
+	FactorsFrom      string          `yaml:"factors_from,omitempty"` // borrow unset efficiency and serving fields
+
+	ServingSpec `yaml:",inline"`
 
 	// Kind wafer only (wafer.go).
 	WaferSpec `yaml:",inline"`
@@ -81,8 +84,8 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		{!(s.MemoryBandwidth > 0), "memory_bandwidth", "must be positive"},
 		{!(s.BF16 > 0), "bf16", "must be positive"},
 		{s.FP8 < 0, "fp8", "must not be negative"},
-		{!(s.MFU > 0 && s.MFU <= 1), "mfu", "must be in (0, 1]"},
-		{!(s.MBU > 0 && s.MBU <= 1), "mbu", "must be in (0, 1]"},
+		{!(s.MFU > 0 && s.MFU <= 1 || s.MFU == 0 && s.FactorsFrom != ""), "mfu", "must be in (0, 1] (or omitted with factors_from)"},
+		{!(s.MBU > 0 && s.MBU <= 1 || s.MBU == 0 && s.FactorsFrom != ""), "mbu", "must be in (0, 1] (or omitted with factors_from)"},
 		{s.StepOverhead < 0, "step_overhead", "must not be negative"},
 		{s.ScaleUpDomain < 0 || s.ScaleUpDomain > maxScaleUpDomain, "scale_up_domain", "must be in [0, 65536] devices (0 = not bounded)"},
 		{!(s.PowerW >= 0), "power_w", "must not be negative"},
@@ -96,6 +99,9 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 	if err := s.WaferSpec.check(kind); err != nil {
 		return Accelerator{}, err
 	}
+	if err := s.ServingSpec.check(); err != nil {
+		return Accelerator{}, err
+	}
 	return Accelerator{
 		Name: name, Kind: kind,
 		MemoryBytes: float64(s.Memory), MemoryBandwidthBps: float64(s.MemoryBandwidth),
@@ -103,6 +109,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		MFU: s.MFU, MBU: s.MBU, StepOverheadNs: int64(s.StepOverhead),
 		ScaleUpLink: canonicalName(s.ScaleUp), ScaleUpDomain: s.ScaleUpDomain, PowerW: s.PowerW, CostPerHour: s.CostPerHour,
 		Source: s.Source, EfficiencySource: s.EfficiencySource, Wafer: s.WaferSpec.resolve(),
+		Serving: s.ServingSpec.resolve(), FactorsFrom: canonicalName(s.FactorsFrom),
 	}, nil
 }
 
@@ -131,6 +138,7 @@ func (a Accelerator) Spec() AcceleratorSpec {
 		MFU: a.MFU, MBU: a.MBU, StepOverhead: units.Duration(a.StepOverheadNs),
 		ScaleUp: a.ScaleUpLink, ScaleUpDomain: a.ScaleUpDomain, PowerW: a.PowerW, CostPerHour: a.CostPerHour,
 		Source: a.Source, EfficiencySource: a.EfficiencySource, WaferSpec: a.Wafer.spec(),
+		ServingSpec: a.Serving.spec(), FactorsFrom: a.FactorsFrom,
 	}
 }
 

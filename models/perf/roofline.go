@@ -16,7 +16,8 @@ type RooflineConfig struct {
 	Device         hardware.Accelerator // one TP rank
 	TP             int                  // tensor-parallel degree, >= 1
 	ScaleUp        hardware.Link        // link the all-reduces run over; ignored when TP == 1
-	MFU            float64              // fraction of peak FLOP/s reached; 0 = Device.MFU
+	MFU            float64              // fraction of peak FLOP/s prompt tokens reach; 0 = Device.MFU
+	DecodeMFU      float64              // fraction decode tokens reach; 0 = Device.Serving.DecodeMFU, else MFU
 	MBU            float64              // fraction of peak HBM bandwidth reached; 0 = Device.MBU
 	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
 	UseFP8         bool                 // price matmuls at the FP8 dense peak instead of BF16
@@ -25,11 +26,16 @@ type RooflineConfig struct {
 // Roofline is the default step-time model. For one step of a batch it
 // charges, per TP rank,
 //
-//	time = max(FLOPs / (peak·MFU), bytes / (bw·MBU)) + allReduce + overhead
+//	time = max(prefillFLOPs/(peak·MFU) + decodeFLOPs/(peak·DecodeMFU),
+//	           bytes/(bw·MBU), layers·floor) + allReduce + cpu + overhead
 //
 // where, with n = Batch.Tokens() new tokens in the step:
 //
-//   - FLOPs = (n·FLOPsPerToken + AttnFLOPsPerPair·(PrefillAttn + DecodeContext)) / TP.
+//   - FLOPs = (n·FLOPsPerToken + AttnFLOPsPerPair·(PrefillAttn + DecodeContext)) / TP,
+//     the prompt tokens' share (PrefillTokens, PrefillAttn) priced at MFU
+//     and the decode tokens' (DecodeSeqs, DecodeContext) at DecodeMFU: a
+//     decode step's matrix products have one row per sequence, far from
+//     the large tiles prompt chunks fill.
 //     FLOPsPerToken = 2·active params covers every matmul, the LM head
 //     included (vLLM computes logits only for each sequence's last token,
 //     so prefill is over-charged by vocab·hidden·2 per token, < 1% for
@@ -45,14 +51,22 @@ type RooflineConfig struct {
 //     each new token. Activations are ignored: they are small next to
 //     weights at decode and hidden under compute at prefill. Expert
 //     parallelism is not modelled: experts are sharded by TP like the rest.
+//   - floor (Device.Serving): the least GPU time per layer, kernel launches
+//     bound. vLLM V1 replays one full CUDA graph for a pure-decode batch
+//     (LayerFloorNs) and piecewise graphs with attention launched eagerly
+//     for a batch with prompt tokens (LayerFloorMixedNs).
 //   - allReduce (TP > 1): two all-reduces per layer (after attention and
 //     after the MLP) of n·hidden·2 bytes each (BF16 activations). A ring
-//     all-reduce sends 2(TP−1)/TP of the data per rank over
-//     ScaleUp.BandwidthBps, and each all-reduce pays ScaleUp.LatencyNs once
-//     (a ring really pays it 2(TP−1) times; kept simple on purpose). The
-//     all-reduces are not overlapped with compute.
-//   - overhead is a fixed per-step cost (kernel launches, scheduling,
-//     sampling) independent of the batch.
+//     all-reduce takes 2(TP−1) steps, each paying ScaleUp.LatencyNs (the
+//     link's small-message latency), and sends 2(TP−1)/TP of the data per
+//     rank over ScaleUp.BandwidthBps. The all-reduces are not overlapped
+//     with compute.
+//   - cpu (Device.Serving): the engine core's CPU work per step,
+//     StepPerSeqNs per scheduled sequence plus StepPerTokenNs per scheduled
+//     token (input preparation, sampling, output processing), serialised
+//     with the forward pass as in vLLM V1 without async scheduling.
+//   - overhead is a fixed per-step cost (scheduler pass, launches, the
+//     engine-core loop) independent of the batch.
 //   - Sliding-window layers (a hybrid model such as gpt-oss-120b) attend to
 //     at most the last window W tokens: their share of KVBytesPerToken and
 //     AttnFLOPsPerPair is charged on min(DecodeContext, DecodeSeqs·W) decode
@@ -67,6 +81,7 @@ type RooflineConfig struct {
 // StepNs does not allocate; all per-model constants are precomputed.
 type Roofline struct {
 	nsPerFLOP       float64 // 1e9 / (peak·MFU) per rank
+	nsPerFLOPDecode float64 // 1e9 / (peak·DecodeMFU) per rank
 	nsPerByte       float64 // 1e9 / (bw·MBU) per rank
 	flopsPerTokRank float64 // FLOPsPerToken / TP
 	attnPerPairRank float64 // AttnFLOPsPerPair / TP
@@ -76,6 +91,10 @@ type Roofline struct {
 	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
 	arNsPerToken    float64 // all-reduce transfer time per new token, ns
 	fixedNs         float64 // overhead + all-reduce latencies, ns
+	perSeqNs        float64 // CPU per scheduled sequence, ns
+	perTokenNs      float64 // CPU per scheduled token, ns
+	floorNs         float64 // least GPU time of a pure-decode step, ns
+	floorMixedNs    float64 // least GPU time of a step with prompt tokens, ns
 	// sliding is a hybrid model's sliding-window layers; nil without. A
 	// pointer keeps a Roofline within two cache lines (96-byte objects),
 	// which a many-instance run, latency-bound, notices.
@@ -105,11 +124,16 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 	}
 	r := &Roofline{
 		nsPerFLOP:       1e9 / (peak * cfg.MFU),
+		nsPerFLOPDecode: 1e9 / (peak * cfg.DecodeMFU),
 		nsPerByte:       1e9 / (cfg.Device.MemoryBandwidthBps * cfg.MBU),
 		flopsPerTokRank: m.FLOPsPerToken() / tp,
 		attnPerPairRank: m.AttnFLOPsPerPair() / tp,
 		kvBytesRank:     m.KVBytesPerTokenPerShard(cfg.TP),
 		fixedNs:         float64(cfg.StepOverheadNs),
+		perSeqNs:        cfg.Device.Serving.StepPerSeqNs,
+		perTokenNs:      cfg.Device.Serving.StepPerTokenNs,
+		floorNs:         float64(m.Layers) * cfg.Device.Serving.LayerFloorNs,
+		floorMixedNs:    float64(m.Layers) * cfg.Device.Serving.LayerFloorMixedNs,
 	}
 	if m.SlidingLayers > 0 {
 		r.splitSliding(m, cfg.TP)
@@ -125,7 +149,7 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		allReduces := 2 * float64(m.Layers)
 		perRankBytes := 2 * (tp - 1) / tp * float64(m.Hidden) * 2
 		r.arNsPerToken = allReduces * perRankBytes / cfg.ScaleUp.BandwidthBps * 1e9
-		r.fixedNs += allReduces * float64(cfg.ScaleUp.LatencyNs)
+		r.fixedNs += allReduces * 2 * (tp - 1) * float64(cfg.ScaleUp.LatencyNs)
 	}
 	return r, nil
 }
@@ -155,6 +179,12 @@ func (c *RooflineConfig) fillDefaults() error {
 	if c.MBU == 0 {
 		c.MBU = c.Device.MBU
 	}
+	if c.DecodeMFU == 0 {
+		c.DecodeMFU = c.Device.Serving.DecodeMFU
+	}
+	if c.DecodeMFU == 0 {
+		c.DecodeMFU = c.MFU
+	}
 	if c.StepOverheadNs == -1 {
 		c.StepOverheadNs = c.Device.StepOverheadNs
 	}
@@ -166,6 +196,8 @@ func (c *RooflineConfig) validate() error {
 	switch {
 	case !(c.MFU > 0 && c.MFU <= 1):
 		return fmt.Errorf("perf: roofline %s: mfu %g not in (0, 1]", name, c.MFU)
+	case !(c.DecodeMFU > 0 && c.DecodeMFU <= 1):
+		return fmt.Errorf("perf: roofline %s: decode mfu %g not in (0, 1]", name, c.DecodeMFU)
 	case !(c.MBU > 0 && c.MBU <= 1):
 		return fmt.Errorf("perf: roofline %s: mbu %g not in (0, 1]", name, c.MBU)
 	case c.StepOverheadNs < 0:
@@ -201,24 +233,31 @@ const maxStepNs = 1e15
 // stepNs is StepNs in float64 nanoseconds.
 func (r *Roofline) stepNs(b *Batch) float64 {
 	n := float64(b.Tokens())
-	pairs := b.PrefillAttn + float64(b.DecodeContext)
-	flops := n*r.flopsPerTokRank + pairs*r.attnPerPairRank
+	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank
+	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
 	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank
 	if r.sliding != nil {
-		f, by := r.sliding.work(b, n)
-		flops, bytes = flops+f, bytes+by
+		pf, df, by := r.sliding.work(b, n)
+		prefillFLOPs, decodeFLOPs, bytes = prefillFLOPs+pf, decodeFLOPs+df, bytes+by
 	}
-	return math.Max(flops*r.nsPerFLOP, bytes*r.nsPerByte) + n*r.arNsPerToken + r.fixedNs
+	floor := r.floorNs
+	if b.PrefillSeqs > 0 {
+		floor = r.floorMixedNs
+	}
+	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor)
+	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
+	return gpu + n*r.arNsPerToken + cpu + r.fixedNs
 }
 
-// work is the attention FLOPs and KV bytes per rank of the sliding-window
-// layers in a step of n new tokens (see Roofline).
-func (t *slidingTerms) work(b *Batch, n float64) (flops, bytes float64) {
+// work is the attention FLOPs of the prompt and the decode tokens and the
+// KV bytes per rank of the sliding-window layers in a step of n new tokens
+// (see Roofline).
+func (t *slidingTerms) work(b *Batch, n float64) (prefillFLOPs, decodeFLOPs, bytes float64) {
 	decode := math.Min(float64(b.DecodeContext), float64(b.DecodeSeqs)*t.window)
 	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*t.window)
 	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(t.window-1))
-	return (decode + prefillPairs) * t.attnPerPair, (decode + cached + n) * t.kvBytes
+	return prefillPairs * t.attnPerPair, decode * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
 // weightBytesRank is the weight bytes one rank reads in a step of n tokens.

@@ -43,6 +43,46 @@ func mustRoofline(t testing.TB, cfg RooflineConfig) *Roofline {
 	return r
 }
 
+// TestRooflineServingTerms prices each serving term of the roofline by hand
+// on Llama-3.1-8B at TP 1 (32 layers): a per-sequence and a per-token CPU
+// cost, a decode MFU of its own, and the per-layer floors of pure-decode and
+// mixed steps.
+func TestRooflineServingTerms(t *testing.T) {
+	dev := testH100()
+	dev.Serving = hardware.Serving{DecodeMFU: 0.1, StepPerSeqNs: 20_000, StepPerTokenNs: 500,
+		LayerFloorNs: 250_000, LayerFloorMixedNs: 300_000}
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, TP: 1, StepOverheadNs: -1})
+	tests := []struct {
+		name   string
+		b      Batch
+		wantNs float64
+	}{{
+		// Memory-bound (6.04 ms) over the 32·250 µs = 8 ms pure-decode
+		// floor, which binds; + 20 µs + 0.5 µs CPU + 2 ms overhead.
+		name: "decode floor binds", b: Batch{DecodeSeqs: 1, DecodeContext: 1000},
+		wantNs: 8e6 + 20_000 + 500 + 2e6,
+	}, {
+		// 256 decodes at context 1000: FLOPs 256·16.06e9 + 524,288·256,000
+		// = 4,245,577,728,000 at 989.5e12·0.1 = 42.906 ms, over the memory
+		// term (16.06e9 + 131,072·256,256 B = 49.65e9 B → 18.53 ms) and the
+		// floor; CPU 256·20 µs + 256·0.5 µs.
+		name: "decode mfu", b: Batch{DecodeSeqs: 256, DecodeContext: 256_000},
+		wantNs: 4_245_577_728_000/(989.5e12*0.1)*1e9 + 256*20_000 + 256*500 + 2e6,
+	}, {
+		// A one-token prompt chunk is a mixed step: the 9.6 ms mixed floor
+		// binds; CPU 1 sequence, 1 token.
+		name: "mixed floor binds", b: Batch{PrefillSeqs: 1, PrefillTokens: 1, PrefillTokensSq: 1, PrefillAttn: 1},
+		wantNs: 32*300_000 + 20_000 + 500 + 2e6,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := r.StepNs(&tc.b); math.Abs(float64(got)-tc.wantNs) > 1 {
+				t.Errorf("StepNs = %d, want %.0f", got, tc.wantNs)
+			}
+		})
+	}
+}
+
 func TestRooflineHandComputed(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -69,11 +109,11 @@ func TestRooflineHandComputed(t *testing.T) {
 	}, {
 		// The same decode at TP 2: bytes per rank halve (8.095601536e9 B →
 		// 3.020747 ms); all-reduce: 2·32 layers·(2·1/2·4096·2 B)/450e9 B/s
-		// = 1165.08 ns for the one token, + 64·1 µs latency = 65,165.08 ns.
-		// + 2 ms = 5.085912 ms.
+		// = 1165.08 ns for the one token, + 64 all-reduces · 2(TP−1) = 2
+		// ring steps · 1 µs latency = 129,165.08 ns. + 2 ms = 5.149912 ms.
 		name: "decode 1 seq ctx 1000 tp2", tp: 2,
 		b:      Batch{DecodeSeqs: 1, DecodeContext: 1000},
-		wantNs: 16_191_203_072/2/2.68e12*1e9 + 64*8192/450e9*1e9 + 64_000 + 2e6,
+		wantNs: 16_191_203_072/2/2.68e12*1e9 + 64*8192/450e9*1e9 + 128_000 + 2e6,
 	}, {
 		name: "empty batch", tp: 1, b: Batch{}, wantNs: 0,
 	}}

@@ -1,0 +1,156 @@
+package hardware
+
+import (
+	"handoff/hardware/spec"
+	"handoff/hardware/units"
+)
+
+// Serving is what the serving software (vLLM V1) costs on an accelerator
+// beyond the roofline's compute and memory terms: the CPU work of each
+// engine step, the floor a step cannot go below, a separate efficiency for
+// the small matrix products of decode, and the front end that takes a
+// request from the client to the engine and its tokens back. They are
+// properties of the software stack on that machine, so they are fitted per
+// accelerator together with its MFU and MBU (handoff calibrate --fit). Zero
+// means "not charged".
+//
+// Where each lives in vLLM V1 (v0.11):
+//   - StepPerSeqNs, StepPerTokenNs: the engine core's busy loop runs the
+//     scheduler, prepares the inputs (gpu_model_runner._prepare_inputs:
+//     positions, slot mapping, block tables per request), samples and
+//     turns sampled ids into EngineCoreOutputs (scheduler.update_from_output)
+//     on the CPU, serialised with the forward pass when async scheduling is
+//     off (its default).
+//   - LayerFloorNs, LayerFloorMixedNs: CUDA graphs (compilation
+//     CUDAGraphMode FULL_AND_PIECEWISE): a pure-decode batch replays one
+//     full graph, a batch with prompt tokens replays piecewise graphs with
+//     attention launched eagerly between them, once per layer.
+//   - FrontendNs, TokenizeNsPerToken: the API server parses the HTTP
+//     request, tokenizes the prompt (entrypoints/openai/serving_completion,
+//     InputPreprocessor) and sends it to the engine-core process over ZMQ
+//     (v1/engine/core_client.py).
+//   - FirstEmitNs, FinalEmitNs: the engine core's outputs go back over ZMQ
+//     to the API server's output handler, which detokenizes
+//     (v1/engine/output_processor.py) and writes the server-sent event;
+//     FinalEmitNs is that path for the last token, through the end of the
+//     response.
+type Serving struct {
+	DecodeMFU          float64 // fraction of peak FLOP/s decode-token matmuls reach; 0 = the device's MFU
+	StepPerSeqNs       float64 // CPU per sequence scheduled in a step, ns
+	StepPerTokenNs     float64 // CPU per token scheduled in a step, ns
+	LayerFloorNs       float64 // least GPU time per layer of a pure-decode step (full CUDA graph), ns
+	LayerFloorMixedNs  float64 // least GPU time per layer of a step with prompt tokens (piecewise graphs), ns
+	FrontendNs         float64 // client to engine: HTTP, validation, API-server to engine-core hop, ns
+	TokenizeNsPerToken float64 // prompt tokenization, ns per prompt token
+	FirstEmitNs        float64 // engine to client for the first token: hop back, detokenize, SSE write, ns
+	FinalEmitNs        float64 // engine to client for the last token, through the end of the response, ns
+}
+
+// ServingSpec is Serving as written in YAML, inline in an accelerator.
+type ServingSpec struct {
+	DecodeMFU        float64        `yaml:"decode_mfu,omitempty"`
+	StepPerSeq       units.Duration `yaml:"step_per_seq,omitempty"`
+	StepPerToken     units.Duration `yaml:"step_per_token,omitempty"`
+	LayerFloor       units.Duration `yaml:"layer_floor,omitempty"`
+	LayerFloorMixed  units.Duration `yaml:"layer_floor_mixed,omitempty"`
+	Frontend         units.Duration `yaml:"frontend_latency,omitempty"`
+	TokenizePerToken units.Duration `yaml:"tokenize_per_token,omitempty"`
+	FirstEmit        units.Duration `yaml:"first_token_emit,omitempty"`
+	FinalEmit        units.Duration `yaml:"final_emit,omitempty"`
+}
+
+// check validates s.
+func (s ServingSpec) check() error {
+	if !(s.DecodeMFU >= 0 && s.DecodeMFU <= 1) {
+		return spec.Fieldf("decode_mfu", "must be in (0, 1] (or omitted for mfu)")
+	}
+	for _, d := range []struct {
+		v     units.Duration
+		field string
+	}{{s.StepPerSeq, "step_per_seq"}, {s.StepPerToken, "step_per_token"}, {s.LayerFloor, "layer_floor"},
+		{s.LayerFloorMixed, "layer_floor_mixed"}, {s.Frontend, "frontend_latency"},
+		{s.TokenizePerToken, "tokenize_per_token"}, {s.FirstEmit, "first_token_emit"}, {s.FinalEmit, "final_emit"}} {
+		if d.v < 0 {
+			return spec.Fieldf(d.field, "must not be negative")
+		}
+	}
+	return nil
+}
+
+func (s ServingSpec) resolve() Serving {
+	return Serving{DecodeMFU: s.DecodeMFU, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
+		LayerFloorNs: float64(s.LayerFloor), LayerFloorMixedNs: float64(s.LayerFloorMixed),
+		FrontendNs: float64(s.Frontend), TokenizeNsPerToken: float64(s.TokenizePerToken),
+		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit)}
+}
+
+func (v Serving) spec() ServingSpec {
+	d := func(ns float64) units.Duration { return units.Duration(ns + 0.5) }
+	return ServingSpec{DecodeMFU: v.DecodeMFU, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
+		LayerFloor: d(v.LayerFloorNs), LayerFloorMixed: d(v.LayerFloorMixedNs), Frontend: d(v.FrontendNs),
+		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs)}
+}
+
+// EffectiveDecodeMFU is the MFU decode tokens' matmuls reach on a.
+func (a Accelerator) EffectiveDecodeMFU() float64 {
+	if a.Serving.DecodeMFU > 0 {
+		return a.Serving.DecodeMFU
+	}
+	return a.MFU
+}
+
+// borrowFactors fills the unset efficiency and serving fields of the named
+// accelerator from the one its factors_from names, in c or in base's
+// catalog. The lender must have factors of its own (no chains).
+func (c *Catalog) borrowFactors(name string, base func() *Catalog) error {
+	a := c.accels[name]
+	if a.FactorsFrom == "" {
+		return nil
+	}
+	lender, ok := c.accels[a.FactorsFrom]
+	if !ok && base != nil {
+		lender, ok = base().accels[a.FactorsFrom]
+	}
+	switch {
+	case !ok:
+		return spec.Fieldf("factors_from", "unknown accelerator %q", a.FactorsFrom)
+	case lender.FactorsFrom != "" || lender.Name == a.Name:
+		return spec.Fieldf("factors_from", "%q does not have factors of its own; name a fitted accelerator", a.FactorsFrom)
+	}
+	c.accels[name] = a.borrow(lender)
+	return nil
+}
+
+// borrow returns a with each unset efficiency and serving field taken from
+// lender.
+func (a Accelerator) borrow(lender Accelerator) Accelerator {
+	pick := func(own *float64, lent float64) {
+		if *own == 0 {
+			*own = lent
+		}
+	}
+	pick(&a.MFU, lender.MFU)
+	pick(&a.MBU, lender.MBU)
+	if a.StepOverheadNs == 0 {
+		a.StepOverheadNs = lender.StepOverheadNs
+	}
+	s, l := &a.Serving, lender.Serving
+	for _, f := range []struct {
+		own  *float64
+		lent float64
+	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
+		{&s.LayerFloorNs, l.LayerFloorNs}, {&s.LayerFloorMixedNs, l.LayerFloorMixedNs}, {&s.FrontendNs, l.FrontendNs},
+		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs}} {
+		pick(f.own, f.lent)
+	}
+	return a
+}
+
+// Fitted reports how far to trust a's efficiency and serving factors: ""
+// when they are its own, else "unfitted: factors borrowed from X".
+func (a Accelerator) Fitted() string {
+	if a.FactorsFrom == "" {
+		return ""
+	}
+	return "unfitted: factors borrowed from " + a.FactorsFrom
+}
