@@ -180,6 +180,33 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBorrowedFactors: an accelerator with factors_from takes the lender's
+// unset efficiency and serving fields, keeps the ones it sets, and says it
+// is unfitted; the lender may live in the default catalog.
+func TestBorrowedFactors(t *testing.T) {
+	h100, err := Default().Accelerator("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "accelerators:\n  - name: x\n    kind: gpu\n    memory: 80GB\n    memory_bandwidth: 3TB/s\n" +
+		"    bf16: 1PFLOPS\n    mfu: 0.5\n    step_per_seq: 7us\n    factors_from: h100-sxm\n    source: s\n"
+	c, err := Parse([]byte(in), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := c.Accelerator("x")
+	want := h100.Serving
+	want.StepPerSeqNs = 7000
+	switch {
+	case x.MFU != 0.5 || x.MBU != h100.MBU || x.StepOverheadNs != h100.StepOverheadNs:
+		t.Errorf("mfu %g mbu %g overhead %d; want 0.5, %g, %d", x.MFU, x.MBU, x.StepOverheadNs, h100.MBU, h100.StepOverheadNs)
+	case x.Serving != want:
+		t.Errorf("serving %+v, want %+v", x.Serving, want)
+	case x.Fitted() != "unfitted: factors borrowed from h100-sxm" || h100.Fitted() != "":
+		t.Errorf("Fitted() = %q / %q", x.Fitted(), h100.Fitted())
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	acc := func(extra string) string {
 		return "accelerators:\n  - name: x\n    kind: gpu\n    memory: 80GB\n    memory_bandwidth: 3TB/s\n" +
@@ -204,6 +231,10 @@ func TestParseErrors(t *testing.T) {
 		{"link zero bandwidth", "links:\n  - {name: l, bandwidth: 0GB/s, latency: 1us, source: s}\n", "c.yaml:2: field links[0].bandwidth: must be positive"},
 		{"link bad latency", "links:\n  - {name: l, bandwidth: 1GB/s, latency: 1, source: s}\n", `c.yaml:2: field links[0].latency: bad duration "1"`},
 		{"empty", "", "c.yaml: empty document"},
+		{"unknown lender", acc("    factors_from: nope\n"), `c.yaml:11: field accelerators[0].factors_from: unknown accelerator "nope"`},
+		{"lender borrows", acc("    factors_from: h200\n"), `field accelerators[0].factors_from: "h200" does not have factors of its own`},
+		{"negative serving", acc("    step_per_seq: -1us\n"), `field accelerators[0].step_per_seq: bad duration "-1us"`},
+		{"decode mfu > 1", acc("    decode_mfu: 2\n"), "field accelerators[0].decode_mfu: must be in (0, 1]"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in), "c.yaml")

@@ -44,9 +44,28 @@ func listHardware(w io.Writer, c *hardware.Catalog) {
 			a.ScaleUpLink, domain, a.CostPerHour)
 	}
 	fmt.Fprintln(w)
+	listServing(w, c)
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "LINK\tBANDWIDTH (PER DIRECTION)\tLATENCY")
 	for _, l := range c.Links() {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, human(l.BandwidthBps, "B/s"), units.FormatDuration(l.LatencyNs))
+	}
+}
+
+// listServing prints each accelerator's serving-stack costs (hardware.Serving)
+// and whether its factors are its own or borrowed.
+func listServing(w io.Writer, c *hardware.Catalog) {
+	fmt.Fprintln(w, "ACCELERATOR\tDECODE MFU\tSTEP/SEQ\tSTEP/TOKEN\tLAYER FLOOR (GRAPH/MIXED)\tFRONT END\tTOKENIZE/TOKEN\tFIRST EMIT\tFINAL EMIT\tFACTORS")
+	ns := func(v float64) string { return units.FormatDuration(int64(v + 0.5)) }
+	for _, a := range c.Accelerators() {
+		v := a.Serving
+		factors := a.Fitted()
+		if factors == "" {
+			factors = "own (see catalog efficiency_source)"
+		}
+		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%s / %s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.EffectiveDecodeMFU(),
+			ns(v.StepPerSeqNs), ns(v.StepPerTokenNs), ns(v.LayerFloorNs), ns(v.LayerFloorMixedNs), ns(v.FrontendNs),
+			ns(v.TokenizeNsPerToken), ns(v.FirstEmitNs), ns(v.FinalEmitNs), factors)
 	}
 }
 
