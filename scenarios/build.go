@@ -213,7 +213,8 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	}
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
-		NoChunkedPrefill: !*e.ChunkedPrefill, SharedQueue: e.RemoteKVQueue == "shared"}
+		NoChunkedPrefill: !*e.ChunkedPrefill, SharedQueue: e.RemoteKVQueue == "shared",
+		AsyncScheduling: *e.AsyncScheduling}
 	if g := m.KVGroups(); g.Sliding > 0 {
 		cfg.SlidingWindow, cfg.SlidingGroups = m.SlidingWindow, g.Sliding
 	}
@@ -241,7 +242,7 @@ func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwar
 		overhead = int64(*st.Overhead)
 	}
 	r, err := perf.NewRoofline(perf.RooflineConfig{Model: m, Device: dev, TP: p.TP, ScaleUp: link,
-		MFU: st.MFU, MBU: st.MBU, StepOverheadNs: overhead})
+		MFU: st.MFU, MBU: st.MBU, StepOverheadNs: overhead, OverlapCPU: *p.Engine.AsyncScheduling})
 	if err != nil {
 		return nil, l.errorf(at+".step_time", "%v", err)
 	}

@@ -78,6 +78,9 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	if e.PrefixCaching == nil {
 		e.PrefixCaching = ptr(true)
 	}
+	if e.AsyncScheduling == nil {
+		e.AsyncScheduling = ptr(true)
+	}
 	if e.ChunkedPrefill == nil {
 		e.ChunkedPrefill = ptr(true)
 	}

@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 		Workload: Workload{Synthetic: l.Workload.Synthetic, RateScale: 1},
 		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1,
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
-				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes},
+				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes, AsyncScheduling: &yes},
 			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}}},
 		Link:    Link{Kind: "nvlink4"},
 		Router:  Router{Policy: "round_robin"},

@@ -106,6 +106,7 @@ type Engine struct {
 	RemoteKVQueue       string  `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
 	PrefixCaching       *bool   `yaml:"prefix_caching"`
 	ChunkedPrefill      *bool   `yaml:"chunked_prefill"`
+	AsyncScheduling     *bool   `yaml:"async_scheduling"` // vLLM's default since Nov 2025: plan step k+1 while step k runs
 }
 
 // StepTime chooses and tunes the step-time model of a pool.

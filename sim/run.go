@@ -258,7 +258,7 @@ func (c *cluster) kick(i int) {
 func (c *cluster) plan(i int) *perf.Batch {
 	rp := &c.replicas[i]
 	inst := rp.eng
-	b, res := inst.Schedule()
+	b, res := inst.Schedule(c.nowNs)
 	c.notePreemptions(i, len(res.Preempted))
 	c.preempted(i, res.Preempted)
 	c.noteVictims(i)

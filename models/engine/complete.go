@@ -14,7 +14,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 	in.res.reset()
 	in.completeCruising(nowNs)
 	in.busyNs += nowNs - startNs
-	in.lastEndNs = nowNs
+	in.lastEndNs, in.lastStart = nowNs, startNs
 	for _, e := range in.step {
 		s := e.s
 		s.account(startNs, nowNs)

@@ -47,6 +47,16 @@ type Config struct {
 	// admitted first (see Instance.KVArrived).
 	SharedQueue bool
 
+	// AsyncScheduling is vLLM V1's asynchronous scheduling, on by default
+	// since vLLM PR #27614 (Nov 2025): the engine core schedules step k+1
+	// as soon as it has launched step k, before step k's outputs are back
+	// (vllm/v1/engine/core.py, step_with_batch_queue, two batches in
+	// flight; vllm/v1/core/sched/async_scheduler.py). A request that
+	// reaches the engine while step k runs therefore joins step k+2, one
+	// step later than with synchronous scheduling. When nothing else would
+	// run, it joins the next step (the engine is idle, not pipelined).
+	AsyncScheduling bool
+
 	// Slot mode (wafer-scale decoders): compiled layouts of sequence slots
 	// instead of a paged pool. Layouts[0] is the first; recompiling moves to
 	// another after RecompileNs. Empty: paged mode.

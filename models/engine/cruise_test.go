@@ -200,8 +200,8 @@ func (w *cruiseWorld) tick() {
 		w.lazy.Recompiled()
 		w.eager.Recompiled()
 	}
-	lb, lr := w.lazy.Schedule()
-	eb, er := w.eager.Schedule()
+	lb, lr := w.lazy.Schedule(0)
+	eb, er := w.eager.Schedule(0)
 	if (lb == nil) != (eb == nil) || lb != nil && *lb != *eb {
 		w.fail("batch %+v, eager %+v", lb, eb)
 		return

@@ -7,7 +7,7 @@
 //
 // An Instance is a pure state machine. The simulator core drives it:
 //
-//	b := inst.Schedule()        // plan the next step; nil when idle
+//	b := inst.Schedule(0)        // plan the next step; nil when idle
 //	... price b with a perf.StepTimer, wait that long ...
 //	res := inst.Complete(nowNs) // apply the step: tokens, first tokens, finishes
 //

@@ -39,7 +39,7 @@ func seq(in *Instance, id uint64, prompt, out int) *Seq {
 // was nothing to compute.
 func step(t *testing.T, in *Instance, nowNs int64) *StepResult {
 	t.Helper()
-	if b, _ := in.Schedule(); b == nil {
+	if b, _ := in.Schedule(0); b == nil {
 		t.Fatalf("nothing scheduled at %d", nowNs)
 	}
 	return in.Complete(nowNs, nowNs)
@@ -56,7 +56,7 @@ func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 100, 3)
 	in.Enqueue(s, 0)
-	b, _ := in.Schedule()
+	b, _ := in.Schedule(0)
 	if b.PrefillSeqs != 1 || b.PrefillTokens != 100 || b.DecodeSeqs != 0 {
 		t.Fatalf("first step %+v, want one 100-token prefill", *b)
 	}
@@ -64,7 +64,7 @@ func TestColocatedSequencePrefillsThenDecodes(t *testing.T) {
 	if len(res.FirstTokens) != 1 || s.Generated != 1 || s.Blocks() != 7 {
 		t.Fatalf("after prefill: first=%d generated=%d blocks=%d", len(res.FirstTokens), s.Generated, s.Blocks())
 	}
-	b, _ = in.Schedule()
+	b, _ = in.Schedule(0)
 	if b.DecodeSeqs != 1 || b.DecodeContext != 101 {
 		t.Fatalf("second step %+v, want one decode over 101 tokens", *b)
 	}
@@ -86,7 +86,7 @@ func TestChunkedPrefillSplitsAPromptAcrossSteps(t *testing.T) {
 	if res := step(t, in, 1); len(res.FirstTokens) != 0 {
 		t.Fatal("first token after a partial chunk")
 	}
-	b, _ := in.Schedule()
+	b, _ := in.Schedule(0)
 	if b.PrefillTokens != 36 || b.PrefillCtxRead != 64 {
 		t.Fatalf("second chunk %+v, want 36 tokens over 64 cached", *b)
 	}
@@ -99,7 +99,7 @@ func TestNoChunkingAdmitsOnlyWholePrompts(t *testing.T) {
 	in := newInst(t, 100, 64, 8)
 	in.cfg.NoChunkedPrefill = true
 	in.Enqueue(seq(in, 1, 100, 2), 0)
-	if b, _ := in.Schedule(); b != nil {
+	if b, _ := in.Schedule(0); b != nil {
 		t.Fatalf("scheduled %+v with a prompt larger than the budget", *b)
 	}
 }
@@ -155,7 +155,7 @@ func TestPreemptionEvictsLastAdmittedAndRecomputesItsWholeContext(t *testing.T) 
 	}
 	// b re-prefills prompt + 9 generated = 49 tokens, minus the two full
 	// blocks that survived in the prefix cache (a's growth evicted the third).
-	bb, _ := in.Schedule()
+	bb, _ := in.Schedule(0)
 	if bb.PrefillTokens != 17 || bb.PrefillCtxRead != 32 {
 		t.Fatalf("re-prefill %+v, want 17 tokens after a 32-token cache hit", *bb)
 	}
@@ -170,7 +170,7 @@ func TestNoAdmissionInAStepThatPreempted(t *testing.T) {
 	in, _, b := preemptionSetup(t)
 	c := seq(in, 3, 1, 1) // would fit in b's freed blocks
 	in.Enqueue(c, 0)
-	bt, res := in.Schedule()
+	bt, res := in.Schedule(0)
 	if len(res.Preempted) != 1 || res.Preempted[0] != b || bt.PrefillSeqs != 0 || in.Running() != 1 {
 		t.Fatalf("preempted %d, prefills %d, running %d: nothing may be admitted",
 			len(res.Preempted), bt.PrefillSeqs, in.Running())
@@ -187,7 +187,7 @@ func TestPrefixCacheServesASharedSystemPrompt(t *testing.T) {
 	b := seq(in, 2, 90, 1)
 	b.Prefix = sys
 	in.Enqueue(b, 0)
-	bt, _ := in.Schedule()
+	bt, _ := in.Schedule(0)
 	if b.CachedTokens != 64 || bt.PrefillTokens != 26 {
 		t.Fatalf("cached %d, computed %d: want 64 cached and 26 computed", b.CachedTokens, bt.PrefillTokens)
 	}
@@ -198,15 +198,15 @@ func TestDecodeRoleReservesBlocksPullsThenResumesFromLastPromptToken(t *testing.
 	s := seq(in, 1, 100, 2)
 	s.Remote = true
 	in.Enqueue(s, 0)
-	b, res := in.Schedule()
+	b, res := in.Schedule(0)
 	if b != nil || len(res.Pulls) != 1 || s.Blocks() != 7 || s.RemoteTokens != 100 {
 		t.Fatalf("batch %v pulls %d blocks %d remote %d", b, len(res.Pulls), s.Blocks(), s.RemoteTokens)
 	}
-	if b, _ := in.Schedule(); b != nil || in.Pulling() != 1 {
+	if b, _ := in.Schedule(0); b != nil || in.Pulling() != 1 {
 		t.Fatal("scheduled work while the KV is in flight")
 	}
 	in.KVArrived(s, 0)
-	b, _ = in.Schedule()
+	b, _ = in.Schedule(0)
 	if b.DecodeSeqs != 1 || b.DecodeContext != 100 {
 		t.Fatalf("first decode step %+v, want one token over 100", *b)
 	}
@@ -253,7 +253,7 @@ func TestConservationUnderRandomLoad(t *testing.T) {
 				live[s] = true
 				in.Enqueue(s, 0)
 			}
-			if b, _ := in.Schedule(); b != nil {
+			if b, _ := in.Schedule(0); b != nil {
 				for _, s := range in.Complete(now, now).Finished {
 					delete(live, s)
 				}

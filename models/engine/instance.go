@@ -43,6 +43,8 @@ type Instance struct {
 	cruiseBase int64 // Σ of their relative computed
 	busyNs     int64 // Σ durations of the steps completed
 	lastEndNs  int64 // end of the last step completed
+	lastStart  int64 // start of the last step completed
+	cutoffNs   int64 // Schedule admits only sequences enqueued by then (AsyncScheduling)
 	noCruise   bool  // tests: schedule every sequence eagerly
 }
 

@@ -20,7 +20,7 @@ func policySetup(t *testing.T, p Policy, hostBlocks int) (in *Instance, a, b *Se
 
 func TestSwapMovesTheVictimToTheHostTierAndBack(t *testing.T) {
 	in, a, b := policySetup(t, Swap, 10)
-	bt, res := in.Schedule()
+	bt, res := in.Schedule(0)
 	// b, the last admitted, is swapped out: its 3 blocks are copied to the host.
 	if len(res.Preempted) != 1 || b.SwapOuts != 1 || in.HostBlocksUsed() != 3 || bt.SwapBlocks != 3 {
 		t.Fatalf("preempted %d, swap-outs %d, host %d, swapped blocks %d", len(res.Preempted), b.SwapOuts,
@@ -28,13 +28,13 @@ func TestSwapMovesTheVictimToTheHostTierAndBack(t *testing.T) {
 	}
 	in.Complete(10, 10)
 	for !a.Finished() {
-		if _, res := in.Schedule(); len(res.Recovered) > 0 {
+		if _, res := in.Schedule(0); len(res.Recovered) > 0 {
 			t.Fatal("b swapped in while a still needs every block")
 		}
 		in.Complete(11, 11)
 	}
 	// a is done: b comes back with its context intact, no re-prefill.
-	bt, res = in.Schedule()
+	bt, res = in.Schedule(0)
 	if len(res.Recovered) != 1 || bt.SwapBlocks != 3 || bt.PrefillTokens != 0 || bt.DecodeSeqs != 1 {
 		t.Fatalf("swap-in step %+v, recovered %d", *bt, len(res.Recovered))
 	}
@@ -47,7 +47,7 @@ func TestSwapMovesTheVictimToTheHostTierAndBack(t *testing.T) {
 
 func TestSwapFallsBackToRecomputeWhenTheHostIsFull(t *testing.T) {
 	in, _, b := policySetup(t, Swap, 2) // the victim holds 3 blocks
-	in.Schedule()
+	in.Schedule(0)
 	if b.SwapOuts != 0 || b.Preemptions != 1 || in.HostBlocksUsed() != 0 {
 		t.Fatalf("swap-outs %d preemptions %d host %d: want a recompute", b.SwapOuts, b.Preemptions, in.HostBlocksUsed())
 	}
@@ -55,11 +55,11 @@ func TestSwapFallsBackToRecomputeWhenTheHostIsFull(t *testing.T) {
 
 func TestSwappedSequencesBlockNewAdmissions(t *testing.T) {
 	in, _, _ := policySetup(t, Swap, 10)
-	in.Schedule()
+	in.Schedule(0)
 	in.Complete(10, 10)
 	c := seq(in, 3, 1, 1) // fits, but vLLM V0 admits nothing while any request is swapped out
 	in.Enqueue(c, 10)
-	bt, _ := in.Schedule()
+	bt, _ := in.Schedule(0)
 	if bt.PrefillSeqs != 0 || c.Generated != 0 {
 		t.Fatalf("admitted new work while a sequence is swapped out: %+v", *bt)
 	}
@@ -73,7 +73,7 @@ func TestRejectRefusesAPreemptedSequenceOnceItsCacheHitFallsBelowThreshold(t *te
 	// at the first admission attempt below 90% b is refused.
 	var rejectedAt int
 	for i := 1; !a.Finished(); i++ {
-		_, res := in.Schedule()
+		_, res := in.Schedule(0)
 		if len(res.Rejected) > 0 {
 			if res.Rejected[0] != b || rejectedAt != 0 {
 				t.Fatalf("step %d: rejected %v", i, res.Rejected)
@@ -92,12 +92,12 @@ func TestRejectReadmitsAPreemptedSequenceAboveItsThreshold(t *testing.T) {
 	in, a, b := policySetup(t, Reject, 0)
 	b.CacheHitThreshold = 0.6 // at worst 32 of 49 cached: 65% ≥ 60%
 	for !a.Finished() {
-		if _, res := in.Schedule(); len(res.Rejected) > 0 {
+		if _, res := in.Schedule(0); len(res.Rejected) > 0 {
 			t.Fatal("rejected above its threshold")
 		}
 		in.Complete(10, 10)
 	}
-	bt, res := in.Schedule()
+	bt, res := in.Schedule(0)
 	if len(res.Rejected) != 0 || bt.PrefillTokens != 17 {
 		t.Fatalf("rejected %d, re-prefill %d tokens; want re-admission recomputing 17", len(res.Rejected), bt.PrefillTokens)
 	}
@@ -107,11 +107,11 @@ func TestAccountingCoversEveryNanosecond(t *testing.T) {
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 40, 3)
 	in.Enqueue(s, 5)    // waits 5 → 10
-	in.Schedule()       // step 10 → 30
+	in.Schedule(0)       // step 10 → 30
 	in.Complete(10, 30) // first token
-	in.Schedule()       // step 40 → 50 (a gap: 30 → 40 queued)
+	in.Schedule(0)       // step 40 → 50 (a gap: 30 → 40 queued)
 	in.Complete(40, 50) //
-	in.Schedule()       //
+	in.Schedule(0)       //
 	in.Complete(50, 60) // done
 	want := Acct{AcctQueue: 5 + 10, AcctCompute: 20 + 10 + 10}
 	if s.Acct != want || s.Acct.Total() != 60-5 {
@@ -126,7 +126,7 @@ func TestVictimsLastUntilRecovery(t *testing.T) {
 	for _, p := range []Policy{Recompute, Swap, Reject} {
 		in, a, b := policySetup(t, p, 10)
 		b.CacheHitThreshold = 0.9
-		_, res := in.Schedule()
+		_, res := in.Schedule(0)
 		if len(res.Preempted) != 1 || in.Victims() != 1 {
 			t.Fatalf("%v: preempted %d, victims %d; want b, one victim", p, len(res.Preempted), in.Victims())
 		}
@@ -136,7 +136,7 @@ func TestVictimsLastUntilRecovery(t *testing.T) {
 			if !a.Finished() && in.Victims() != 1 {
 				t.Fatalf("%v: %d victims while b waits", p, in.Victims())
 			}
-			in.Schedule()
+			in.Schedule(0)
 			in.Complete(now, now)
 		}
 		st := in.Stats()
@@ -161,18 +161,18 @@ func TestSharedQueueStrandsArrivedKVBehindAVictim(t *testing.T) {
 		a, b := seq(in, 1, 32, 60), seq(in, 2, 48, 5)
 		a.Remote, b.Remote = true, true
 		in.Enqueue(a, 0)
-		in.Schedule()
+		in.Schedule(0)
 		in.KVArrived(a, 0)
 		in.Enqueue(b, 0)
 		now := int64(1)
 		for ; a.Preemptions == 0 && now < 100; now++ {
-			if bt, _ := in.Schedule(); bt != nil {
+			if bt, _ := in.Schedule(0); bt != nil {
 				in.Complete(now, now)
 			}
 		}
 		in.KVArrived(b, now)
 		for ; now < 400 && !(a.Finished() && b.Finished()); now++ {
-			bt, _ := in.Schedule()
+			bt, _ := in.Schedule(0)
 			if bt == nil {
 				break
 			}
@@ -209,7 +209,7 @@ func TestAbortFreesEverythingWherever(t *testing.T) {
 		s := seq(in, 9, 100, 5)
 		s.Remote = true
 		in.Enqueue(s, 0)
-		in.Schedule() // reserves its blocks: pulling
+		in.Schedule(0) // reserves its blocks: pulling
 		return in, s
 	}
 	cases := map[string]func() (*Instance, []*Seq){
@@ -233,7 +233,7 @@ func TestAbortFreesEverythingWherever(t *testing.T) {
 		},
 		"swapped and running": func() (*Instance, []*Seq) {
 			in, a, b := policySetup(t, Swap, 10)
-			in.Schedule() // b is swapped out
+			in.Schedule(0) // b is swapped out
 			in.Complete(10, 10)
 			return in, []*Seq{b, a}
 		},

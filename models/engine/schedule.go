@@ -1,6 +1,10 @@
 package engine
 
-import "handoff/models/perf"
+import (
+	"math"
+
+	"handoff/models/perf"
+)
 
 // Schedule plans the next step with vLLM V1's policy: running sequences
 // first, in admission order, each taking the tokens it needs (a prefill chunk
@@ -11,13 +15,21 @@ import "handoff/models/perf"
 //
 // It returns the batch to price, or nil if the instance has nothing to
 // compute now, and the sequences preempted or ready to pull KV, which the
-// caller handles at the current time. Cost: O(running + admitted).
-func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
+// caller handles at the current time. Under AsyncScheduling a step that
+// follows another back to back was planned when that one started, so it
+// admits only sequences enqueued by then (see Config.AsyncScheduling).
+// Cost: O(running + admitted).
+func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	if in.inStep {
 		panic("engine: scheduling while a step is in flight")
 	}
 	in.res.reset()
 	in.batch = perf.Batch{}
+	in.cutoffNs = math.MaxInt64
+	pipelined := in.cfg.AsyncScheduling && in.stats.Steps > 0 && nowNs == in.lastEndNs
+	if pipelined {
+		in.cutoffNs = in.lastStart
+	}
 	k := in.stats.Steps + 1 // the step being planned
 	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
 	if !preempted {
@@ -25,6 +37,10 @@ func (in *Instance) Schedule() (*perf.Batch, *StepResult) {
 	} else if len(in.step)+in.cruising == 0 {
 		// The pass preempted every running sequence and so may not admit:
 		// vLLM's engine loop schedules again at once.
+		in.admitAll(in.cfg.MaxBatchedTokens)
+	}
+	if len(in.step)+in.cruising == 0 && pipelined {
+		in.cutoffNs = math.MaxInt64 // nothing else to run: the engine is idle, not pipelined
 		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
 	if len(in.step)+in.cruising == 0 {
@@ -89,7 +105,8 @@ func (in *Instance) notDue(i int, k int64, most int) int {
 // swapped-out ones (vLLM V0 swaps in before admitting new work, and admits
 // none while any remain swapped out), then the waiting queue.
 func (in *Instance) admitAll(budget int) {
-	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
+	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs &&
+		in.ready.front().markNs <= in.cutoffNs {
 		n, ok := in.admit(&in.ready, in.ready.front(), budget)
 		if !ok {
 			return
@@ -115,6 +132,9 @@ func (in *Instance) admitWaiting(budget int) {
 	defer in.unskip()
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
+		if s.markNs > in.cutoffNs && s.state != statePulling {
+			return // enqueued after this step was planned (AsyncScheduling)
+		}
 		if s.state == statePulling {
 			in.skipped.pushBack(in.waiting.popFront())
 			continue

@@ -21,14 +21,14 @@ func TestSlidingWindowHoldsTheWindow(t *testing.T) {
 	in := newHybrid(t, 2000, 8192, 8, 128, 1)
 	s := seq(in, 1, 1000, 300)
 	in.Enqueue(s, 0)
-	in.Schedule()
+	in.Schedule(0)
 	if got := in.Pool().UsedBlocks(); got != 126 { // 63 + 63, within vLLM's cdiv(127+1000, 16)+1 = 72 per group
 		t.Fatalf("prefill chunk holds %d blocks, want 126", got)
 	}
 	in.Complete(0, 1)
 	for step := range 299 {
 		c := 1000 + step // computed before this step
-		in.Schedule()
+		in.Schedule(0)
 		if got, want := in.Pool().UsedBlocks(), windowBlocks(c, c+1); got != want {
 			t.Fatalf("decode from %d tokens: %d blocks used, want %d", c, got, want)
 		}
@@ -54,12 +54,12 @@ func TestSlidingWindowRoles(t *testing.T) {
 	d := seq(in, 1, 1000, 5)
 	d.Remote = true
 	in.Enqueue(d, 0)
-	_, res := in.Schedule()
+	_, res := in.Schedule(0)
 	if len(res.Pulls) != 1 || in.Pool().UsedBlocks() != windowBlocks(1000, 1000) { // 63 + 9
 		t.Fatalf("pulls %d, %d blocks reserved, want %d", len(res.Pulls), in.Pool().UsedBlocks(), windowBlocks(1000, 1000))
 	}
 	in.KVArrived(d, 1)
-	in.Schedule()
+	in.Schedule(0)
 	if got := in.Pool().UsedBlocks(); got != 72 { // the step from 999 tokens needs nothing more
 		t.Fatalf("first decode step holds %d blocks, want 72", got)
 	}
@@ -68,7 +68,7 @@ func TestSlidingWindowRoles(t *testing.T) {
 	h := seq(p, 2, 1000, 1)
 	h.Hold = true
 	p.Enqueue(h, 0)
-	p.Schedule()
+	p.Schedule(0)
 	if res := p.Complete(0, 1); len(res.Finished) != 1 || p.Pool().UsedBlocks() != 72 {
 		t.Fatalf("finished %d, held %d blocks, want 72", len(res.Finished), p.Pool().UsedBlocks())
 	}
@@ -98,7 +98,7 @@ func TestSlidingWindowLongContext(t *testing.T) {
 	peak := 0
 	for c, now := 0, int64(1); !s.Finished(); now++ {
 		n := max(1, min(8192, 99990-c)) // a prefill chunk, or a decode token
-		if b, _ := in.Schedule(); b == nil {
+		if b, _ := in.Schedule(0); b == nil {
 			t.Fatal("nothing scheduled")
 		}
 		if got, want := in.Pool().UsedBlocks(), windowBlocks(c, c+n); got != want {

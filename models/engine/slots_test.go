@@ -52,7 +52,7 @@ func TestSlotModeRejectRefusesWhatNoFreeSlotTakes(t *testing.T) {
 	a, b := seq(in, 1, 10, 10), seq(in, 2, 10, 10)
 	in.Enqueue(a, 0)
 	in.Enqueue(b, 0)
-	_, res := in.Schedule()
+	_, res := in.Schedule(0)
 	if len(res.Rejected) != 1 || res.Rejected[0] != b || in.Running() != 1 || in.Waiting() != 0 {
 		t.Fatalf("rejected %d, running %d, waiting %d", len(res.Rejected), in.Running(), in.Waiting())
 	}
@@ -77,7 +77,7 @@ func TestSlotModeRecompileDrainsPausesAndSwitchesLayout(t *testing.T) {
 	if !in.RecompileDue() || in.Stats().Recompiles != 1 {
 		t.Fatal("drained: a recompile pause is due")
 	}
-	if b, _ := in.Schedule(); b != nil {
+	if b, _ := in.Schedule(0); b != nil {
 		t.Fatal("scheduled during the pause")
 	}
 	in.Recompiled()

@@ -21,6 +21,7 @@ type RooflineConfig struct {
 	MBU            float64              // fraction of peak HBM bandwidth reached; 0 = Device.MBU
 	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
 	UseFP8         bool                 // price matmuls at the FP8 dense peak instead of BF16
+	OverlapCPU     bool                 // asynchronous scheduling: the step's CPU work runs under the previous step's GPU work
 }
 
 // Roofline is the default step-time model. For one step of a batch it
@@ -64,7 +65,10 @@ type RooflineConfig struct {
 //   - cpu (Device.Serving): the engine core's CPU work per step,
 //     StepPerSeqNs per scheduled sequence plus StepPerTokenNs per scheduled
 //     token (input preparation, sampling, output processing), serialised
-//     with the forward pass as in vLLM V1 without async scheduling.
+//     with the forward pass as in vLLM V1 without async scheduling. With
+//     OverlapCPU (async scheduling: the engine core plans and prepares step
+//     k+1 and processes step k−1's outputs while step k runs) the step
+//     takes the longer of the two: max(GPU + all-reduce, cpu) + overhead.
 //   - overhead is a fixed per-step cost (scheduler pass, launches, the
 //     engine-core loop) independent of the batch.
 //   - Sliding-window layers (a hybrid model such as gpt-oss-120b) attend to
@@ -95,6 +99,7 @@ type Roofline struct {
 	perTokenNs      float64 // CPU per scheduled token, ns
 	floorNs         float64 // least GPU time of a pure-decode step, ns
 	floorMixedNs    float64 // least GPU time of a step with prompt tokens, ns
+	overlapCPU      bool    // CPU work overlaps the GPU's (async scheduling)
 	// sliding is a hybrid model's sliding-window layers; nil without. A
 	// pointer keeps a Roofline within two cache lines (96-byte objects),
 	// which a many-instance run, latency-bound, notices.
@@ -134,6 +139,7 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		perTokenNs:      cfg.Device.Serving.StepPerTokenNs,
 		floorNs:         float64(m.Layers) * cfg.Device.Serving.LayerFloorNs,
 		floorMixedNs:    float64(m.Layers) * cfg.Device.Serving.LayerFloorMixedNs,
+		overlapCPU:      cfg.OverlapCPU,
 	}
 	if m.SlidingLayers > 0 {
 		r.splitSliding(m, cfg.TP)
@@ -247,6 +253,9 @@ func (r *Roofline) stepNs(b *Batch) float64 {
 	}
 	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor)
 	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
+	if r.overlapCPU {
+		return max(gpu+n*r.arNsPerToken, cpu) + r.fixedNs
+	}
 	return gpu + n*r.arNsPerToken + cpu + r.fixedNs
 }
 
