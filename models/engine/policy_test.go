@@ -107,11 +107,11 @@ func TestAccountingCoversEveryNanosecond(t *testing.T) {
 	in := newInst(t, 100, 8192, 8)
 	s := seq(in, 1, 40, 3)
 	in.Enqueue(s, 5)    // waits 5 → 10
-	in.Schedule(0)       // step 10 → 30
+	in.Schedule(0)      // step 10 → 30
 	in.Complete(10, 30) // first token
-	in.Schedule(0)       // step 40 → 50 (a gap: 30 → 40 queued)
+	in.Schedule(0)      // step 40 → 50 (a gap: 30 → 40 queued)
 	in.Complete(40, 50) //
-	in.Schedule(0)       //
+	in.Schedule(0)      //
 	in.Complete(50, 60) // done
 	want := Acct{AcctQueue: 5 + 10, AcctCompute: 20 + 10 + 10}
 	if s.Acct != want || s.Acct.Total() != 60-5 {
