@@ -41,6 +41,7 @@ func randomCruiseConfig(r *rand.Rand) Config {
 		PrefixCaching:    r.IntN(2) == 0,
 		Preemption:       Policy(r.IntN(3)),
 		HostBlocks:       r.IntN(60),
+		AsyncScheduling:  r.IntN(2) == 0,
 	}
 	switch r.IntN(5) {
 	case 0:
@@ -200,8 +201,8 @@ func (w *cruiseWorld) tick() {
 		w.lazy.Recompiled()
 		w.eager.Recompiled()
 	}
-	lb, lr := w.lazy.Schedule(0)
-	eb, er := w.eager.Schedule(0)
+	lb, lr := w.lazy.Schedule(w.nowNs)
+	eb, er := w.eager.Schedule(w.nowNs)
 	if (lb == nil) != (eb == nil) || lb != nil && *lb != *eb {
 		w.fail("batch %+v, eager %+v", lb, eb)
 		return
