@@ -74,6 +74,9 @@ func (s ServingSpec) check() error {
 			return spec.Fieldf(d.field, "must not be negative")
 		}
 	}
+	if s.FinalEmit < s.FirstEmit { // the last token goes the first's way, then closes the response
+		return spec.Fieldf("final_emit", "must be at least first_token_emit (%v)", s.FirstEmit)
+	}
 	return nil
 }
 

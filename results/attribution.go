@@ -52,9 +52,9 @@ func attribute(recs []Record, info RunInfo) Attribution {
 		if r.DecodeInstance < 0 {
 			dec = pf
 		}
-		slotNs[pf][0] += float64(r.Time[TPrefillQueue] + r.Time[TPrefillCompute])
+		slotNs[pf][0] += float64(r.Time[TFrontend] + r.Time[TPrefillQueue] + r.Time[TPrefillCompute])
 		slotNs[dec][1] += float64(r.Time[TDecodeFirst])
-		slotNs[dec][2] += float64(r.Time[TDecodeCompute] + r.Time[TDecodeQueue] + r.Time[TReprefill] + r.Time[TSwap])
+		slotNs[dec][2] += float64(r.Time[TDecodeCompute] + r.Time[TDecodeQueue] + r.Time[TReprefill] + r.Time[TSwap] + r.Time[TEmit])
 		used[pf], used[dec] = true, true
 	}
 	a := Attribution{TTFTS: map[string]float64{}, DecodeS: map[string]float64{}, ByOwner: map[string]OwnerTime{}}

@@ -12,6 +12,7 @@ const (
 	Rejected                // refused by admission control and never served
 	Dropped                 // could not be served (e.g. longer than any instance holds)
 	Failed                  // aborted while in flight (e.g. its decoder locked up)
+	Abandoned               // the client gave up (its timeout) before the response ended; the server aborted it
 )
 
 // String names the status as requests.csv does.
@@ -25,6 +26,8 @@ func (s Status) String() string {
 		return "dropped"
 	case Failed:
 		return "failed"
+	case Abandoned:
+		return "abandoned"
 	}
 	return "unknown"
 }
@@ -53,10 +56,11 @@ type Record struct {
 	Time [NumTimes]int64
 }
 
-// The time components of a request. The first five split TTFT, the rest
+// The time components of a request. The first six split TTFT, the rest
 // the time from the first token to the last.
 const (
-	TRouter         = iota // arrival → enqueued on its prefill instance
+	TFrontend       = iota // the serving front end: client → engine (HTTP, tokenization) and the first token's way back
+	TRouter                // reached the router → enqueued on its prefill instance
 	TPrefillQueue          // waiting on the prefill instance (and recomputing there after a preemption)
 	TPrefillCompute        // prefill steps
 	TTransfer              // KV transfer and staging into the decoder
@@ -66,6 +70,7 @@ const (
 	TReprefill             // from a recompute preemption until its context was recomputed
 	TSwap                  // swapped out to the host tier
 	TRejection             // from a decoder's rejection until the new attempt's first token
+	TEmit                  // the last token's way to the client less the first's (negative when it is quicker)
 	NumTimes
 )
 
@@ -73,5 +78,5 @@ const (
 const FirstDecodeTime = TDecodeCompute
 
 // TimeNames are the components' names in reports, index by T*.
-var TimeNames = [NumTimes]string{"router_queue", "prefill_queue", "prefill_compute", "transfer",
-	"decode_queue_first", "decode_compute", "decode_queue", "reprefill", "swap", "rejection"}
+var TimeNames = [NumTimes]string{"frontend", "router_queue", "prefill_queue", "prefill_compute", "transfer",
+	"decode_queue_first", "decode_compute", "decode_queue", "reprefill", "swap", "rejection", "emit"}

@@ -31,6 +31,7 @@ type RequestCounts struct {
 	Rejected  int64 `json:"rejected"`
 	Dropped   int64 `json:"dropped"`
 	Failed    int64 `json:"failed"`
+	Abandoned int64 `json:"abandoned"` // the client's timeout ended them (see results.Abandoned)
 }
 
 // Throughput is completed work per second of the run's span (first arrival
@@ -64,9 +65,10 @@ type Summary struct {
 	Seed               uint64            `json:"seed"`
 	GPUs               int               `json:"gpus"`
 	Requests           RequestCounts     `json:"requests"`
-	RejectReasons      []ReasonGroup     `json:"reject_reasons"` // by kind, most first
-	DropReasons        []ReasonGroup     `json:"drop_reasons"`   // by kind, most first
-	FailReasons        []ReasonGroup     `json:"fail_reasons"`   // by kind, most first
+	RejectReasons      []ReasonGroup     `json:"reject_reasons"`  // by kind, most first
+	DropReasons        []ReasonGroup     `json:"drop_reasons"`    // by kind, most first
+	FailReasons        []ReasonGroup     `json:"fail_reasons"`    // by kind, most first
+	AbandonReasons     []ReasonGroup     `json:"abandon_reasons"` // by kind, most first
 	TTFT               Stats             `json:"ttft_s"`
 	TPOT               Stats             `json:"tpot_s"`
 	ITL                Stats             `json:"itl_s"`
@@ -140,7 +142,7 @@ type totals struct {
 	outputTokens, prompt, cached int64
 	firstArrivalNs, lastFinishNs int64
 	lastArrivalNs                int64
-	rejects, drops, fails        reasonTally
+	rejects, drops, fails, gone  reasonTally
 }
 
 // tally counts statuses, reasons, preemptions and good requests into s and
@@ -173,6 +175,9 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		case Failed:
 			s.Requests.Failed++
 			t.fails.add(r)
+		case Abandoned:
+			s.Requests.Abandoned++
+			t.gone.add(r)
 		default:
 			panic("results: record with unknown status")
 		}
@@ -180,6 +185,7 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 	s.Requests.Total = int64(len(recs))
 	t.completed = s.Requests.Completed
 	s.RejectReasons, s.DropReasons, s.FailReasons = t.rejects.sorted(), t.drops.sorted(), t.fails.sorted()
+	s.AbandonReasons = t.gone.sorted()
 	return t
 }
 

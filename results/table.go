@@ -22,10 +22,14 @@ func WriteTable(w io.Writer, s Summary) error {
 	if s.Requests.Failed > 0 {
 		fmt.Fprintf(&b, "   failed %d", s.Requests.Failed)
 	}
+	if s.Requests.Abandoned > 0 {
+		fmt.Fprintf(&b, "   abandoned %d", s.Requests.Abandoned)
+	}
 	b.WriteByte('\n')
 	writeReasons(&b, "rejected", "reject_reasons", s.RejectReasons)
 	writeReasons(&b, "dropped", "drop_reasons", s.DropReasons)
 	writeReasons(&b, "failed", "fail_reasons", s.FailReasons)
+	writeReasons(&b, "abandoned", "abandon_reasons", s.AbandonReasons)
 	b.WriteByte('\n')
 	writeLatency(&b, s)
 	b.WriteByte('\n')

@@ -22,8 +22,8 @@ func WriteJSON(w io.Writer, s Summary) error {
 // columns are Record.Time, one per TimeNames entry, with "_s" appended.
 const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_tokens," +
 	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason,rejections,wasted_tokens," +
-	"router_queue_s,prefill_queue_s,prefill_compute_s,transfer_s,decode_queue_first_s," +
-	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s"
+	"frontend_s,router_queue_s,prefill_queue_s,prefill_compute_s,transfer_s,decode_queue_first_s," +
+	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s,emit_s"
 
 // WriteRequestsCSV writes one RFC 4180 line per record after
 // RequestsCSVHeader. Times are seconds with 6 decimals (µs resolution);

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -60,6 +61,9 @@ func (l *Loaded) Build() (*Built, error) {
 			return nil, err
 		}
 	}
+	b.Config.Frontend = l.frontend(hw)
+	b.Config.Client = sim.Client{TimeoutNs: int64(l.Workload.Client.Timeout),
+		FirstTokenTimeoutNs: int64(l.Workload.Client.FirstTokenTimeout)}
 	if err := l.buildNetwork(b, hw); err != nil {
 		return nil, err
 	}
@@ -103,6 +107,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if role == sim.RoleDecode {
 		tmpl.KVIn = kvIn(m, p)
 	}
+	// Every instance that decodes sends its tokens back through its own
+	// serving stack (wafers too: their accelerator's Serving).
+	tmpl.FirstEmitNs, tmpl.FinalEmitNs = roundNs(dev.Serving.FirstEmitNs), roundNs(dev.Serving.FinalEmitNs)
 	tmpl.Engine = ecfg
 	for k := range p.Count {
 		inst := tmpl
@@ -386,3 +393,24 @@ func (l *Loaded) serveGenSource(g *workload.ServeGen, streams sim.Streams) (sim.
 	}
 	return src, nil
 }
+
+// frontend is the cluster's front end: the serving costs of the accelerator
+// of the pool that takes arrivals — the first colocated or prefill pool
+// (its API server parses and tokenizes every request). Build has resolved
+// every pool's hardware before.
+func (l *Loaded) frontend(hw *hardware.Catalog) sim.Frontend {
+	for i := range l.Pools {
+		if l.Pools[i].Role == "decode" {
+			continue
+		}
+		dev, err := hw.Accelerator(l.Pools[i].Hardware)
+		if err != nil {
+			return sim.Frontend{}
+		}
+		return sim.Frontend{LatencyNs: roundNs(dev.Serving.FrontendNs), TokenizeNsPerToken: dev.Serving.TokenizeNsPerToken}
+	}
+	return sim.Frontend{}
+}
+
+// roundNs rounds a duration in ns to whole ns.
+func roundNs(ns float64) int64 { return int64(math.Round(ns)) }

@@ -54,6 +54,19 @@ type Workload struct {
 	Trace        *workload.Trace        `yaml:"trace,omitempty"`
 	ServeGen     *workload.ServeGen     `yaml:"servegen,omitempty"`
 	RateScale    float64                `yaml:"rate_scale"` // 2 = arrivals twice as fast
+	Client       Client                 `yaml:"client,omitempty"`
+}
+
+// Client is how long the benchmark client waits for a request before it
+// gives up and disconnects (0 or omitted: forever); the server then aborts
+// the request. Timeout counts from the request's arrival to the end of the
+// response, as aiohttp's ClientTimeout(total=...) does: inference-perf
+// passes no timeout when its request_timeout is null, so aiohttp's session
+// default, total = 300 s, applies. FirstTokenTimeout counts from arrival to
+// the first token.
+type Client struct {
+	Timeout           units.Duration `yaml:"timeout,omitempty"`
+	FirstTokenTimeout units.Duration `yaml:"first_token_timeout,omitempty"`
 }
 
 // Pool is a group of identical instances.

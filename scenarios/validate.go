@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+
+	"handoff/hardware/units"
 )
 
 // validate checks every field that decoding cannot; errors name the field
@@ -22,6 +24,9 @@ func (l *Loaded) validate() error {
 		return l.errorf("workload.rate_scale", "must be in [%g, %g], got %g", minRateScale, maxRateScale, s.Workload.RateScale)
 	case len(s.Pools) == 0:
 		return l.errorf("pools", "at least one pool is required")
+	}
+	if err := l.validateClient(); err != nil {
+		return err
 	}
 	if err := l.validateWorkload(); err != nil {
 		return err
@@ -55,7 +60,23 @@ const (
 	maxTP        = 1024 // tensor-parallel degree of one instance
 	minRateScale = 1e-6 // beyond these, scaled arrival times overflow or collapse
 	maxRateScale = 1e6
+	maxTimeout   = units.Duration(365 * 24 * 3600 * 1e9) // a client timeout beyond a year is a typo
 )
+
+// validateClient checks the client's timeouts: not negative, at most a
+// year.
+func (l *Loaded) validateClient() error {
+	c := l.Scenario.Workload.Client
+	for _, d := range []struct {
+		v     units.Duration
+		field string
+	}{{c.Timeout, "timeout"}, {c.FirstTokenTimeout, "first_token_timeout"}} {
+		if d.v < 0 || d.v > maxTimeout {
+			return l.errorf("workload.client."+d.field, "must be in [0, 1 year] (0: never), got %v", d.v)
+		}
+	}
+	return nil
+}
 
 func (l *Loaded) validateWorkload() error {
 	w := &l.Workload

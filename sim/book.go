@@ -96,7 +96,7 @@ func (c *cluster) retryHeld() {
 	r := &c.routing
 	for r.heldFrom < len(r.held) && !c.placing {
 		c.placing = true
-		placed := c.place(r.held[r.heldFrom])
+		placed := c.placeLive(r.held[r.heldFrom])
 		c.placing = false
 		if !placed {
 			return
@@ -107,4 +107,14 @@ func (c *cluster) retryHeld() {
 			r.held, r.heldFrom = r.held[:copy(r.held, r.held[r.heldFrom:])], 0
 		}
 	}
+}
+
+// placeLive places a held flight, or frees the slot of one whose client
+// gave up while it waited (endFlightAt).
+func (c *cluster) placeLive(ref int32) bool {
+	if c.flights[ref].phase == phaseDone {
+		c.free(ref)
+		return true
+	}
+	return c.place(ref)
 }

@@ -68,7 +68,7 @@ func TestRejectionRebuildsTheRequest(t *testing.T) {
 		cfg.Instances[1].RejectPhase = phase
 		c := newCluster(cfg)
 		c.records = append(c.records, resultsRecord(0))
-		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50})
+		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50}, phaseRouting)
 		f := &c.flights[ref]
 		f.route.Prefill, f.route.Decode = 0, 1
 		s := c.replicas[1].eng.NewSeq()

@@ -56,6 +56,39 @@ type Instance struct {
 	// KVIn, on a decoder, is the KV a transfer moves into it for a prompt;
 	// zero: Config.KVBytesPerToken per token.
 	KVIn KVSize
+
+	// FirstEmitNs and FinalEmitNs, on an instance that decodes, are how
+	// much later than the engine samples them the client sees the first
+	// token and the end of the response (engine core → API server over
+	// ZMQ, detokenization, the server-sent event; hardware.Serving). The
+	// last token goes the first's way and then closes the response, so
+	// 0 ≤ FirstEmitNs ≤ FinalEmitNs.
+	FirstEmitNs, FinalEmitNs int64
+}
+
+// Frontend is the serving front end a request crosses between the client
+// and the router: the API server parses the HTTP request and tokenizes the
+// prompt, then hands it to the engine core over ZMQ (vLLM
+// v1/engine/async_llm.py, v1/engine/core_client.py). A request reaches the
+// router LatencyNs + TokenizeNsPerToken·prompt tokens after it arrives.
+type Frontend struct {
+	LatencyNs          int64
+	TokenizeNsPerToken float64
+}
+
+// delayNs is how long the front end takes for a prompt of n tokens.
+func (f Frontend) delayNs(n int) int64 {
+	return f.LatencyNs + int64(f.TokenizeNsPerToken*float64(n)+0.5)
+}
+
+// Client is how long the client waits before it gives up on a request,
+// counted from its arrival (0: forever). TimeoutNs bounds the whole
+// response, as aiohttp's ClientTimeout(total=...) does; FirstTokenTimeoutNs
+// bounds the wait for the first token. The server then aborts the request
+// and frees its KV.
+type Client struct {
+	TimeoutNs           int64
+	FirstTokenTimeoutNs int64
 }
 
 // KVSize is the KV a transfer of a prompt's tokens moves: PerToken bytes
@@ -84,6 +117,8 @@ type Config struct {
 	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer, for decoders without KVIn
 	Source          Source
 	SLO             results.SLO
+	Frontend        Frontend // between the client and the router
+	Client          Client   // the client's timeouts
 
 	// LockupThresholdNs is how long a busy instance may go without
 	// producing a token before the spell counts as a lock-up.
@@ -134,8 +169,15 @@ func (c *Config) validate() error {
 		if err := in.Engine.Validate(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
 		}
+		if in.FirstEmitNs < 0 || in.FinalEmitNs < in.FirstEmitNs {
+			return fmt.Errorf("sim: instance %s: emission times must satisfy 0 ≤ first ≤ final", in.Name)
+		}
 	}
 	switch {
+	case c.Frontend.LatencyNs < 0 || !(c.Frontend.TokenizeNsPerToken >= 0):
+		return fmt.Errorf("sim: the front end's latency and tokenization time must not be negative")
+	case c.Client.TimeoutNs < 0 || c.Client.FirstTokenTimeoutNs < 0:
+		return fmt.Errorf("sim: the client's timeouts must not be negative")
 	case len(c.Instances) == 0:
 		return fmt.Errorf("sim: no instances")
 	case roles[RoleColocated] > 0 && roles[RolePrefill]+roles[RoleDecode] > 0:

@@ -17,8 +17,11 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 	}
 	c.enter(ref, phaseDecoding)
 	rec := &c.records[f.req.ID]
-	if rec.FirstTokenNs == 0 {
-		rec.FirstTokenNs = c.nowNs
+	if rec.FirstTokenNs == 0 { // the client sees it once it is on its way back
+		emit := c.cfg.Instances[i].FirstEmitNs
+		rec.FirstTokenNs = c.nowNs + emit
+		rec.Time[results.TFrontend] += emit
+		rec.Time[results.TEmit] -= emit
 	}
 	f.firstAcct = s.Acct
 	if c.traced(f.req.ID) {
@@ -31,7 +34,9 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
 	c.enter(ref, phaseDone)
-	rec := c.closeRecord(f.req.ID, results.Completed, "")
+	emit := c.cfg.Instances[i].FinalEmitNs
+	c.records[f.req.ID].Time[results.TEmit] += emit
+	rec := c.closeRecordAt(f.req.ID, results.Completed, "", c.nowNs+emit)
 	rec.OutputTokens = int32(f.delivered + s.Generated)
 	rec.Preemptions += int32(s.Preemptions)
 	if f.local() {
@@ -93,7 +98,16 @@ func (c *cluster) fail(ref int32, reason string) { c.endFlight(ref, results.Fail
 // sequences are aborted on their instances (their KV freed) and the router
 // forgets it.
 func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
+	c.endFlightAt(ref, status, reason, c.nowNs)
+}
+
+// endFlightAt is endFlight for a record that ends at atNs (a client's
+// deadline, which may have passed while the flight could not be aborted).
+// A flight queued for the front end or the router keeps its slot until
+// that queue reaches it (onFrontendDone, place).
+func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, atNs int64) {
 	f := &c.flights[ref]
+	queued := f.phase == phaseFrontend || f.phase == phaseRouting || f.phase == phaseHeld
 	c.enter(ref, phaseDone)
 	generated := 0
 	if s := f.dseq; s != nil {
@@ -106,10 +120,12 @@ func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), status.String(), c.nowNs)
 	}
-	rec := c.closeRecord(f.req.ID, status, reason)
+	rec := c.closeRecordAt(f.req.ID, status, reason, atNs)
 	rec.OutputTokens = int32(f.delivered + generated)
 	c.unbook(f)
-	c.free(ref)
+	if !queued {
+		c.free(ref)
+	}
 }
 
 // abortSeq takes a sequence off instance i.

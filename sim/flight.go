@@ -25,6 +25,7 @@ type phase uint8
 // token; a refused one goes back to routing.
 const (
 	phaseDone         phase = iota // ended (completed, rejected for good, dropped): the slot is free
+	phaseFrontend                  // arrived: in the serving front end (HTTP, tokenization), on its way to the router
 	phaseRouting                   // arrived, or sent again after a refusal: waiting for the router to place it
 	phaseHeld                      // the router declined to place it until routed work finishes
 	phasePrefilling                // queued or computing on the instance that runs its prompt
@@ -40,7 +41,7 @@ const (
 	numPhases
 )
 
-var phaseNames = [numPhases]string{"done", "routing", "held", "prefilling", "streaming", "streamed",
+var phaseNames = [numPhases]string{"done", "frontend", "routing", "held", "prefilling", "streaming", "streamed",
 	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected"}
 
 // String names the phase in error messages.
@@ -69,6 +70,7 @@ func (p phase) next() uint32 {
 func (p phase) successors() uint32 {
 	const (
 		done, routing, held    = 1 << phaseDone, 1 << phaseRouting, 1 << phaseHeld
+		frontend               = 1 << phaseFrontend
 		prefilling, streaming  = 1 << phasePrefilling, 1 << phaseStreaming
 		streamed, holding      = 1 << phaseStreamed, 1 << phaseHolding
 		lost, transferring     = 1 << phaseLost, 1 << phaseTransferring
@@ -80,7 +82,9 @@ func (p phase) successors() uint32 {
 	)
 	switch p {
 	case phaseDone:
-		return routing // a new request
+		return frontend | routing // a new request
+	case phaseFrontend:
+		return routing
 	case phaseRouting, phaseHeld:
 		return held | prefilling | done
 	case phasePrefilling:
@@ -197,6 +201,8 @@ func (c *cluster) charge(f *flight, from, to phase) {
 		return
 	}
 	switch from {
+	case phaseFrontend:
+		rec.Time[results.TFrontend] += spent
 	case phaseRouting, phaseHeld:
 		rec.Time[results.TRouter] += spent
 	case phasePrefilling, phaseStreaming, phaseStreamed:
@@ -243,8 +249,9 @@ func (c *cluster) addDecodeTime(rec *results.Record, f *flight, s *engine.Seq) {
 	rec.Time[results.TSwap] += d[engine.AcctSwap]
 }
 
-// newFlight starts a flight for request r, offered to the router.
-func (c *cluster) newFlight(r *Request) int32 {
+// newFlight starts a flight for request r in phase first: the front end,
+// or routing.
+func (c *cluster) newFlight(r *Request, first phase) int32 {
 	var ref int32
 	if n := len(c.freeFlights); n > 0 {
 		ref = c.freeFlights[n-1]
@@ -254,7 +261,7 @@ func (c *cluster) newFlight(r *Request) int32 {
 		c.flights = append(c.flights, flight{})
 	}
 	c.flights[ref] = flight{req: *r}
-	c.enter(ref, phaseRouting)
+	c.enter(ref, first)
 	return ref
 }
 
@@ -267,11 +274,27 @@ func (c *cluster) free(ref int32) {
 	c.freeFlights = append(c.freeFlights, ref)
 }
 
-// closeRecord ends request id's record with a status: every request ends
-// exactly once, here.
+// closeRecord ends request id's record with a status now: every request
+// ends exactly once, here or in closeRecordAt.
 func (c *cluster) closeRecord(id int64, status results.Status, reason string) *results.Record {
+	return c.closeRecordAt(id, status, reason, c.nowNs)
+}
+
+// closeRecordAt ends request id's record with a status at atNs, when its
+// client sees the end — unless the client gave up before: then it ends
+// abandoned at that deadline (see clientVerdict), without the first token
+// if that came later still.
+func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64) *results.Record {
 	rec := &c.records[id]
-	rec.Status, rec.Reason, rec.FinishNs = status, reason, c.nowNs
+	if c.cfg.Client != (Client{}) && status != results.Abandoned {
+		if gone, why, at := c.clientVerdict(rec, atNs); gone {
+			status, reason, atNs = results.Abandoned, why, at
+		}
+	}
+	if status == results.Abandoned && rec.FirstTokenNs > atNs {
+		rec.FirstTokenNs = 0
+	}
+	rec.Status, rec.Reason, rec.FinishNs = status, reason, atNs
 	c.ended++
 	return rec
 }

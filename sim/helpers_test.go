@@ -175,7 +175,7 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 	if len(recs) != arrived {
 		t.Fatalf("%d records for %d arrivals", len(recs), arrived)
 	}
-	var counts [4]int
+	var counts [results.Abandoned + 1]int
 	for i := range recs {
 		r := &recs[i]
 		counts[r.Status]++
@@ -190,7 +190,7 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 			checkAttribution(t, r)
 		}
 	}
-	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped]+counts[results.Failed] != arrived {
+	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped]+counts[results.Failed]+counts[results.Abandoned] != arrived {
 		t.Errorf("statuses %v do not sum to %d arrivals", counts, arrived)
 	}
 }
@@ -202,7 +202,7 @@ func checkStatus(t testing.TB, r *results.Record) {
 		if r.Reason != "" || r.FirstTokenNs <= r.ArrivalNs || r.FinishNs < r.FirstTokenNs || r.OutputTokens < 1 {
 			t.Errorf("completed request %+v is inconsistent", *r)
 		}
-	case results.Dropped, results.Rejected, results.Failed:
+	case results.Dropped, results.Rejected, results.Failed, results.Abandoned:
 		if r.Reason == "" {
 			t.Errorf("request %d ended %v without a reason", r.ID, r.Status)
 		}

@@ -36,12 +36,35 @@ func (c *cluster) onArrival() {
 	c.records = append(c.records, results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
 		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
 		PrefillInstance: -1, DecodeInstance: -1})
-	if reason := c.tooLong(&r); reason != "" {
+	switch reason := c.tooLong(&r); {
+	case reason != "":
 		c.drop(r.ID, reason)
-	} else {
-		c.enqueueRouting(c.newFlight(&r))
+	case c.cfg.Frontend != (Frontend{}):
+		ref := c.newFlight(&r, phaseFrontend)
+		c.q.push(c.nowNs+c.cfg.Frontend.delayNs(r.PromptTokens), classFrontend, ref)
+		c.expectClient(ref)
+	default:
+		c.expectClient(c.enqueueNew(&r))
 	}
 	c.pullArrival()
+}
+
+// enqueueNew offers a new request to the router and returns its flight.
+func (c *cluster) enqueueNew(r *Request) int32 {
+	ref := c.newFlight(r, phaseRouting)
+	c.enqueueRouting(ref)
+	return ref
+}
+
+// onFrontendDone hands a request the front end has tokenized to the
+// router, unless its client has given up meanwhile.
+func (c *cluster) onFrontendDone(ref int32) {
+	if c.flights[ref].phase == phaseDone {
+		c.free(ref) // abandoned in the front end: the slot waited for this event
+		return
+	}
+	c.enter(ref, phaseRouting)
+	c.enqueueRouting(ref)
 }
 
 // place routes the flight's current attempt and enqueues it on its prefill
@@ -126,6 +149,9 @@ func (c *cluster) onStep(i int) {
 		} else {
 			c.watch(i)
 		}
+	}
+	if len(c.client.pending) > 0 {
+		c.retryAbandons()
 	}
 	c.kickSoon(i)
 }
@@ -254,6 +280,9 @@ func (c *cluster) onNetwork() {
 		c.kickSoon(f.route.Decode)
 		c.kickSoon(f.route.Prefill)
 	}
+	if len(c.client.pending) > 0 {
+		c.retryAbandons()
+	}
 	c.scheduleNetwork()
 }
 
@@ -284,6 +313,9 @@ func (c *cluster) onStaged(ref int32) {
 	c.enter(ref, phaseStarting)
 	c.kvReady(ref)
 	c.kickSoon(c.flights[ref].route.Decode)
+	if len(c.client.pending) > 0 {
+		c.retryAbandons()
+	}
 }
 
 // kvReady hands the transferred (and staged) KV to the decoder.

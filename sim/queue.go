@@ -12,7 +12,9 @@ const (
 	classStaging
 	classRecompile
 	classWatchdog
+	classClient
 	classArrival
+	classFrontend
 	classKick
 )
 

@@ -70,6 +70,7 @@ type cluster struct {
 	events      int64
 	ended       int64
 	doneScratch []int32
+	client      clientState
 	err         error
 }
 
@@ -172,8 +173,12 @@ func (c *cluster) dispatch(e event) {
 		c.kickSoon(int(e.arg))
 	case classWatchdog:
 		c.onWatchdog(int(e.arg))
+	case classClient:
+		c.onClientTimeouts(int(e.arg))
 	case classArrival:
 		c.onArrival()
+	case classFrontend:
+		c.onFrontendDone(e.arg)
 	case classKick:
 		c.replicas[e.arg].kickPending = false
 		c.kick(int(e.arg))
@@ -192,6 +197,8 @@ func (c *cluster) superseded(e *event) bool {
 		return c.holdSuperseded(int(e.arg), e.at)
 	case classWatchdog:
 		return c.watchSuperseded(int(e.arg), e.at)
+	case classClient:
+		return c.clientSuperseded(int(e.arg), e.at)
 	}
 	return false
 }

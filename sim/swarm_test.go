@@ -44,7 +44,30 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 		cfg.RefreshIntervalNs = 1 + rng.Int64N(200_000)
 	}
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
+	swarmClient(cfg, rand.New(rand.NewPCG(seed, 0xc11e)))
 	return cfg
+}
+
+// swarmClient draws, from a stream of its own (the other draws stay as
+// they were), a front end, emission times and client timeouts, each
+// absent in some cases.
+func swarmClient(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		cfg.Frontend = Frontend{LatencyNs: rng.Int64N(100_000), TokenizeNsPerToken: float64(rng.IntN(3)) * rng.Float64() * 50}
+	}
+	if rng.IntN(2) == 0 {
+		first := rng.Int64N(50_000)
+		final := first + rng.Int64N(50_000)
+		for i := range cfg.Instances {
+			cfg.Instances[i].FirstEmitNs, cfg.Instances[i].FinalEmitNs = first, final
+		}
+	}
+	if rng.IntN(2) == 0 {
+		cfg.Client.TimeoutNs = 1 + rng.Int64N(5_000_000)
+	}
+	if rng.IntN(2) == 0 {
+		cfg.Client.FirstTokenTimeoutNs = 1 + rng.Int64N(2_000_000)
+	}
 }
 
 // swarmRouters names the policies the swarm draws from, one each: every
@@ -195,7 +218,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles, failed                                                          int
+	local, recompiles, failed, abandoned                                               int
 	routers                                                                            map[string]int
 }
 
@@ -212,7 +235,7 @@ func TestSwarm(t *testing.T) {
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
-		len(tally.routers) != len(swarmRouters)) {
+		tally.abandoned == 0 || len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -259,6 +282,8 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 			tally.completed++
 		case results.Failed:
 			tally.failed++
+		case results.Abandoned:
+			tally.abandoned++
 		}
 	}
 }

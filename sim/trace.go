@@ -1,5 +1,7 @@
 package sim
 
+import "handoff/results"
+
 // TrackKind says what a trace track stands for.
 type TrackKind uint8
 
@@ -42,6 +44,8 @@ func instanceTrack(i int) Track { return Track{Kind: TrackInstance, Index: i} }
 // for decoder blocks before it), and the decode.
 func (c *cluster) traceLeave(f *flight, from, to phase) {
 	switch {
+	case from == phaseFrontend:
+		c.cfg.Tracer.Span(f.req.ID, Track{Kind: TrackRouter}, "frontend", f.req.ArrivalNs, c.nowNs)
 	case to == phasePrefilling:
 		c.traceRoute(f)
 	case from.prefill() && !to.prefill() && to != phaseRejected:
@@ -62,8 +66,8 @@ func (c *cluster) traceLeave(f *flight, from, to phase) {
 func (c *cluster) traceRoute(f *flight) {
 	t, id := c.cfg.Tracer, f.req.ID
 	router := Track{Kind: TrackRouter}
-	if f.attempt == 0 && c.nowNs > f.req.ArrivalNs {
-		t.Span(id, router, "router queue", f.req.ArrivalNs, c.nowNs)
+	if start := f.req.ArrivalNs + c.records[id].Time[results.TFrontend]; f.attempt == 0 && c.nowNs > start {
+		t.Span(id, router, "router queue", start, c.nowNs)
 	}
 	name := "route → " + c.cfg.Instances[f.route.Prefill].Name
 	if f.route.Decode >= 0 { // not yet chosen when the router picks it after the prefill

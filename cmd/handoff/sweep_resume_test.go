@@ -60,7 +60,7 @@ func TestCheckSummary(t *testing.T) {
 	good := string(readFile(t, filepath.Join(dir, "summary.json")))
 	for _, tc := range []struct{ name, data, want string }{
 		{"sound", good, ""},
-		{"empty", "{}", `no "attribution" (of `},
+		{"empty", "{}", `no "abandon_reasons" (of `},
 		{"old key", strings.Replace(good, `"request_goodput_rps"`, `"goodput_rps"`, 1), `unknown field "goodput_rps"`},
 		{"another scenario", strings.Replace(good, `"scenario": "quickstart"`, `"scenario": "other"`, 1), `of scenario "other"`},
 		{"counts", strings.Replace(good, `"completed": 20`, `"completed": 19`, 1), "do not add up"},

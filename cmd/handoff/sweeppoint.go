@@ -136,7 +136,7 @@ func checkSummary(data []byte, name string) error {
 	case s.Scenario != name:
 		return fmt.Errorf("of scenario %q, not %q", s.Scenario, name)
 	case c.Total <= 0 || c.Completed < 0 || c.Rejected < 0 || c.Dropped < 0 || c.Failed < 0 ||
-		c.Completed+c.Rejected+c.Dropped+c.Failed != c.Total:
+		c.Abandoned < 0 || c.Completed+c.Rejected+c.Dropped+c.Failed+c.Abandoned != c.Total:
 		return fmt.Errorf("request counts %+v do not add up to a run", c)
 	}
 	return nil

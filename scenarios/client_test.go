@@ -1,0 +1,49 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"handoff/sim"
+)
+
+// The client's timeouts reach the core; bad ones name their field.
+func TestClientTimeoutsParsed(t *testing.T) {
+	doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: {timeout: 300s, first_token_timeout: 20s}\n", 1)
+	_, b, err := parseBuild(t, doc, "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (sim.Client{TimeoutNs: 300e9, FirstTokenTimeoutNs: 20e9}); b.Config.Client != want {
+		t.Errorf("client %+v, want %+v", b.Config.Client, want)
+	}
+	for value, want := range map[string]string{
+		"{timeout: -1s}":                 "field workload.client.timeout: bad duration",
+		"{first_token_timeout: 400000h}": "field workload.client.first_token_timeout: must be in [0, 1 year]",
+		"{timeot: 1s}":                   "field workload.client.timeot: unknown field",
+	} {
+		doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: "+value+"\n", 1)
+		if _, err := Parse([]byte(doc), "m.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", value, err, want)
+		}
+	}
+}
+
+// The front end comes from the accelerator of the pool that takes
+// arrivals, the emissions from each instance's accelerator.
+func TestServingFrontendAndEmission(t *testing.T) {
+	doc := strings.Replace(minimal, "llama-3.1-8b", "tiny-llm", 1)
+	doc = strings.Replace(doc, "h100-sxm", "tiny-gpu", 1)
+	doc += strings.Replace(tinyInline, "cost_per_hour: 1}", "cost_per_hour: 1,\n       frontend_latency: 2ms, "+
+		"tokenize_per_token: 500ns, first_token_emit: 300us, final_emit: 400us}", 1)
+	_, b, err := parseBuild(t, doc, "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (sim.Frontend{LatencyNs: 2e6, TokenizeNsPerToken: 500}); b.Config.Frontend != want {
+		t.Errorf("front end %+v, want %+v", b.Config.Frontend, want)
+	}
+	if in := b.Config.Instances[0]; in.FirstEmitNs != 300e3 || in.FinalEmitNs != 400e3 {
+		t.Errorf("emission %d, %d ns; want 300000, 400000", in.FirstEmitNs, in.FinalEmitNs)
+	}
+}

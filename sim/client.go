@@ -1,0 +1,176 @@
+package sim
+
+import "handoff/results"
+
+// Client timeouts. A client gives up on a request Client.TimeoutNs after
+// its arrival if the response has not ended, or Client.FirstTokenTimeoutNs
+// after it if no token has come; the server then aborts it and frees its
+// KV. In vLLM the API server sees the client disconnect and cancels the
+// request's generator (entrypoints/openai/serving_completion.py,
+// serving_chat.py), AsyncLLM.abort sends the abort to the engine core
+// (v1/engine/async_llm.py, v1/engine/core_client.py), and the engine core
+// finishes it as FINISHED_ABORTED, which frees its blocks
+// (v1/engine/core.py abort_requests, v1/core/sched/scheduler.py
+// finish_requests). Each timeout is the same for every request, so its
+// deadlines come in arrival order: each has a FIFO with at most one event
+// queued, for the earliest deadline of a request still in flight (as
+// hold.go does for hold timeouts).
+
+// The client's two deadlines, the arg of their classClient events.
+const (
+	deadlineTotal = iota
+	deadlineFirstToken
+	numDeadlines
+)
+
+var deadlineReasons = [numDeadlines]string{"client timeout", "first-token timeout"}
+
+// clientEntry is one request's deadline.
+type clientEntry struct {
+	ref  int32
+	id   int64
+	atNs int64
+}
+
+// clientQueue is one kind of deadline, oldest first, from head on.
+type clientQueue struct {
+	q     []clientEntry
+	head  int
+	armed bool // an event is queued for q[head]
+}
+
+// clientState is the client's deadlines, and the flights it gave up on
+// that could not be aborted at once (their KV on the wire, or one of their
+// instances inside a step): their records close when they are aborted.
+type clientState struct {
+	queues  [numDeadlines]clientQueue
+	pending []clientEntry
+	reasons []int // deadline kind of each pending entry
+}
+
+// timeoutNs is the client's timeout of kind k (0: none).
+func (c *cluster) timeoutNs(k int) int64 {
+	if k == deadlineTotal {
+		return c.cfg.Client.TimeoutNs
+	}
+	return c.cfg.Client.FirstTokenTimeoutNs
+}
+
+// expectClient records the client's deadlines for the new flight ref.
+func (c *cluster) expectClient(ref int32) {
+	if c.cfg.Client == (Client{}) {
+		return
+	}
+	r := &c.flights[ref].req
+	for k := range numDeadlines {
+		t := c.timeoutNs(k)
+		if t == 0 {
+			continue
+		}
+		h := &c.client.queues[k]
+		h.q = append(h.q, clientEntry{ref, r.ID, r.ArrivalNs + t})
+		if !h.armed {
+			h.armed = true
+			c.q.push(r.ArrivalNs+t, classClient, int32(k))
+		}
+	}
+}
+
+// waiting reports whether entry e of deadline kind k may still apply: its
+// flight is live and, for the first token, the client has not seen one.
+func (c *cluster) waiting(k int, e clientEntry) bool {
+	f := &c.flights[e.ref]
+	if f.phase == phaseDone || f.req.ID != e.id {
+		return false
+	}
+	first := c.records[e.id].FirstTokenNs
+	return k == deadlineTotal || first == 0 || first > e.atNs
+}
+
+// dropMoot discards the entries at the head of queue k that no longer
+// apply and returns the queue.
+func (c *cluster) dropMoot(k int) *clientQueue {
+	h := &c.client.queues[k]
+	for h.head < len(h.q) && !c.waiting(k, h.q[h.head]) {
+		h.head++
+	}
+	if h.head == len(h.q) {
+		h.q, h.head = h.q[:0], 0
+	} else if h.head >= 1024 && 2*h.head >= len(h.q) {
+		h.q, h.head = h.q[:copy(h.q, h.q[h.head:])], 0
+	}
+	return h
+}
+
+// clientSuperseded reports whether the deadline event of kind k due at
+// atNs is moot; the event moves to the next deadline that may apply.
+func (c *cluster) clientSuperseded(k int, atNs int64) bool {
+	h := c.dropMoot(k)
+	switch {
+	case h.head == len(h.q):
+		h.armed = false
+	case h.q[h.head].atNs > atNs:
+		c.q.push(h.q[h.head].atNs, classClient, int32(k))
+	default:
+		return false
+	}
+	return true
+}
+
+// onClientTimeouts abandons the requests whose deadline of kind k is due,
+// and arms the next deadline.
+func (c *cluster) onClientTimeouts(k int) {
+	h := c.dropMoot(k)
+	for h.head < len(h.q) && h.q[h.head].atNs <= c.nowNs {
+		e := h.q[h.head]
+		h.head++
+		c.abandon(e, k)
+		h = c.dropMoot(k)
+	}
+	if h.armed = h.head < len(h.q); h.armed {
+		c.q.push(h.q[h.head].atNs, classClient, int32(k))
+	}
+}
+
+// abandon aborts the flight of entry e, whose client gave up at its
+// deadline, now or, if it cannot be aborted now, as soon as it can.
+func (c *cluster) abandon(e clientEntry, k int) {
+	if f := &c.flights[e.ref]; !c.abortable(f) {
+		c.client.pending = append(c.client.pending, e)
+		c.client.reasons = append(c.client.reasons, k)
+		return
+	}
+	c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[k], e.atNs)
+}
+
+// retryAbandons aborts the flights given up on that can be aborted now.
+func (c *cluster) retryAbandons() {
+	p := &c.client
+	kept := 0
+	for j, e := range p.pending {
+		switch f := &c.flights[e.ref]; {
+		case f.phase == phaseDone || f.req.ID != e.id: // ended meanwhile (see clientVerdict)
+		case c.abortable(f):
+			c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[p.reasons[j]], e.atNs)
+		default:
+			p.pending[kept], p.reasons[kept] = e, p.reasons[j]
+			kept++
+		}
+	}
+	p.pending, p.reasons = p.pending[:kept], p.reasons[:kept]
+}
+
+// clientVerdict is how a request that ends at endNs (as its client would
+// see it) ends for its client: abandoned at its earliest deadline that
+// passed first, or as it is.
+func (c *cluster) clientVerdict(rec *results.Record, endNs int64) (abandoned bool, reason string, atNs int64) {
+	atNs = endNs
+	if t := c.cfg.Client.TimeoutNs; t > 0 && endNs > rec.ArrivalNs+t {
+		abandoned, reason, atNs = true, deadlineReasons[deadlineTotal], rec.ArrivalNs+t
+	}
+	t := c.cfg.Client.FirstTokenTimeoutNs
+	if d := rec.ArrivalNs + t; t > 0 && d < atNs && (rec.FirstTokenNs == 0 || rec.FirstTokenNs > d) {
+		abandoned, reason, atNs = true, deadlineReasons[deadlineFirstToken], d
+	}
+	return abandoned, reason, atNs
+}
