@@ -144,7 +144,8 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	ec := engine.Config{MaxBatchedTokens: 16 << rng.IntN(6), MaxSeqs: 1 + rng.IntN(16),
 		BlockSize: 4 << rng.IntN(3), NumBlocks: 8 + rng.IntN(120), MaxModelLen: 1 << 20,
-		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0, SharedQueue: rng.IntN(3) == 0}
+		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0, SharedQueue: rng.IntN(3) == 0,
+		AsyncScheduling: rng.IntN(2) == 0}
 	if rng.IntN(4) == 0 {
 		ec.MaxModelLen = 64 + rng.IntN(512)
 	}
@@ -218,7 +219,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles, failed, abandoned                                               int
+	local, recompiles, failed, abandoned, async                                        int
 	routers                                                                            map[string]int
 }
 
@@ -235,7 +236,7 @@ func TestSwarm(t *testing.T) {
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
-		tally.abandoned == 0 || len(tally.routers) != len(swarmRouters)) {
+		tally.abandoned == 0 || tally.async == 0 || len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -263,7 +264,10 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 		tally.colocated++
 	}
 	tally.routers[fmt.Sprintf("%T", cfg.Router)]++
-	for _, in := range a.Instances {
+	for i, in := range a.Instances {
+		if cfg.Instances[i].Engine.AsyncScheduling && in.Stats.Steps > 0 {
+			tally.async++
+		}
 		tally.swapOuts += int(in.Stats.SwapOuts)
 		tally.recompiles += int(in.Stats.Recompiles)
 	}
