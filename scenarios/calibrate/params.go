@@ -32,7 +32,9 @@ func params() []Param {
 	}
 	return []Param{
 		acc("mfu", 0.05, 1, "prompt tokens' fraction of peak FLOP/s", func(h *Hardware) *float64 { return &h.Accel.MFU }),
-		acc("decode_mfu", 0.01, 1, "decode tokens' fraction of peak FLOP/s", func(h *Hardware) *float64 { return &h.Accel.Serving.DecodeMFU }),
+		{Name: "decode_mfu", Lo: 0.01, Hi: 1, Doc: "decode tokens' fraction of peak FLOP/s (unset = mfu)",
+			get: func(h *Hardware) float64 { return h.Accel.EffectiveDecodeMFU() },
+			set: func(h *Hardware, v float64) { h.Accel.Serving.DecodeMFU = v }},
 		acc("mbu", 0.2, 1, "fraction of peak HBM bandwidth", func(h *Hardware) *float64 { return &h.Accel.MBU }),
 		{Name: "step_overhead", Lo: 0, Hi: 40e6, Doc: "fixed cost per engine step, ns",
 			get: func(h *Hardware) float64 { return float64(h.Accel.StepOverheadNs) },
