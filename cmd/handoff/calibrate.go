@@ -245,5 +245,10 @@ requests that arrived during the stage.
   way from the stage means, with the profile's output length; the CSV's own ` + "`tpot`" + ` column is
   per streamed chunk (about two per token) and is not used.
 - **err**: (simulated − measured)/measured.
+- **(overloaded)**: the measured client failed more than 10% of the stage's requests. Those
+  stages are left out of the fit's residuals and of the non-overloaded targets; the targets
+  table judges them by completed count and E2E mean of completed requests instead.
+- ` + "`handoff calibrate --fit`" + ` fits the accelerator's factors first (Nelder-Mead over the
+  parameters in the Fit section, within their bounds) and reports the comparison at the fit.
 
 `
