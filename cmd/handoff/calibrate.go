@@ -1,199 +1,212 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"handoff/results"
+	"handoff/scenarios"
+	"handoff/scenarios/calibrate"
 )
 
 // calibrateOptions are the flags of `handoff calibrate`.
 type calibrateOptions struct {
-	dir  string   // folder with calib-*.yaml and the measured CSVs
-	out  string   // Markdown report; "" = stdout
-	sets []string // overrides applied to every calibration scenario
+	dir      string   // folder with calib-*.yaml and the measured CSVs
+	profiles string   // folder with splitwise/ and distserve/ step profiles
+	out      string   // Markdown report; "" = stdout
+	sets     []string // overrides applied to every calibration scenario
+	jobs     int      // experiments simulated at once; 0 = all cores
 
-	simulate simulateFunc // nil: simulate
+	fit          bool   // fit the accelerator's factors first
+	accelerator  string // the accelerator --fit fits
+	writeCatalog string // catalog YAML file to write the fitted factors into
+	date         string // provenance date; "" = the newest measurement's
+	loo          bool   // leave-one-model-out after the fit
+	maxEvals     int    // objective evaluations per fit; 0 = the library's default
+
+	simulate simulateFunc // nil: calibrate.Simulate
+	stderr   io.Writer    // progress lines; nil = discard
 }
 
-func newCalibrateCmd(stdout io.Writer) *cobra.Command {
-	opts := &calibrateOptions{}
+func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
+	opts := &calibrateOptions{stderr: stderr}
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Run the calibration scenarios and compare them with the measured vLLM runs",
 		Long: "Runs every calibration scenario (one per measured experiment) and prints, per load stage,\n" +
-			"simulated vs measured TTFT, per-token decode time and E2E with the relative error, as Markdown.",
+			"simulated vs measured TTFT, per-token decode time and E2E with the relative error, as Markdown.\n" +
+			"With --fit, first fits the accelerator's efficiency and serving factors (least squares,\n" +
+			"Nelder-Mead) and reports the comparison at the fit; --write-catalog writes them back.",
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return calibrate(opts, stdout) },
+		RunE: func(*cobra.Command, []string) error { return runCalibrate(opts, stdout) },
 	}
-	cmd.Flags().StringVar(&opts.dir, "dir", "scenarios/calibration", "calibration folder")
-	cmd.Flags().StringVarP(&opts.out, "out", "o", "", "write the Markdown report to `FILE` instead of stdout")
-	cmd.Flags().StringArrayVar(&opts.sets, "set", nil, "override a field of every calibration scenario, `path=value`")
+	f := cmd.Flags()
+	f.StringVar(&opts.dir, "dir", "scenarios/calibration", "calibration folder")
+	f.StringVar(&opts.profiles, "profiles", "scenarios/profiles", "step-profile folder (splitwise/, distserve/) --fit uses")
+	f.StringVarP(&opts.out, "out", "o", "", "write the Markdown report to `FILE` instead of stdout")
+	f.StringArrayVar(&opts.sets, "set", nil, "override a field of every calibration scenario, `path=value`")
+	f.IntVar(&opts.jobs, "jobs", 0, "experiments simulated at once (`N`; 0 = one per core)")
+	f.BoolVar(&opts.fit, "fit", false, "fit the accelerator's factors to the measurements first")
+	f.StringVar(&opts.accelerator, "accelerator", "h100-sxm", "the accelerator --fit fits (h100-sxm, a100-80gb)")
+	f.StringVar(&opts.writeCatalog, "write-catalog", "", "write the fitted factors into catalog `FILE` (with --fit)")
+	f.StringVar(&opts.date, "date", "", "date (YYYY-MM-DD) the catalog's provenance names; default: the newest measurement's")
+	f.BoolVar(&opts.loo, "loo", false, "with --fit: refit without each model and predict it")
+	f.IntVar(&opts.maxEvals, "max-evals", 0, "objective evaluations per fit at most (`N`; 0 = 100 per parameter)")
 	return cmd
 }
 
-// measuredStage is one row of measured-stages.csv joined with its
-// experiment's profile.
-type measuredStage struct {
-	experiment, model, profile string
-	tp, stage, outputLen       int
-	rate, durationS            float64
-	nSuccess, nFail            int
-	ttftMean, ttftP99          float64
-	e2eMean, e2eP99            float64
-	tpotChunk                  float64
-}
-
-// perToken is the decode time per output token implied by the means:
-// (E2E − TTFT)/(output − 1). The measured tpot column is per streamed chunk.
-func (m measuredStage) perToken() float64 {
-	return (m.e2eMean - m.ttftMean) / float64(m.outputLen-1)
-}
-
-func calibrate(opts *calibrateOptions, stdout io.Writer) error {
-	if opts.out != "" {
-		if err := checkOutFile("-o", opts.out); err != nil {
-			return err
-		}
+// check rejects flag combinations that cannot work, before anything runs.
+func (o *calibrateOptions) check() error {
+	switch {
+	case !o.fit && (o.writeCatalog != "" || o.loo || o.date != "" || o.accelerator != "" && o.accelerator != "h100-sxm"):
+		return fmt.Errorf("--write-catalog, --loo, --date and --accelerator need --fit")
+	case o.date != "" && !isDate(o.date):
+		return fmt.Errorf("--date %q: want YYYY-MM-DD", o.date)
+	case o.jobs < 0 || o.maxEvals < 0:
+		return fmt.Errorf("--jobs and --max-evals must not be negative")
+	case o.out != "":
+		return checkOutFile("-o", o.out)
 	}
-	stages, err := readMeasured(opts.dir)
+	return nil
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+// runCalibrate compares (after fitting, with --fit) and writes the report.
+func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	sets, err := parseSetFlags(opts.sets)
 	if err != nil {
 		return err
 	}
-	var rows []calibRow
-	var dropped error // the first experiment's that left requests unserved (dropped or failed)
-	for _, exp := range experiments(stages) {
-		r, unserved, err := calibrateExperiment(opts, exp)
+	rep := &calibReport{}
+	if opts.fit {
+		if err := fitCalibration(opts, sets, rep); err != nil {
+			return err
+		}
+	} else {
+		exps, err := calibrate.ReadMeasured(opts.dir)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r...)
-		if dropped == nil {
-			dropped = unserved
+		rep.results, err = calibrate.Run(exps, calibrate.Options{Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets)})
+		if err != nil {
+			return err
 		}
 	}
+	write := func(w io.Writer) error { return writeCalibration(w, rep) }
 	if opts.out != "" {
-		err = writeOutFile(opts.out, func(w io.Writer) error { return writeCalibration(w, rows) })
+		err = writeOutFile(opts.out, write)
 	} else {
-		err = writeCalibration(stdout, rows)
+		err = write(stdout)
 	}
 	if err != nil {
 		return err
 	}
-	return incomplete(dropped)
+	return incomplete(rep.unserved())
 }
 
-// experiments groups stages by experiment, in file order.
-func experiments(stages []measuredStage) [][]measuredStage {
-	var out [][]measuredStage
-	for _, s := range stages {
-		if n := len(out); n > 0 && out[n-1][0].experiment == s.experiment {
-			out[n-1] = append(out[n-1], s)
-			continue
+// simulator adapts the command's simulate (for tests) to the library's,
+// turning a panic into an error that says how to replay the run.
+func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
+	return func(l *scenarios.Loaded) (recs []results.Record, err error) {
+		rp := replay{file: l.File, seed: l.Seed, sets: rawSets}
+		defer recoverRun(&err, &rp)
+		if o.simulate == nil {
+			return calibrate.Simulate(l)
 		}
-		out = append(out, []measuredStage{s})
-	}
-	return out
-}
-
-// calibRow is one stage, simulated and measured.
-type calibRow struct {
-	m                         measuredStage
-	completed, total          int
-	ttftMean, ttftP99         float64
-	perToken, e2eMean, e2eP99 float64
-}
-
-// calibrateExperiment runs one experiment's scenario and returns its stages'
-// rows, and the requests it could not serve (see unserved). A panic
-// becomes an error that says how to replay the run.
-func calibrateExperiment(opts *calibrateOptions, exp []measuredStage) (rows []calibRow, dropped, err error) {
-	first := exp[0]
-	path := filepath.Join(opts.dir, fmt.Sprintf("calib-%s-tp%d-%s.yaml", first.model, first.tp, first.profile))
-	l, err := loadScenario(path, opts.sets, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
-	_, res, err := opts.simulate.orDefault()(l)
-	if err != nil {
-		return nil, nil, err
-	}
-	startNs := int64(0)
-	for _, m := range exp {
-		endNs := startNs + int64(m.durationS*1e9)
-		rows = append(rows, stageRow(m, res.Records, startNs, endNs))
-		startNs = endNs
-	}
-	return rows, unserved(res.Records, workloadName(l)), nil
-}
-
-// stageRow summarises the records that arrived during one stage.
-func stageRow(m measuredStage, recs []results.Record, startNs, endNs int64) calibRow {
-	row := calibRow{m: m}
-	var ttft, e2e, tok []float64
-	for i := range recs {
-		r := &recs[i]
-		if r.ArrivalNs < startNs || r.ArrivalNs >= endNs {
-			continue
+		_, res, err := o.simulate(l)
+		if err != nil {
+			return nil, err
 		}
-		row.total++
-		if r.Status != results.Completed {
-			continue
-		}
-		row.completed++
-		ttft = append(ttft, float64(r.FirstTokenNs-r.ArrivalNs)/1e9)
-		e2e = append(e2e, float64(r.FinishNs-r.ArrivalNs)/1e9)
-		if r.OutputTokens > 1 {
-			tok = append(tok, float64(r.FinishNs-r.FirstTokenNs)/1e9/float64(r.OutputTokens-1))
+		return res.Records, nil
+	}
+}
+
+// calibReport is what the report shows.
+type calibReport struct {
+	results []calibrate.Result  // the comparison (at the fit, with --fit)
+	src     *calibrate.Source   // with --fit: what was fitted to
+	fit     *calibrate.Fitted   // with --fit
+	heldOut []calibrate.HeldOut // with --loo
+}
+
+// unserved returns the first experiment's unserved-requests error.
+func (r *calibReport) unserved() error {
+	for _, res := range r.results {
+		if res.Unserved != nil {
+			return res.Unserved
 		}
 	}
-	row.ttftMean, row.ttftP99 = meanP99(ttft)
-	row.e2eMean, row.e2eP99 = meanP99(e2e)
-	row.perToken, _ = meanP99(tok)
-	return row
-}
-
-func meanP99(xs []float64) (mean, p99 float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	slices.Sort(xs)
-	for _, x := range xs {
-		mean += x
-	}
-	return mean / float64(len(xs)), results.Quantile(xs, 0.99)
+	return nil
 }
 
 // writeCalibration renders the comparison as Markdown tables.
-func writeCalibration(w io.Writer, rows []calibRow) error {
+func writeCalibration(w io.Writer, rep *calibReport) error {
 	var b strings.Builder
 	b.WriteString(calibrationHeader)
+	rows := calibrate.Rows(rep.results)
+	writeStageTable(&b, rows)
+	b.WriteString("\n## Targets\n\n")
+	writeTargets(&b, calibrate.Targets(rows))
+	if rep.fit != nil {
+		writeFit(&b, rep)
+	}
+	if rep.heldOut != nil {
+		writeHeldOut(&b, rep.heldOut)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeStageTable writes one row per stage, and the median errors.
+func writeStageTable(b *strings.Builder, rows []calibrate.Row) {
 	b.WriteString("| experiment | stage | rate | sim done | measured ok / fail | TTFT mean sim / meas (err) | TTFT p99 sim / meas (err) | decode s/token sim / meas (err) | E2E mean sim / meas (err) | E2E p99 sim / meas (err) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	var errs [4][]float64
 	for _, r := range rows {
-		m := r.m
-		fmt.Fprintf(&b, "| %s-tp%d-%s | %d | %g/s | %d/%d | %d / %d | %s | %s | %s | %s | %s |\n",
-			m.model, m.tp, m.profile, m.stage, m.rate, r.completed, r.total, m.nSuccess, m.nFail,
-			cmp(r.ttftMean, m.ttftMean, &errs[0]), cmp(r.ttftP99, m.ttftP99, nil),
-			cmp(r.perToken, m.perToken(), &errs[1]), cmp(r.e2eMean, m.e2eMean, &errs[2]),
-			cmp(r.e2eP99, m.e2eP99, &errs[3]))
+		m := r.Stage
+		over := ""
+		if m.Overloaded() {
+			over = " (overloaded)"
+		}
+		fmt.Fprintf(b, "| %s-tp%d-%s | %d%s | %g/s | %d/%d | %d / %d | %s | %s | %s | %s | %s |\n",
+			m.Model, m.TP, m.Profile, m.Index, over, m.Rate, r.Completed, r.Total, m.NSuccess, m.NFail,
+			cmp(r.TTFTMean, m.TTFTMean, &errs[0]), cmp(r.TTFTP99, m.TTFTP99, nil),
+			cmp(r.PerToken, m.PerToken(), &errs[1]), cmp(r.E2EMean, m.E2EMean, &errs[2]),
+			cmp(r.E2EP99, m.E2EP99, &errs[3]))
 	}
-	fmt.Fprintf(&b, "\nMedian absolute error over all stages: TTFT mean %s, decode time per token %s, E2E mean %s, E2E p99 %s.\n",
+	fmt.Fprintf(b, "\nMedian absolute error over all stages: TTFT mean %s, decode time per token %s, E2E mean %s, E2E p99 %s.\n",
 		medianPct(errs[0]), medianPct(errs[1]), medianPct(errs[2]), medianPct(errs[3]))
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// writeTargets writes the error figures against their targets.
+func writeTargets(b *strings.Builder, ts []calibrate.Target) {
+	b.WriteString("| stages | metric | stages counted | mean abs. error (target) | mean signed error (target) | met |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, t := range ts {
+		signed := fmt.Sprintf("%+.1f%%", 100*t.Signed)
+		if t.SignedMax > 0 {
+			signed += fmt.Sprintf(" (±%.0f%%)", 100*t.SignedMax)
+		}
+		met := "yes"
+		if !t.Met() {
+			met = "no"
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %.1f%% (≤ %.0f%%) | %s | %s |\n", t.Stages, t.Metric, t.N, 100*t.MAE, 100*t.MAEMax, signed, met)
+	}
 }
 
 // cmp renders "sim / measured (±err%)" and records |err| in acc.
@@ -232,92 +245,10 @@ requests that arrived during the stage.
   way from the stage means, with the profile's output length; the CSV's own ` + "`tpot`" + ` column is
   per streamed chunk (about two per token) and is not used.
 - **err**: (simulated − measured)/measured.
+- **(overloaded)**: the measured client failed more than 10% of the stage's requests. Those
+  stages are left out of the fit's residuals and of the non-overloaded targets; the targets
+  table judges them by completed count and E2E mean of completed requests instead.
+- ` + "`handoff calibrate --fit`" + ` fits the accelerator's factors first (Nelder-Mead over the
+  parameters in the Fit section, within their bounds) and reports the comparison at the fit.
 
 `
-
-// readMeasured reads the experiments and stages CSVs of the calibration set.
-func readMeasured(dir string) ([]measuredStage, error) {
-	exps, err := readCSV(filepath.Join(dir, "measured-experiments.csv"))
-	if err != nil {
-		return nil, err
-	}
-	profiles := map[string]map[string]string{}
-	for _, e := range exps {
-		profiles[e["experiment"]] = e
-	}
-	rows, err := readCSV(filepath.Join(dir, "measured-stages.csv"))
-	if err != nil {
-		return nil, err
-	}
-	var out []measuredStage
-	for i, r := range rows {
-		s, err := parseStage(r, profiles[r["experiment"]])
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", filepath.Join(dir, "measured-stages.csv"), i+2, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-var modelNames = map[string]string{
-	"meta-llama/Llama-2-7b-hf":    "llama-2-7b",
-	"meta-llama/Llama-2-70b-hf":   "llama-2-70b",
-	"mistralai/Mixtral-8x7B-v0.1": "mixtral-8x7b",
-}
-
-func parseStage(r, exp map[string]string) (measuredStage, error) {
-	if exp == nil {
-		return measuredStage{}, fmt.Errorf("experiment %q not in measured-experiments.csv", r["experiment"])
-	}
-	id := r["experiment"]
-	s := measuredStage{experiment: id, model: modelNames[r["model"]], profile: id[strings.LastIndex(id, "-")+1:]}
-	ints := map[string]*int{"tp": &s.tp, "stage": &s.stage, "n_success": &s.nSuccess, "n_fail": &s.nFail}
-	floats := map[string]*float64{"rate_rps": &s.rate, "duration_s": &s.durationS, "ttft_mean_s": &s.ttftMean,
-		"ttft_p99_s": &s.ttftP99, "e2e_mean_s": &s.e2eMean, "e2e_p99_s": &s.e2eP99, "tpot_mean_s": &s.tpotChunk}
-	for k, p := range ints {
-		v, err := strconv.Atoi(r[k])
-		if err != nil {
-			return s, fmt.Errorf("%s: %v", k, err)
-		}
-		*p = v
-	}
-	for k, p := range floats {
-		v, err := strconv.ParseFloat(r[k], 64)
-		if err != nil {
-			return s, fmt.Errorf("%s: %v", k, err)
-		}
-		*p = v
-	}
-	out, err := strconv.Atoi(exp["output_len"])
-	if err != nil || s.model == "" {
-		return s, fmt.Errorf("experiment %s: bad output_len or unknown model %q", id, r["model"])
-	}
-	s.outputLen = out
-	return s, nil
-}
-
-// readCSV reads a CSV file with a header into maps keyed by column.
-func readCSV(path string) ([]map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: empty", path)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}

@@ -66,7 +66,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 				simulate: noSimulation(t)}, io.Discard)
 		}, "-o " + file + ": not a directory"},
 		{"calibrate -o in a missing folder", func() error {
-			return calibrate(&calibrateOptions{dir: "../../scenarios/calibration", out: missing, simulate: noSimulation(t)}, io.Discard)
+			return runCalibrate(&calibrateOptions{dir: "../../scenarios/calibration", out: missing, simulate: noSimulation(t)}, io.Discard)
 		}, "-o " + missing + ": no directory"},
 	}
 	for _, tt := range tests {

@@ -85,7 +85,7 @@ func TestPlanPanicNamesFleet(t *testing.T) {
 func TestCalibratePanicNamesExperiment(t *testing.T) {
 	opts := &calibrateOptions{dir: "../../scenarios/calibration",
 		simulate: panicking(func(l *scenarios.Loaded) bool { return strings.Contains(l.Name, "mixtral") })}
-	checkInternal(t, calibrate(opts, io.Discard), "../../scenarios/calibration/calib-mixtral-8x7b-tp2-")
+	checkInternal(t, runCalibrate(opts, io.Discard), "../../scenarios/calibration/calib-mixtral-8x7b-tp2-")
 }
 
 // TestSweepPanicKeepsGoing makes one point of six panic in its goroutine:

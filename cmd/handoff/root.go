@@ -20,7 +20,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stdout, stderr, nil), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout),
+	root.AddCommand(newRunCmd(stdout, stderr, nil), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout, stderr),
 		newPlotCmd(stdout, nil), newSweepCmd(stdout, stderr, nil), newMergeCmd(stdout, nil),
 		newGoodputCmd(stdout, nil), newPlanCmd(stdout, nil))
 	return root

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"handoff/hardware"
+	"handoff/scenarios"
+	"handoff/scenarios/calibrate"
+)
+
+// fitCalibration fits opts.accelerator, optionally leaves each model out,
+// writes the catalog, and fills rep.
+func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibReport) error {
+	accel := opts.accelerator
+	if accel == "" {
+		accel = "h100-sxm"
+	}
+	src, err := calibrate.Sources(accel, opts.dir, opts.profiles)
+	if err != nil {
+		return err
+	}
+	date := opts.date
+	if date == "" {
+		date = src.Date
+	}
+	if opts.writeCatalog != "" && date == "" {
+		return fmt.Errorf("--write-catalog: %s's data carry no date; give --date YYYY-MM-DD", src.Accelerator)
+	}
+	start, err := startHardware(opts.writeCatalog, src.Accelerator)
+	if err != nil {
+		return err
+	}
+	stderr := opts.stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	p := calibrate.Problem{Experiments: src.Experiments, Steps: src.Steps, Start: start, Params: src.Params,
+		Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets), MaxEvals: opts.maxEvals, Progress: stderr}
+	t0 := time.Now()
+	fit, err := calibrate.Fit(p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "calibrate: fit of %s: %d evaluations in %.1f s, objective %.5g → %.5g\n",
+		src.Accelerator, fit.Evals, time.Since(t0).Seconds(), fit.StartObjective, fit.Objective)
+	rep.src, rep.fit, rep.results = &src, &fit, fit.Results
+	if opts.loo {
+		t0 = time.Now()
+		if rep.heldOut, err = calibrate.LeaveOneOut(p, calibrate.Models(src.Experiments)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "calibrate: leave-one-model-out: %.1f s\n", time.Since(t0).Seconds())
+	}
+	if opts.writeCatalog == "" {
+		return nil
+	}
+	return writeFittedCatalog(opts.writeCatalog, &src, &fit, provenance(&src, &fit, date))
+}
+
+// startHardware is the accelerator and its scale-up link in file (the
+// built-in catalog when file is "").
+func startHardware(file, name string) (calibrate.Hardware, error) {
+	cat := hardware.Default()
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return calibrate.Hardware{}, fmt.Errorf("--write-catalog: %w", err)
+		}
+		if cat, err = hardware.Parse(data, file); err != nil {
+			return calibrate.Hardware{}, err
+		}
+	}
+	a, err := cat.Accelerator(name)
+	if err != nil {
+		return calibrate.Hardware{}, err
+	}
+	h := calibrate.Hardware{Accel: a}
+	if a.ScaleUpLink != "" {
+		if h.Link, err = cat.Link(a.ScaleUpLink); err != nil {
+			return calibrate.Hardware{}, err
+		}
+	}
+	return h, nil
+}
+
+// provenance is the efficiency_source a fit writes.
+func provenance(src *calibrate.Source, fit *calibrate.Fitted, date string) string {
+	s := fmt.Sprintf("fitted %s by handoff calibrate --fit (Nelder-Mead over %s) to %s; objective %.4g (start %.4g): serving RMS rel. error %.1f%%, step RMS %.1f%%",
+		date, paramNames(src.Params), src.Data, fit.Objective, fit.StartObjective, 100*fit.ServingRMS, 100*fit.StepRMS)
+	if src.Borrowed != "" {
+		s += "; not fitted, borrowed: " + src.Borrowed
+	}
+	return s
+}
+
+func paramNames(ps []calibrate.Param) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeFittedCatalog rewrites the fitted fields of the accelerator (and of
+// its scale-up link) in file, in place.
+func writeFittedCatalog(file string, src *calibrate.Source, fit *calibrate.Fitted, source string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("--write-catalog: %w", err)
+	}
+	accel, link := calibrate.CatalogFields(src.Params, &fit.Hardware)
+	accel = append(accel, calibrate.KeyValue{Key: "efficiency_source", Value: calibrate.Quote(source)})
+	if data, err = calibrate.RewriteEntry(data, file, "accelerators", src.Accelerator, "mbu", accel); err != nil {
+		return err
+	}
+	if len(link) > 0 {
+		if data, err = calibrate.RewriteEntry(data, file, "links", fit.Hardware.Link.Name, "", link); err != nil {
+			return err
+		}
+	}
+	return writeOutFile(file, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// writeFit writes the fitted parameters and the fit's figures.
+func writeFit(b *strings.Builder, rep *calibReport) {
+	src, fit := rep.src, rep.fit
+	fmt.Fprintf(b, "\n## Fit: %s\n\n", src.Accelerator)
+	fmt.Fprintf(b, "Fitted to %s (%d step points). Objective (weighted mean square of relative errors) %.4g, from %.4g at the start, after %d evaluations; serving RMS %.1f%%, step RMS %.1f%%.\n",
+		src.Data, len(src.Steps), fit.Objective, fit.StartObjective, fit.Evals, 100*fit.ServingRMS, 100*fit.StepRMS)
+	if src.Borrowed != "" {
+		fmt.Fprintf(b, "Not fitted (left as the catalog has them): %s.\n", src.Borrowed)
+	}
+	b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
+	accel, link := calibrate.CatalogFields(src.Params, &fit.Hardware)
+	vals := append(accel, link...)
+	for i, p := range src.Params {
+		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), vals[i].Value, p.Doc)
+	}
+}
+
+// writeHeldOut writes each held-out model's errors under the fit without it.
+func writeHeldOut(b *strings.Builder, held []calibrate.HeldOut) {
+	b.WriteString("\n## Leave one model out\n\nEach model's stages predicted by the fit to the other models' measurements alone (mean signed / mean absolute error over its non-overloaded stages).\n\n")
+	b.WriteString("| held out | fit objective | TTFT mean | TTFT p99 | E2E mean | decode per token |\n|---|---|---|---|---|---|\n")
+	for _, h := range held {
+		fmt.Fprintf(b, "| %s | %.4g |", h.Model, h.Fit.Objective)
+		for _, t := range calibrate.Targets(calibrate.Rows(h.Results))[:4] {
+			fmt.Fprintf(b, " %+.1f%% / %.1f%% |", 100*t.Signed, 100*t.MAE)
+		}
+		b.WriteString("\n")
+	}
+}

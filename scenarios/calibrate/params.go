@@ -1,0 +1,103 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Param is one free parameter of a fit: a named catalog field with bounds.
+// The fit searches u in (−∞, ∞) and maps it into (Lo, Hi) by a logistic,
+// so a bound is never crossed and never reached.
+type Param struct {
+	Name   string  // the catalog YAML key (for LinkParam, the link's key)
+	OnLink bool    // the field belongs to the accelerator's scale-up link
+	Lo, Hi float64 // bounds, in the field's unit (fractions, or ns)
+	Doc    string  // what it moves
+	get    func(*Hardware) float64
+	set    func(*Hardware, float64)
+}
+
+// Get returns the parameter's value in h.
+func (p Param) Get(h *Hardware) float64 { return p.get(h) }
+
+// Set writes v into h.
+func (p Param) Set(h *Hardware, v float64) { p.set(h, v) }
+
+// params is the table of every parameter a fit may free, by name.
+func params() []Param {
+	acc := func(name string, lo, hi float64, doc string, f func(*Hardware) *float64) Param {
+		return Param{Name: name, Lo: lo, Hi: hi, Doc: doc,
+			get: func(h *Hardware) float64 { return *f(h) }, set: func(h *Hardware, v float64) { *f(h) = v }}
+	}
+	return []Param{
+		acc("mfu", 0.05, 1, "prompt tokens' fraction of peak FLOP/s", func(h *Hardware) *float64 { return &h.Accel.MFU }),
+		{Name: "decode_mfu", Lo: 0.01, Hi: 1, Doc: "decode tokens' fraction of peak FLOP/s (unset = mfu)",
+			get: func(h *Hardware) float64 { return h.Accel.EffectiveDecodeMFU() },
+			set: func(h *Hardware, v float64) { h.Accel.Serving.DecodeMFU = v }},
+		acc("mbu", 0.2, 1, "fraction of peak HBM bandwidth", func(h *Hardware) *float64 { return &h.Accel.MBU }),
+		{Name: "step_overhead", Lo: 0, Hi: 40e6, Doc: "fixed cost per engine step, ns",
+			get: func(h *Hardware) float64 { return float64(h.Accel.StepOverheadNs) },
+			set: func(h *Hardware, v float64) { h.Accel.StepOverheadNs = int64(math.Round(v)) }},
+		acc("step_per_seq", 0, 500e3, "CPU per scheduled sequence per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerSeqNs }),
+		acc("step_per_token", 0, 20e3, "CPU per scheduled token per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerTokenNs }),
+		acc("layer_floor", 0, 500e3, "least GPU time per layer of a pure-decode step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorNs }),
+		acc("layer_floor_mixed", 0, 1e6, "least GPU time per layer of a step with prompt tokens, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorMixedNs }),
+		acc("frontend_latency", 0, 100e6, "client to engine per request, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FrontendNs }),
+		acc("first_token_emit", 0, 50e6, "engine to client for the first token, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FirstEmitNs }),
+		{Name: "latency", OnLink: true, Lo: 100, Hi: 50e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
+			get: func(h *Hardware) float64 { return float64(h.Link.LatencyNs) },
+			set: func(h *Hardware, v float64) { h.Link.LatencyNs = int64(math.Round(v)) }},
+	}
+}
+
+// Measured are the parameters fitted to serving measurements (an H100
+// under vLLM): every step term, the front end and the scale-up latency.
+var Measured = []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token",
+	"frontend_latency", "first_token_emit", "latency"}
+
+// StepOnly are the parameters step-time profiles can identify: the front
+// end never appears in one step's time, so it cannot be fitted from them.
+var StepOnly = []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token"}
+
+// Lookup returns the named parameters, in order. An unknown name is an
+// error listing the known ones.
+func Lookup(names []string) ([]Param, error) {
+	all := params()
+	var out []Param
+	for _, n := range names {
+		i := indexOf(all, n)
+		if i < 0 {
+			known := make([]string, len(all))
+			for j, p := range all {
+				known[j] = p.Name
+			}
+			return nil, fmt.Errorf("calibrate: unknown parameter %q (known: %s)", n, strings.Join(known, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+func indexOf(ps []Param, name string) int {
+	for i, p := range ps {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// toU maps x in (lo, hi) to the unbounded search space; x is first moved
+// 0.1% of the range inside the bounds, so a start on a bound (a zero
+// overhead) has a finite image.
+func (p Param) toU(x float64) float64 {
+	eps := 1e-3 * (p.Hi - p.Lo)
+	t := (min(max(x, p.Lo+eps), p.Hi-eps) - p.Lo) / (p.Hi - p.Lo)
+	return math.Log(t / (1 - t))
+}
+
+// fromU maps u back into (lo, hi).
+func (p Param) fromU(u float64) float64 {
+	return p.Lo + (p.Hi-p.Lo)/(1+math.Exp(-u))
+}

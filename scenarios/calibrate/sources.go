@@ -1,0 +1,75 @@
+package calibrate
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+)
+
+// Source is what an accelerator is fitted to: which measurements, which
+// parameters, and a one-line description for the catalog's provenance.
+type Source struct {
+	Accelerator string
+	Experiments []Experiment
+	Steps       []StepPoint
+	Params      []Param
+	Data        string // the data used, for efficiency_source
+	Date        string // the newest measurement's date (YYYY-MM-DD), "" when the data carry none
+	Borrowed    string // what the fit cannot identify and leaves as it is, "" when nothing
+}
+
+// Fittable are the accelerators Sources knows measurements for.
+var Fittable = []string{"h100-sxm", "a100-80gb"}
+
+// Sources returns what accel is fitted to: h100-sxm to the serving
+// experiments in calibDir and Splitwise's H100 step rows; a100-80gb to
+// Splitwise's A100 rows and DistServe's A100 profiles (step times only).
+// profilesDir holds splitwise/perf_model.csv and distserve/*.json.
+func Sources(accel, calibDir, profilesDir string) (Source, error) {
+	splitwise := filepath.Join(profilesDir, "splitwise", "perf_model.csv")
+	switch accel {
+	case "h100-sxm":
+		exps, err := ReadMeasured(calibDir)
+		if err != nil {
+			return Source{}, err
+		}
+		steps, err := SplitwisePoints(splitwise, "h100-80gb")
+		if err != nil {
+			return Source{}, err
+		}
+		ps, err := Lookup(Measured)
+		return Source{Accelerator: accel, Experiments: exps, Steps: steps, Params: ps, Date: newestDate(exps),
+			Data: fmt.Sprintf("%d vLLM V1 H100 experiments (%s) + Splitwise H100 llama2-70b step rows", len(exps), calibDir)}, err
+	case "a100-80gb":
+		steps, err := SplitwisePoints(splitwise, "a100-80gb")
+		if err != nil {
+			return Source{}, err
+		}
+		for _, f := range []string{"profiler-a100-80g.distserve.json", "profiler-a100-80g.vllm.json"} {
+			pts, err := DistServePoints(filepath.Join(profilesDir, "distserve", f))
+			if err != nil {
+				return Source{}, err
+			}
+			steps = append(steps, pts...)
+		}
+		ps, err := Lookup(StepOnly)
+		return Source{Accelerator: accel, Steps: steps, Params: ps,
+			Data:     "Splitwise A100 llama2-70b step rows + DistServe A100 profiles (OPT-13B, OPT-66B; DistServe and vLLM engines)",
+			Borrowed: "front end and emission (frontend_latency, first_token_emit, ...): step profiles never see them; layer floors: not separable from step_overhead in these profiles"}, err
+	}
+	return Source{}, fmt.Errorf("calibrate: no measurements to fit %q (have %v)", accel, Fittable)
+}
+
+// newestDate returns the latest experiment date, "" when none has one.
+func newestDate(exps []Experiment) string {
+	var dates []string
+	for _, e := range exps {
+		if d := e.Stages[0].Date; d != "" {
+			dates = append(dates, d)
+		}
+	}
+	if len(dates) == 0 {
+		return ""
+	}
+	return slices.Max(dates)
+}
