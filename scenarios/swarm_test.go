@@ -209,9 +209,9 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	if d.hybrid {
 		util = pick(rng, "0.84", "0.86", "0.9")
 	}
-	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s}",
+	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s, async_scheduling: %v}",
 		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), util, rng.IntN(2) == 0,
-		pick(rng, "separate", "separate", "shared"))
+		pick(rng, "separate", "separate", "shared"), rng.IntN(2) == 0)
 	switch k := rng.IntN(3); {
 	case k == 1:
 		d.tag("swap")

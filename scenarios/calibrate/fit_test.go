@@ -47,7 +47,8 @@ func synthetic(t testing.TB, truth Hardware, scenarios ...string) []Experiment {
 }
 
 // TestFitRecoversKnownFactors generates measurements at known MFU and MBU
-// (prompts long enough that prefill is compute-bound, so TTFT sees MFU and
+// (prompts long enough that prefill is compute-bound and users that never
+// return, so no prompt hits the prefix cache: TTFT sees MFU and
 // decode sees MBU), starts the fit elsewhere, and checks it finds them.
 func TestFitRecoversKnownFactors(t *testing.T) {
 	truth := h100(t)
