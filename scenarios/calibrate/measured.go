@@ -77,11 +77,20 @@ func ReadMeasured(dir string) ([]Experiment, error) {
 	return out, nil
 }
 
-// modelNames maps the measured runs' Hugging Face names to catalog models.
-var modelNames = map[string]string{
-	"meta-llama/Llama-2-7b-hf":    "llama-2-7b",
-	"meta-llama/Llama-2-70b-hf":   "llama-2-70b",
-	"mistralai/Mixtral-8x7B-v0.1": "mixtral-8x7b",
+// catalogModel maps a measured run's Hugging Face model name to the
+// catalog's; "" if unknown.
+func catalogModel(hf string) string {
+	switch hf {
+	case "meta-llama/Llama-2-7b-hf":
+		return "llama-2-7b"
+	case "meta-llama/Llama-2-70b-hf":
+		return "llama-2-70b"
+	case "mistralai/Mixtral-8x7B-v0.1":
+		return "mixtral-8x7b"
+	case "codellama/CodeLlama-34b-Instruct-hf":
+		return "codellama-34b"
+	}
+	return ""
 }
 
 func parseStage(r, exp map[string]string) (Stage, error) {
@@ -89,7 +98,7 @@ func parseStage(r, exp map[string]string) (Stage, error) {
 		return Stage{}, fmt.Errorf("experiment %q not in measured-experiments.csv", r["experiment"])
 	}
 	id := r["experiment"]
-	s := Stage{Experiment: id, Model: modelNames[r["model"]], Profile: id[strings.LastIndex(id, "-")+1:], Date: idDate(id)}
+	s := Stage{Experiment: id, Model: catalogModel(r["model"]), Profile: id[strings.LastIndex(id, "-")+1:], Date: idDate(id)}
 	ints := map[string]*int{"tp": &s.TP, "stage": &s.Index, "n_success": &s.NSuccess, "n_fail": &s.NFail}
 	floats := map[string]*float64{"rate_rps": &s.Rate, "duration_s": &s.DurationS, "ttft_mean_s": &s.TTFTMean,
 		"ttft_p99_s": &s.TTFTP99, "e2e_mean_s": &s.E2EMean, "e2e_p99_s": &s.E2EP99, "tpot_mean_s": &s.TPOTChunk}

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -13,6 +14,7 @@ type Param struct {
 	Name   string  // the catalog YAML key (for LinkParam, the link's key)
 	OnLink bool    // the field belongs to the accelerator's scale-up link
 	Lo, Hi float64 // bounds, in the field's unit (fractions, or ns)
+	Init   float64 // where every fit starts, whatever the catalog holds, so a refit reproduces it
 	Doc    string  // what it moves
 	get    func(*Hardware) float64
 	set    func(*Hardware, float64)
@@ -26,26 +28,26 @@ func (p Param) Set(h *Hardware, v float64) { p.set(h, v) }
 
 // params is the table of every parameter a fit may free, by name.
 func params() []Param {
-	acc := func(name string, lo, hi float64, doc string, f func(*Hardware) *float64) Param {
-		return Param{Name: name, Lo: lo, Hi: hi, Doc: doc,
+	acc := func(name string, lo, init, hi float64, doc string, f func(*Hardware) *float64) Param {
+		return Param{Name: name, Lo: lo, Hi: hi, Init: init, Doc: doc,
 			get: func(h *Hardware) float64 { return *f(h) }, set: func(h *Hardware, v float64) { *f(h) = v }}
 	}
 	return []Param{
-		acc("mfu", 0.05, 1, "prompt tokens' fraction of peak FLOP/s", func(h *Hardware) *float64 { return &h.Accel.MFU }),
-		{Name: "decode_mfu", Lo: 0.01, Hi: 1, Doc: "decode tokens' fraction of peak FLOP/s (unset = mfu)",
+		acc("mfu", 0.05, 0.6, 1, "prompt tokens' fraction of peak FLOP/s", func(h *Hardware) *float64 { return &h.Accel.MFU }),
+		{Name: "decode_mfu", Lo: 0.01, Hi: 1, Init: 0.5, Doc: "decode tokens' fraction of peak FLOP/s (unset = mfu)",
 			get: func(h *Hardware) float64 { return h.Accel.EffectiveDecodeMFU() },
 			set: func(h *Hardware, v float64) { h.Accel.Serving.DecodeMFU = v }},
-		acc("mbu", 0.2, 1, "fraction of peak HBM bandwidth", func(h *Hardware) *float64 { return &h.Accel.MBU }),
-		{Name: "step_overhead", Lo: 0, Hi: 40e6, Doc: "fixed cost per engine step, ns",
+		acc("mbu", 0.2, 0.8, 1, "fraction of peak HBM bandwidth", func(h *Hardware) *float64 { return &h.Accel.MBU }),
+		{Name: "step_overhead", Lo: 0, Hi: 10e6, Init: 1e6, Doc: "fixed cost per engine step, ns",
 			get: func(h *Hardware) float64 { return float64(h.Accel.StepOverheadNs) },
 			set: func(h *Hardware, v float64) { h.Accel.StepOverheadNs = int64(math.Round(v)) }},
-		acc("step_per_seq", 0, 500e3, "CPU per scheduled sequence per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerSeqNs }),
-		acc("step_per_token", 0, 20e3, "CPU per scheduled token per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerTokenNs }),
-		acc("layer_floor", 0, 500e3, "least GPU time per layer of a pure-decode step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorNs }),
-		acc("layer_floor_mixed", 0, 1e6, "least GPU time per layer of a step with prompt tokens, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorMixedNs }),
-		acc("frontend_latency", 0, 100e6, "client to engine per request, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FrontendNs }),
-		acc("first_token_emit", 0, 50e6, "engine to client for the first token, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FirstEmitNs }),
-		{Name: "latency", OnLink: true, Lo: 100, Hi: 50e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
+		acc("step_per_seq", 0, 10e3, 200e3, "CPU per scheduled sequence per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerSeqNs }),
+		acc("step_per_token", 0, 100, 5e3, "CPU per scheduled token per step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.StepPerTokenNs }),
+		acc("layer_floor", 0, 5e3, 200e3, "least GPU time per layer of a pure-decode step, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorNs }),
+		acc("layer_floor_mixed", 0, 5e3, 500e3, "least GPU time per layer of a step with prompt tokens, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorMixedNs }),
+		acc("frontend_latency", 0, 3e6, 30e6, "client to engine per request, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FrontendNs }),
+		acc("first_token_emit", 0, 1e6, 20e6, "engine to client for the first token, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FirstEmitNs }),
+		{Name: "latency", OnLink: true, Lo: 100, Hi: 20e3, Init: 2e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
 			get: func(h *Hardware) float64 { return float64(h.Link.LatencyNs) },
 			set: func(h *Hardware, v float64) { h.Link.LatencyNs = int64(math.Round(v)) }},
 	}
@@ -53,12 +55,16 @@ func params() []Param {
 
 // Measured are the parameters fitted to serving measurements (an H100
 // under vLLM): every step term, the front end and the scale-up latency.
-var Measured = []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token",
-	"frontend_latency", "first_token_emit", "latency"}
+func Measured() []string {
+	return []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token",
+		"frontend_latency", "latency"}
+}
 
 // StepOnly are the parameters step-time profiles can identify: the front
 // end never appears in one step's time, so it cannot be fitted from them.
-var StepOnly = []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token"}
+func StepOnly() []string {
+	return []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token"}
+}
 
 // Lookup returns the named parameters, in order. An unknown name is an
 // error listing the known ones.
@@ -95,6 +101,18 @@ func (p Param) toU(x float64) float64 {
 	eps := 1e-3 * (p.Hi - p.Lo)
 	t := (min(max(x, p.Lo+eps), p.Hi-eps) - p.Lo) / (p.Hi - p.Lo)
 	return math.Log(t / (1 - t))
+}
+
+// quantize rounds v to what the catalog can hold (CatalogFields): 4
+// significant digits for a fraction, a whole ns for a time. A fit reports
+// and writes the quantized values, so the plain comparison run from the
+// catalog it wrote reproduces its report exactly.
+func (p Param) quantize(v float64) float64 {
+	if p.Hi > 1 {
+		return math.Round(v)
+	}
+	q, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return q
 }
 
 // fromU maps u back into (lo, hi).

@@ -22,7 +22,8 @@ type Source struct {
 var Fittable = []string{"h100-sxm", "a100-80gb"}
 
 // Sources returns what accel is fitted to: h100-sxm to the serving
-// experiments in calibDir and Splitwise's H100 step rows; a100-80gb to
+// experiments in calibDir and the prefill steps of Splitwise's H100 rows;
+// a100-80gb to
 // Splitwise's A100 rows and DistServe's A100 profiles (step times only).
 // profilesDir holds splitwise/perf_model.csv and distserve/*.json.
 func Sources(accel, calibDir, profilesDir string) (Source, error) {
@@ -37,9 +38,9 @@ func Sources(accel, calibDir, profilesDir string) (Source, error) {
 		if err != nil {
 			return Source{}, err
 		}
-		ps, err := Lookup(Measured)
-		return Source{Accelerator: accel, Experiments: exps, Steps: steps, Params: ps, Date: newestDate(exps),
-			Data: fmt.Sprintf("%d vLLM V1 H100 experiments (%s) + Splitwise H100 llama2-70b step rows", len(exps), calibDir)}, err
+		ps, err := Lookup(Measured())
+		return Source{Accelerator: accel, Experiments: exps, Steps: prefillSteps(steps), Params: ps, Date: newestDate(exps),
+			Data: fmt.Sprintf("%d vLLM V1 H100 experiments (%s) + Splitwise H100 llama2-70b prefill steps", len(exps), calibDir)}, err
 	case "a100-80gb":
 		steps, err := SplitwisePoints(splitwise, "a100-80gb")
 		if err != nil {
@@ -52,13 +53,34 @@ func Sources(accel, calibDir, profilesDir string) (Source, error) {
 			}
 			steps = append(steps, pts...)
 		}
-		ps, err := Lookup(StepOnly)
+		ps, err := Lookup(StepOnly())
 		return Source{Accelerator: accel, Steps: steps, Params: ps,
 			Data:     "Splitwise A100 llama2-70b step rows + DistServe A100 profiles (OPT-13B, OPT-66B; DistServe and vLLM engines)",
 			Borrowed: "front end and emission (frontend_latency, first_token_emit, ...): step profiles never see them; layer floors: not separable from step_overhead in these profiles"}, err
 	}
 	return Source{}, fmt.Errorf("calibrate: no measurements to fit %q (have %v)", accel, Fittable)
 }
+
+// prefillSteps keeps the compute-bound prompt steps of pts: at least
+// minPrefillTokens prompt tokens. The serving experiments hit the prefix
+// cache on nearly every prompt, so they say little about MFU; Splitwise's
+// large prefill steps do, and large prompt GEMMs run at the kernel
+// library's speed whatever the serving stack. Its decode rows and small
+// prefills are left out: they carry its older stack's per-step floor
+// (about 28 ms on A100), not vLLM V1's, which the serving experiments
+// measure directly, and would pull the per-step and per-hop latencies.
+func prefillSteps(pts []StepPoint) []StepPoint {
+	var out []StepPoint
+	for _, p := range pts {
+		if p.Batch.PrefillSeqs > 0 && p.Batch.PrefillTokens >= minPrefillTokens {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// minPrefillTokens is the smallest prefill step prefillSteps keeps.
+const minPrefillTokens = 2048
 
 // newestDate returns the latest experiment date, "" when none has one.
 func newestDate(exps []Experiment) string {

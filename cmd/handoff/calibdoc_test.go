@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"handoff/scenarios/calibrate"
+)
+
+// TestCalibrationDocIsCurrent holds docs/CALIBRATION.md to the code and the
+// catalog. The document is what `handoff calibrate --fit --loo
+// --write-catalog hardware/catalog.yaml -o docs/CALIBRATION.md` wrote: its
+// comparison and targets must be what the plain comparison at the catalog's
+// values prints now, and its fitted values must be the catalog's. (Its
+// fit figures and leave-one-out table need the refit itself, minutes long,
+// which is what the command reruns.)
+func TestCalibrationDocIsCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the calibration set")
+	}
+	doc, err := os.ReadFile("../../docs/CALIBRATION.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	opts := &calibrateOptions{dir: "../../scenarios/calibration"}
+	if err := runCalibrate(opts, &out); err != nil {
+		t.Fatal(err)
+	}
+	prefix, _, found := strings.Cut(string(doc), "\n## Fit")
+	if !found {
+		t.Fatal("docs/CALIBRATION.md has no Fit section: regenerate it with handoff calibrate --fit --loo")
+	}
+	if got := strings.TrimSuffix(out.String(), "\n"); got != prefix {
+		t.Errorf("docs/CALIBRATION.md's comparison is not what the code prints at the catalog's values:\n%s",
+			firstDiff(got, prefix))
+	}
+	src, err := calibrate.Sources("h100-sxm", "../../scenarios/calibration", "../../scenarios/profiles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := startHardware("", "h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accel, link := calibrate.CatalogFields(src.Params, &h)
+	for _, kv := range append(accel, link...) {
+		if row := "| " + kv.Key + " | "; !strings.Contains(string(doc), row) ||
+			!strings.Contains(string(doc), " | "+kv.Value+" | ") {
+			t.Errorf("docs/CALIBRATION.md's Fit table does not give the catalog's %s %s", kv.Key, kv.Value)
+		}
+	}
+}
