@@ -21,6 +21,10 @@ import (
 //     turns sampled ids into EngineCoreOutputs (scheduler.update_from_output)
 //     on the CPU, serialised with the forward pass when async scheduling is
 //     off (its default).
+//   - AllReduceBW: vLLM's tensor-parallel all-reduce (its custom one-shot
+//     and two-shot kernels for small messages, NCCL for large:
+//     distributed/device_communicators/) moves a step's activations, a
+//     few hundred kB to a few MB, well below the link's peak.
 //   - LayerFloorNs, LayerFloorMixedNs: CUDA graphs (compilation
 //     CUDAGraphMode FULL_AND_PIECEWISE): a pure-decode batch replays one
 //     full graph, a batch with prompt tokens replays piecewise graphs with
@@ -36,6 +40,7 @@ import (
 //     response.
 type Serving struct {
 	DecodeMFU          float64 // fraction of peak FLOP/s decode-token matmuls reach; 0 = the device's MFU
+	AllReduceBW        float64 // fraction of the scale-up link's bandwidth a TP all-reduce reaches; 0 = all of it
 	StepPerSeqNs       float64 // CPU per sequence scheduled in a step, ns
 	StepPerTokenNs     float64 // CPU per token scheduled in a step, ns
 	LayerFloorNs       float64 // least GPU time per layer of a pure-decode step (full CUDA graph), ns
@@ -49,6 +54,7 @@ type Serving struct {
 // ServingSpec is Serving as written in YAML, inline in an accelerator.
 type ServingSpec struct {
 	DecodeMFU        float64        `yaml:"decode_mfu,omitempty"`
+	AllReduceBW      float64        `yaml:"allreduce_bandwidth,omitempty"`
 	StepPerSeq       units.Duration `yaml:"step_per_seq,omitempty"`
 	StepPerToken     units.Duration `yaml:"step_per_token,omitempty"`
 	LayerFloor       units.Duration `yaml:"layer_floor,omitempty"`
@@ -63,6 +69,9 @@ type ServingSpec struct {
 func (s ServingSpec) check() error {
 	if !(s.DecodeMFU >= 0 && s.DecodeMFU <= 1) {
 		return spec.Fieldf("decode_mfu", "must be in (0, 1] (or omitted for mfu)")
+	}
+	if !(s.AllReduceBW >= 0 && s.AllReduceBW <= 1) {
+		return spec.Fieldf("allreduce_bandwidth", "must be in (0, 1] (or omitted for the link's full bandwidth)")
 	}
 	for _, d := range []struct {
 		v     units.Duration
@@ -81,7 +90,7 @@ func (s ServingSpec) check() error {
 }
 
 func (s ServingSpec) resolve() Serving {
-	return Serving{DecodeMFU: s.DecodeMFU, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
+	return Serving{DecodeMFU: s.DecodeMFU, AllReduceBW: s.AllReduceBW, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
 		LayerFloorNs: float64(s.LayerFloor), LayerFloorMixedNs: float64(s.LayerFloorMixed),
 		FrontendNs: float64(s.Frontend), TokenizeNsPerToken: float64(s.TokenizePerToken),
 		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit)}
@@ -89,7 +98,7 @@ func (s ServingSpec) resolve() Serving {
 
 func (v Serving) spec() ServingSpec {
 	d := func(ns float64) units.Duration { return units.Duration(ns + 0.5) }
-	return ServingSpec{DecodeMFU: v.DecodeMFU, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
+	return ServingSpec{DecodeMFU: v.DecodeMFU, AllReduceBW: v.AllReduceBW, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
 		LayerFloor: d(v.LayerFloorNs), LayerFloorMixed: d(v.LayerFloorMixedNs), Frontend: d(v.FrontendNs),
 		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs)}
 }
@@ -141,7 +150,7 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 	for _, f := range []struct {
 		own  *float64
 		lent float64
-	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
+	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.AllReduceBW, l.AllReduceBW}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
 		{&s.LayerFloorNs, l.LayerFloorNs}, {&s.LayerFloorMixedNs, l.LayerFloorMixedNs}, {&s.FrontendNs, l.FrontendNs},
 		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs}} {
 		pick(f.own, f.lent)

@@ -136,9 +136,12 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 	}
 	b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
 	accel, link := calibrate.CatalogFields(src.Params, &fit.Hardware)
-	vals := append(accel, link...)
-	for i, p := range src.Params {
-		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), vals[i].Value, p.Doc)
+	value := map[string]string{}
+	for _, kv := range append(accel, link...) {
+		value[kv.Key] = kv.Value
+	}
+	for _, p := range src.Params {
+		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), value[p.Name], p.Doc)
 	}
 }
 

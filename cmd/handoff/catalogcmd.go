@@ -55,7 +55,7 @@ func listHardware(w io.Writer, c *hardware.Catalog) {
 // listServing prints each accelerator's serving-stack costs (hardware.Serving)
 // and whether its factors are its own or borrowed.
 func listServing(w io.Writer, c *hardware.Catalog) {
-	fmt.Fprintln(w, "ACCELERATOR\tDECODE MFU\tSTEP/SEQ\tSTEP/TOKEN\tLAYER FLOOR (GRAPH/MIXED)\tFRONT END\tTOKENIZE/TOKEN\tFIRST EMIT\tFINAL EMIT\tFACTORS")
+	fmt.Fprintln(w, "ACCELERATOR\tDECODE MFU\tALL-REDUCE BW\tSTEP/SEQ\tSTEP/TOKEN\tLAYER FLOOR (GRAPH/MIXED)\tFRONT END\tTOKENIZE/TOKEN\tFIRST EMIT\tFINAL EMIT\tFACTORS")
 	ns := func(v float64) string { return units.FormatDuration(int64(v + 0.5)) }
 	for _, a := range c.Accelerators() {
 		v := a.Serving
@@ -63,7 +63,7 @@ func listServing(w io.Writer, c *hardware.Catalog) {
 		if factors == "" {
 			factors = "own (see catalog efficiency_source)"
 		}
-		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%s / %s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.EffectiveDecodeMFU(),
+		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%s\t%s / %s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.EffectiveDecodeMFU(), allReduceBW(v.AllReduceBW),
 			ns(v.StepPerSeqNs), ns(v.StepPerTokenNs), ns(v.LayerFloorNs), ns(v.LayerFloorMixedNs), ns(v.FrontendNs),
 			ns(v.TokenizeNsPerToken), ns(v.FirstEmitNs), ns(v.FinalEmitNs), factors)
 	}
@@ -100,4 +100,12 @@ func human(v float64, unit string) string {
 		i++
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64) + " " + prefixes[i] + unit
+}
+
+// allReduceBW renders the share of the link an all-reduce reaches.
+func allReduceBW(e float64) string {
+	if e == 0 {
+		return "link"
+	}
+	return strconv.FormatFloat(e, 'g', 3, 64) + " × link"
 }

@@ -60,8 +60,9 @@ type RooflineConfig struct {
 //     after the MLP) of n·hidden·2 bytes each (BF16 activations). A ring
 //     all-reduce takes 2(TP−1) steps, each paying ScaleUp.LatencyNs (the
 //     link's small-message latency), and sends 2(TP−1)/TP of the data per
-//     rank over ScaleUp.BandwidthBps. The all-reduces are not overlapped
-//     with compute.
+//     rank over ScaleUp.BandwidthBps × Device.Serving.AllReduceBW (the
+//     share of the link an all-reduce of a step's activations reaches;
+//     0 = all). The all-reduces are not overlapped with compute.
 //   - cpu (Device.Serving): the engine core's CPU work per step,
 //     StepPerSeqNs per scheduled sequence plus StepPerTokenNs per scheduled
 //     token (input preparation, sampling, output processing), serialised
@@ -154,7 +155,11 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 	if cfg.TP > 1 {
 		allReduces := 2 * float64(m.Layers)
 		perRankBytes := 2 * (tp - 1) / tp * float64(m.Hidden) * 2
-		r.arNsPerToken = allReduces * perRankBytes / cfg.ScaleUp.BandwidthBps * 1e9
+		bw := cfg.ScaleUp.BandwidthBps
+		if e := cfg.Device.Serving.AllReduceBW; e > 0 {
+			bw *= e
+		}
+		r.arNsPerToken = allReduces * perRankBytes / bw * 1e9
 		r.fixedNs += allReduces * 2 * (tp - 1) * float64(cfg.ScaleUp.LatencyNs)
 	}
 	return r, nil

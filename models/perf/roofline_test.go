@@ -83,6 +83,19 @@ func TestRooflineServingTerms(t *testing.T) {
 	}
 }
 
+// TestRooflineAllReduceBandwidth: an all-reduce reaching a quarter of the
+// link's bandwidth takes four times as long to move its bytes; its hops'
+// latency is unchanged (TestRooflineHandComputed's TP 2 decode).
+func TestRooflineAllReduceBandwidth(t *testing.T) {
+	dev := testH100()
+	dev.Serving.AllReduceBW = 0.25
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	want := 16_191_203_072/2/2.68e12*1e9 + 4*64*8192/450e9*1e9 + 128_000 + 2e6
+	if got := r.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1000}); math.Abs(float64(got)-want) > 1 {
+		t.Errorf("StepNs = %d, want %.0f", got, want)
+	}
+}
+
 func TestRooflineHandComputed(t *testing.T) {
 	tests := []struct {
 		name   string

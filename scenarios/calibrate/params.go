@@ -37,6 +37,8 @@ func params() []Param {
 		{Name: "decode_mfu", Lo: 0.01, Hi: 1, Init: 0.5, Doc: "decode tokens' fraction of peak FLOP/s (unset = mfu)",
 			get: func(h *Hardware) float64 { return h.Accel.EffectiveDecodeMFU() },
 			set: func(h *Hardware, v float64) { h.Accel.Serving.DecodeMFU = v }},
+		acc("allreduce_bandwidth", 0.02, 0.5, 1, "share of the scale-up link's bandwidth a TP all-reduce reaches (moves TP > 1 only)",
+			func(h *Hardware) *float64 { return &h.Accel.Serving.AllReduceBW }),
 		acc("mbu", 0.2, 0.8, 1, "fraction of peak HBM bandwidth", func(h *Hardware) *float64 { return &h.Accel.MBU }),
 		{Name: "step_overhead", Lo: 0, Hi: 10e6, Init: 1e6, Doc: "fixed cost per engine step, ns",
 			get: func(h *Hardware) float64 { return float64(h.Accel.StepOverheadNs) },
@@ -57,7 +59,7 @@ func params() []Param {
 // under vLLM): every step term, the front end and the scale-up latency.
 func Measured() []string {
 	return []string{"mfu", "decode_mfu", "mbu", "step_overhead", "step_per_seq", "step_per_token",
-		"frontend_latency", "latency"}
+		"frontend_latency", "latency", "allreduce_bandwidth"}
 }
 
 // StepOnly are the parameters step-time profiles can identify: the front
