@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"handoff/hardware"
+	"handoff/hardware/spec"
 	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/network"
@@ -231,59 +233,26 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	return cfg, nil
 }
 
-// stepTimer builds the pool's step-time model.
+// stepTimer builds the pool's step-time model from its registered Spec.
 func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model) (perf.StepTimer, error) {
-	st := p.StepTime
-	switch st.Model {
-	case "polynomial":
-		return l.polynomial(at, p)
-	case "table":
-		return l.profileTable(at, p)
+	env := perf.Env{Model: m, Device: dev, TP: p.TP, OverlapCPU: *p.Engine.AsyncScheduling,
+		Open: func(name string) (io.ReadCloser, string, error) {
+			f, err := l.open(at+".step_time.file", name)
+			return f, l.Resolve(name), err
+		}}
+	if p.TP > 1 {
+		link, err := hw.Link(dev.ScaleUpLink)
+		if err != nil {
+			return nil, l.errorf(at+".hardware", "scale-up link of %s: %v", dev.Name, err)
+		}
+		env.ScaleUp = link
 	}
-	link, err := hw.Link(dev.ScaleUpLink)
-	if err != nil && p.TP > 1 {
-		return nil, l.errorf(at+".hardware", "scale-up link of %s: %v", dev.Name, err)
+	t, err := stepTimeSpec(&p.StepTime).New(env)
+	var fe *spec.FieldError
+	if err != nil && !(errors.As(err, &fe) && fe.File != "") {
+		err = l.errorf(at+".step_time", "%v", err)
 	}
-	overhead := int64(-1)
-	if st.Overhead != nil {
-		overhead = int64(*st.Overhead)
-	}
-	r, err := perf.NewRoofline(perf.RooflineConfig{Model: m, Device: dev, TP: p.TP, ScaleUp: link,
-		MFU: st.MFU, MBU: st.MBU, StepOverheadNs: overhead, OverlapCPU: *p.Engine.AsyncScheduling})
-	if err != nil {
-		return nil, l.errorf(at+".step_time", "%v", err)
-	}
-	return r, nil
-}
-
-func (l *Loaded) polynomial(at string, p *Pool) (perf.StepTimer, error) {
-	f, err := l.open(at+".step_time.file", p.StepTime.File)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	c, err := perf.ParseDistServe(f, l.Resolve(p.StepTime.File), p.StepTime.ProfileModel, p.TP)
-	if err != nil {
-		return nil, l.errorf(at+".step_time", "%v", err)
-	}
-	return perf.NewPolynomial(c), nil
-}
-
-func (l *Loaded) profileTable(at string, p *Pool) (perf.StepTimer, error) {
-	f, err := l.open(at+".step_time.file", p.StepTime.File)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rows, err := perf.ParseSplitwise(f, l.Resolve(p.StepTime.File))
-	if err != nil {
-		return nil, err
-	}
-	t, err := perf.NewProfileTable(rows, p.StepTime.ProfileModel, p.StepTime.ProfileHW, p.TP)
-	if err != nil {
-		return nil, l.errorf(at+".step_time", "%v", err)
-	}
-	return t, nil
+	return t, err
 }
 
 // open opens a file named at a scenario field.

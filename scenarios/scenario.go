@@ -9,6 +9,7 @@ import (
 	"handoff/hardware"
 	"handoff/hardware/units"
 	"handoff/models/llm"
+	"handoff/models/perf"
 	"handoff/scenarios/search"
 	"handoff/scenarios/sweep"
 	"handoff/scenarios/workload"
@@ -122,15 +123,13 @@ type Engine struct {
 	AsyncScheduling     *bool   `yaml:"async_scheduling"` // vLLM's default since Nov 2025: plan step k+1 while step k runs
 }
 
-// StepTime chooses and tunes the step-time model of a pool.
+// StepTime chooses and tunes the step-time model of a pool. Each model's
+// fields are its own (models/perf: RooflineSpec, ProfileFile), inlined in
+// the section; steptime.go registers the models by name.
 type StepTime struct {
-	Model        string          `yaml:"model"`                   // roofline | polynomial | table; wafer on a wafer pool
-	File         string          `yaml:"file,omitempty"`          // polynomial: DistServe JSON; table: Splitwise CSV
-	ProfileModel string          `yaml:"profile_model,omitempty"` // model key inside File
-	ProfileHW    string          `yaml:"profile_hardware,omitempty"`
-	MFU          float64         `yaml:"mfu,omitempty"` // roofline overrides; 0 = catalog value
-	MBU          float64         `yaml:"mbu,omitempty"`
-	Overhead     *units.Duration `yaml:"step_overhead,omitempty"`
+	Model             string           `yaml:"model"` // roofline | polynomial | table; wafer on a wafer pool
+	perf.RooflineSpec `yaml:",inline"` // roofline (and wafer): factor overrides
+	perf.ProfileFile  `yaml:",inline"` // polynomial, table: the profile read
 }
 
 // Link names the link kind that joins prefill and decode instances, with

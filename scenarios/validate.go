@@ -43,10 +43,6 @@ func (l *Loaded) validate() error {
 	return l.validateRouter()
 }
 
-// minFactor is the smallest efficiency factor accepted: below it a step
-// would take longer than any run could simulate.
-const minFactor = 0.01
-
 var routerPolicies = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
 // inUnit reports whether x is in (0, 1]; NaN is not.
@@ -103,7 +99,6 @@ func (l *Loaded) validateWorkload() error {
 var (
 	roles       = []string{"colocated", "prefill", "decode"}
 	preemptions = []string{"recompute", "swap", "reject"}
-	stepTimes   = []string{"roofline", "polynomial", "table", "wafer"}
 	// remoteKVQueues: where requests waiting for, or holding, remote KV
 	// wait (engine.Config.SharedQueue).
 	remoteKVQueues = []string{"separate", "shared"}
@@ -182,8 +177,9 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 			"(e.g. reject: {cache_hit_threshold: 0.8, phase: 2})")
 	case !slices.Contains(stepTimes, st.Model):
 		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
-	case !(st.MFU == 0 || st.MFU >= minFactor && st.MFU <= 1) || !(st.MBU == 0 || st.MBU >= minFactor && st.MBU <= 1):
-		return l.errorf(at+".step_time", "mfu and mbu must be in [%g, 1] (or omitted for the catalog value)", minFactor)
+	}
+	if err := stepTimeSpec(&st).Check(); err != nil {
+		return l.locate(at+".step_time", err)
 	}
 	if err := l.validatePolicy(at, p); err != nil {
 		return err

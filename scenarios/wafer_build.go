@@ -90,8 +90,8 @@ func (l *Loaded) waferTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	m *llm.Model) (perf.StepTimer, error) {
 	w, st := p.Wafer, p.StepTime
 	cfg := perf.WaferConfig{Model: m, Device: dev, Wafers: w.Wafers, MFU: st.MFU, MBU: st.MBU, StepOverheadNs: -1}
-	if st.Overhead != nil {
-		cfg.StepOverheadNs = int64(*st.Overhead)
+	if st.StepOverhead != nil {
+		cfg.StepOverheadNs = int64(*st.StepOverhead)
 	}
 	if w.LayerLatency != nil {
 		cfg.LayerLatencyNs = int64(*w.LayerLatency)

@@ -1,7 +1,9 @@
 // Package perf holds the step-time models: given what one engine iteration
 // computes, how long it takes. The default is a roofline over the served
 // model and the accelerator; a DistServe-style polynomial and a table
-// interpolated from measured profiles are the alternatives.
+// interpolated from measured profiles are the alternatives. Each model owns
+// its scenario section (a Spec: fields, checks, constructor; spec.go), so
+// a new one is a file here plus one line in scenarios/steptime.go.
 package perf
 
 // Batch summarises the work of one engine iteration (one forward pass over a

@@ -1,0 +1,34 @@
+package perf
+
+import (
+	"io"
+
+	"handoff/hardware"
+	"handoff/models/llm"
+)
+
+// Spec is one step-time model's section of a scenario, step_time: {model:
+// NAME, ...}: the fields it reads (YAML-tagged; the scenario inlines them
+// in the section), their checks and its constructor. A scenario layer
+// registers each model's Spec under its name in one place
+// (scenarios/steptime.go); defaults are the zero values, which mean "the
+// catalog's".
+type Spec interface {
+	// Check validates the section's fields, returning a
+	// *spec.FieldError whose Field is relative to step_time.
+	Check() error
+	// New builds the step timer for one pool.
+	New(env Env) (StepTimer, error)
+}
+
+// Env is what a pool gives its step-time model to build from.
+type Env struct {
+	Model      *llm.Model
+	Device     hardware.Accelerator // one TP rank
+	TP         int
+	ScaleUp    hardware.Link // the link tensor-parallel all-reduces run over; TP > 1 only
+	OverlapCPU bool          // asynchronous scheduling (RooflineConfig.OverlapCPU)
+	// Open opens a file the section names (relative to the scenario)
+	// and returns it with the path to name it by in errors.
+	Open func(name string) (io.ReadCloser, string, error)
+}
