@@ -34,12 +34,13 @@ type Accelerator struct {
 	ScaleUpLink        string  // link name used for tensor-parallel all-reduce
 	ScaleUpDomain      int     // devices the scale-up link joins (an HGX board's 8 GPUs); 0 = not bounded
 	PowerW             float64
-	CostPerHour        float64 // USD per device-hour
-	Source             string  // where the figures come from
-	EfficiencySource   string  // where MFU, MBU and StepOverheadNs come from
-	Serving            Serving // the serving stack's costs beyond the roofline (serving.go)
-	FactorsFrom        string  // the fitted accelerator whose factors this one borrows; "" = its own
-	Wafer              Wafer   // kind wafer only: pipeline and staging figures (wafer.go)
+	CostPerHour        float64    // USD per device-hour
+	Source             string     // where the figures come from
+	EfficiencySource   string     // where MFU, MBU and StepOverheadNs come from
+	Serving            Serving    // the serving stack's costs beyond the roofline (serving.go)
+	FactorsFrom        string     // the fitted accelerator whose factors this one borrows; "" = its own
+	lent               lentFields // which of MFU, MBU, StepOverheadNs FactorsFrom lent (serving.go)
+	Wafer              Wafer      // kind wafer only: pipeline and staging figures (wafer.go)
 }
 
 // Link is an interconnect as the network model sees it.

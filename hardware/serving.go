@@ -141,9 +141,10 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 			*own = lent
 		}
 	}
+	a.lent = lentFields{mfu: a.MFU == 0, mbu: a.MBU == 0, overhead: a.StepOverheadNs == 0}
 	pick(&a.MFU, lender.MFU)
 	pick(&a.MBU, lender.MBU)
-	if a.StepOverheadNs == 0 {
+	if a.lent.overhead {
 		a.StepOverheadNs = lender.StepOverheadNs
 	}
 	s, l := &a.Serving, lender.Serving
@@ -159,10 +160,33 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 }
 
 // Fitted reports how far to trust a's efficiency and serving factors: ""
-// when they are its own, else "unfitted: factors borrowed from X".
+// when they are its own; "unfitted: factors borrowed from X" when its MFU
+// or MBU are X's; "serving costs borrowed from X" when only the serving
+// stack's costs are (its device factors fitted to its own profiles).
 func (a Accelerator) Fitted() string {
-	if a.FactorsFrom == "" {
+	switch {
+	case a.FactorsFrom == "":
 		return ""
+	case a.lent.mfu || a.lent.mbu:
+		return "unfitted: factors borrowed from " + a.FactorsFrom
 	}
-	return "unfitted: factors borrowed from " + a.FactorsFrom
+	return "serving costs borrowed from " + a.FactorsFrom
+}
+
+// lentFields records which efficiency factors an accelerator took from the
+// one its factors_from names, so that writing it back (Spec) leaves them
+// unset again.
+type lentFields struct{ mfu, mbu, overhead bool }
+
+// unlend zeroes in s the factors a borrowed.
+func (a Accelerator) unlend(s *AcceleratorSpec) {
+	if a.lent.mfu {
+		s.MFU = 0
+	}
+	if a.lent.mbu {
+		s.MBU = 0
+	}
+	if a.lent.overhead {
+		s.StepOverhead = 0
+	}
 }

@@ -130,8 +130,9 @@ func (s LinkSpec) Resolve() (Link, error) {
 }
 
 // Spec returns the YAML form of a, so a resolved catalog can be written back.
+// Factors a borrowed are left unset, to be borrowed again.
 func (a Accelerator) Spec() AcceleratorSpec {
-	return AcceleratorSpec{
+	s := AcceleratorSpec{
 		Name: a.Name, Kind: a.Kind,
 		Memory: units.Bytes(a.MemoryBytes), MemoryBandwidth: units.Bandwidth(a.MemoryBandwidthBps),
 		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS),
@@ -140,6 +141,8 @@ func (a Accelerator) Spec() AcceleratorSpec {
 		Source: a.Source, EfficiencySource: a.EfficiencySource, WaferSpec: a.Wafer.spec(),
 		ServingSpec: a.Serving.spec(), FactorsFrom: a.FactorsFrom,
 	}
+	a.unlend(&s)
+	return s
 }
 
 // Spec returns the YAML form of l.

@@ -92,7 +92,7 @@ func provenance(src *calibrate.Source, fit *calibrate.Fitted, date string) strin
 	s := fmt.Sprintf("fitted %s by handoff calibrate --fit (Nelder-Mead over %s) to %s; objective %.4g (start %.4g): serving RMS rel. error %.1f%%, step RMS %.1f%%",
 		date, paramNames(src.Params), src.Data, fit.Objective, fit.StartObjective, 100*fit.ServingRMS, 100*fit.StepRMS)
 	if src.Borrowed != "" {
-		s += "; not fitted, borrowed: " + src.Borrowed
+		s += "; borrowed: " + src.Borrowed
 	}
 	return s
 }
@@ -112,7 +112,13 @@ func writeFittedCatalog(file string, src *calibrate.Source, fit *calibrate.Fitte
 	if err != nil {
 		return fmt.Errorf("--write-catalog: %w", err)
 	}
-	accel, link := calibrate.CatalogFields(src.Params, &fit.Hardware)
+	var written []calibrate.Param
+	for _, p := range src.Params {
+		if src.Writes(p.Name) {
+			written = append(written, p)
+		}
+	}
+	accel, link := calibrate.CatalogFields(written, &fit.Hardware)
 	accel = append(accel, calibrate.KeyValue{Key: "efficiency_source", Value: calibrate.Quote(source)})
 	if data, err = calibrate.RewriteEntry(data, file, "accelerators", src.Accelerator, "mbu", accel); err != nil {
 		return err
@@ -132,7 +138,7 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 	fmt.Fprintf(b, "Fitted to %s (%d step points). Objective (weighted mean square of relative errors) %.4g, from %.4g at the start, after %d evaluations; serving RMS %.1f%%, step RMS %.1f%%.\n",
 		src.Data, len(src.Steps), fit.Objective, fit.StartObjective, fit.Evals, 100*fit.ServingRMS, 100*fit.StepRMS)
 	if src.Borrowed != "" {
-		fmt.Fprintf(b, "Not fitted (left as the catalog has them): %s.\n", src.Borrowed)
+		fmt.Fprintf(b, "Borrowed (left as the catalog has them): %s.\n", src.Borrowed)
 	}
 	b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
 	accel, link := calibrate.CatalogFields(src.Params, &fit.Hardware)
@@ -141,7 +147,11 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 		value[kv.Key] = kv.Value
 	}
 	for _, p := range src.Params {
-		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), value[p.Name], p.Doc)
+		v := value[p.Name]
+		if !src.Writes(p.Name) {
+			v += " (not written)"
+		}
+		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), v, p.Doc)
 	}
 }
 

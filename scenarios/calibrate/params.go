@@ -62,6 +62,13 @@ func Measured() []string {
 		"frontend_latency", "latency", "allreduce_bandwidth"}
 }
 
+// DeviceOnly are the parameters the device, not the serving software,
+// sets: what step profiles from another software stack can still tell
+// (Source.Written).
+func DeviceOnly() []string {
+	return []string{"mfu", "decode_mfu", "mbu"}
+}
+
 // StepOnly are the parameters step-time profiles can identify: the front
 // end never appears in one step's time, so it cannot be fitted from them.
 func StepOnly() []string {

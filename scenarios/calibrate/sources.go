@@ -16,6 +16,15 @@ type Source struct {
 	Data        string // the data used, for efficiency_source
 	Date        string // the newest measurement's date (YYYY-MM-DD), "" when the data carry none
 	Borrowed    string // what the fit cannot identify and leaves as it is, "" when nothing
+	// Written names the fitted parameters written to the catalog; nil:
+	// all. The others are fitted only so that these are estimated
+	// jointly with them (a profile's step floor beside its bandwidth).
+	Written []string
+}
+
+// Writes reports whether the fit writes parameter name to the catalog.
+func (s *Source) Writes(name string) bool {
+	return s.Written == nil || slices.Contains(s.Written, name)
 }
 
 // Fittable are the accelerators Sources knows measurements for.
@@ -54,9 +63,11 @@ func Sources(accel, calibDir, profilesDir string) (Source, error) {
 			steps = append(steps, pts...)
 		}
 		ps, err := Lookup(StepOnly())
-		return Source{Accelerator: accel, Steps: steps, Params: ps,
-			Data:     "Splitwise A100 llama2-70b step rows + DistServe A100 profiles (OPT-13B, OPT-66B; DistServe and vLLM engines)",
-			Borrowed: "front end and emission (frontend_latency, first_token_emit, ...): step profiles never see them; layer floors: not separable from step_overhead in these profiles"}, err
+		return Source{Accelerator: accel, Steps: steps, Params: ps, Written: DeviceOnly(),
+			Data: "Splitwise A100 llama2-70b step rows + DistServe A100 profiles (OPT-13B, OPT-66B; DistServe and vLLM engines)",
+			Borrowed: "the serving stack's costs (step_overhead, step_per_seq, step_per_token, the front end and emission) stay h100-sxm's vLLM V1 fit: " +
+				"these profiles come from 2023-24 stacks (Splitwise's decode steps have a ~28 ms floor) whose per-step costs today's vLLM does not have, " +
+				"so they are fitted beside mfu, decode_mfu and mbu but not written; layer floors: not separable from step_overhead in step profiles"}, err
 	}
 	return Source{}, fmt.Errorf("calibrate: no measurements to fit %q (have %v)", accel, Fittable)
 }
