@@ -79,6 +79,25 @@ func TestFitRecoversKnownFactors(t *testing.T) {
 	}
 }
 
+// TestFitRecoversFrontEnd: measurements generated with a 4.5 ms front end;
+// a fit of the front end alone, from its 3 ms start, finds it.
+func TestFitRecoversFrontEnd(t *testing.T) {
+	truth := h100(t)
+	truth.Accel.Serving.FrontendNs = 4.5e6
+	exps := synthetic(t, truth, "testdata/tiny-7b.yaml")
+	ps, err := Lookup([]string{"frontend_latency"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Fit(Problem{Experiments: exps, Start: h100(t), Params: ps, MaxEvals: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Values[0]; math.Abs(got-4.5e6) > 0.02*4.5e6 {
+		t.Errorf("frontend_latency = %g ns, want 4.5 ms ± 2%% (objective %g)", got, f.Objective)
+	}
+}
+
 func equalFloats(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
