@@ -33,7 +33,8 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 	if !found {
 		t.Fatal("docs/CALIBRATION.md has no Fit section: regenerate it with handoff calibrate --fit --loo")
 	}
-	if got := strings.TrimSuffix(out.String(), "\n"); got != prefix {
+	prefix = strings.TrimRight(prefix, "\n")
+	if got := strings.TrimRight(out.String(), "\n"); got != prefix {
 		t.Errorf("docs/CALIBRATION.md's comparison is not what the code prints at the catalog's values:\n%s",
 			firstDiff(got, prefix))
 	}

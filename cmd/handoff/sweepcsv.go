@@ -39,6 +39,7 @@ func csvFigures() []csvFigure {
 		{"requests_rejected", func(s *results.Summary) string { return csvCount(s.Requests.Rejected) }},
 		{"requests_dropped", func(s *results.Summary) string { return csvCount(s.Requests.Dropped) }},
 		{"requests_failed", func(s *results.Summary) string { return csvCount(s.Requests.Failed) }},
+		{"requests_abandoned", func(s *results.Summary) string { return csvCount(s.Requests.Abandoned) }},
 	}
 	f = append(f, csvStatFigures("ttft", func(s *results.Summary) *results.Stats { return &s.TTFT })...)
 	f = append(f, csvStatFigures("tpot", func(s *results.Summary) *results.Stats { return &s.TPOT })...)
