@@ -108,12 +108,14 @@ const docIntro = `# Step-time models: roofline vs measured
 
 handoff prices every engine iteration with a step-time model (` + "`models/perf`" + `):
 
-- **Roofline** (default): per TP rank, max(FLOPs / (peak·MFU), bytes / (HBM bw·MBU)) + all-reduce
-  time over the scale-up link + a fixed per-step overhead. FLOPs = 2·active params per new token +
+- **Roofline** (default): per TP rank, max(prompt FLOPs / (peak·MFU) + decode FLOPs / (peak·decode
+  MFU), bytes / (HBM bw·MBU), layers·floor) + all-reduce time over the scale-up link + the engine's
+  CPU work per sequence and token + a fixed per-step overhead. FLOPs = 2·active params per new token +
   4·layers·heads·head_dim per attended query·key pair; bytes = weights once per step (MoE: shared
   weights + the experts the step's tokens touch in expectation) + KV read + KV written; activations
-  ignored. Two ring all-reduces per layer of tokens·hidden·2 bytes, 2(TP−1)/TP of it per rank,
-  plus one link latency each. See the doc comment of ` + "`perf.Roofline`" + `.
+  ignored. Two ring all-reduces per layer of tokens·hidden·2 bytes, 2(TP−1)/TP of it per rank at the
+  all-reduce's share of the link's bandwidth, plus 2(TP−1) hop latencies each. The steps priced here
+  are synchronous (no overlap of the CPU work). See the doc comment of ` + "`perf.Roofline`" + `.
 - **Polynomial** (DistServe): prefill ms = a + b·Σtokens + c·Σtokens² (sum of per-prompt squares, as
   DistServe's simulator does); decode ms = a + b·Σcontext + c·batch, two coefficient sets split at
   batch 95. Mixed steps: prefill + decode − the smaller a.
