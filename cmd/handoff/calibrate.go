@@ -250,7 +250,7 @@ during the stage.
 - **(overloaded)**: the measured client failed more than 10% of the stage's requests. Those
   stages are left out of the fit's residuals and of the non-overloaded targets; the targets
   table judges them by completed count and E2E mean of completed requests instead.
-- The Fit section gives the factors ` + "`handoff calibrate --fit`" + ` found (Nelder-Mead from fixed starting
+- The Fit section gives the factors the fit (` + "`--fit`" + `) found (Nelder-Mead from fixed starting
   values, within the bounds shown) and wrote into the catalog; the comparison above is at them.
 
 `
