@@ -12,9 +12,8 @@ import "handoff/results"
 // finishes it as FINISHED_ABORTED, which frees its blocks
 // (v1/engine/core.py abort_requests, v1/core/sched/scheduler.py
 // finish_requests). Each timeout is the same for every request, so its
-// deadlines come in arrival order: each has a FIFO with at most one event
-// queued, for the earliest deadline of a request still in flight (as
-// hold.go does for hold timeouts).
+// deadlines come in arrival order: each kind has a deadlineQueue
+// (deadlines.go) with at most one event queued.
 
 // The client's two deadlines, the arg of their classClient events.
 const (
@@ -25,26 +24,12 @@ const (
 
 var deadlineReasons = [numDeadlines]string{"client timeout", "first-token timeout"}
 
-// clientEntry is one request's deadline.
-type clientEntry struct {
-	ref  int32
-	id   int64
-	atNs int64
-}
-
-// clientQueue is one kind of deadline, oldest first, from head on.
-type clientQueue struct {
-	q     []clientEntry
-	head  int
-	armed bool // an event is queued for q[head]
-}
-
 // clientState is the client's deadlines, and the flights it gave up on
 // that could not be aborted at once (their KV on the wire, or one of their
 // instances inside a step): their records close when they are aborted.
 type clientState struct {
-	queues  [numDeadlines]clientQueue
-	pending []clientEntry
+	queues  [numDeadlines]deadlineQueue
+	pending []deadline
 	reasons []int // deadline kind of each pending entry
 }
 
@@ -67,10 +52,7 @@ func (c *cluster) expectClient(ref int32) {
 		if t == 0 {
 			continue
 		}
-		h := &c.client.queues[k]
-		h.q = append(h.q, clientEntry{ref, r.ID, r.ArrivalNs + t})
-		if !h.armed {
-			h.armed = true
+		if c.client.queues[k].add(deadline{ref, r.ID, r.ArrivalNs + t}) {
 			c.q.push(r.ArrivalNs+t, classClient, int32(k))
 		}
 	}
@@ -78,7 +60,7 @@ func (c *cluster) expectClient(ref int32) {
 
 // waiting reports whether entry e of deadline kind k may still apply: its
 // flight is live and, for the first token, the client has not seen one.
-func (c *cluster) waiting(k int, e clientEntry) bool {
+func (c *cluster) waiting(k int, e deadline) bool {
 	f := &c.flights[e.ref]
 	if f.phase == phaseDone || f.req.ID != e.id {
 		return false
@@ -89,52 +71,38 @@ func (c *cluster) waiting(k int, e clientEntry) bool {
 
 // dropMoot discards the entries at the head of queue k that no longer
 // apply and returns the queue.
-func (c *cluster) dropMoot(k int) *clientQueue {
+func (c *cluster) dropMoot(k int) *deadlineQueue {
 	h := &c.client.queues[k]
-	for h.head < len(h.q) && !c.waiting(k, h.q[h.head]) {
-		h.head++
-	}
-	if h.head == len(h.q) {
-		h.q, h.head = h.q[:0], 0
-	} else if h.head >= 1024 && 2*h.head >= len(h.q) {
-		h.q, h.head = h.q[:copy(h.q, h.q[h.head:])], 0
-	}
+	h.dropMoot(func(e deadline) bool { return c.waiting(k, e) })
 	return h
 }
 
 // clientSuperseded reports whether the deadline event of kind k due at
 // atNs is moot; the event moves to the next deadline that may apply.
 func (c *cluster) clientSuperseded(k int, atNs int64) bool {
-	h := c.dropMoot(k)
-	switch {
-	case h.head == len(h.q):
-		h.armed = false
-	case h.q[h.head].atNs > atNs:
-		c.q.push(h.q[h.head].atNs, classClient, int32(k))
-	default:
-		return false
+	moot, next, ok := c.dropMoot(k).superseded(atNs)
+	if ok {
+		c.q.push(next, classClient, int32(k))
 	}
-	return true
+	return moot
 }
 
 // onClientTimeouts abandons the requests whose deadline of kind k is due,
 // and arms the next deadline.
 func (c *cluster) onClientTimeouts(k int) {
 	h := c.dropMoot(k)
-	for h.head < len(h.q) && h.q[h.head].atNs <= c.nowNs {
-		e := h.q[h.head]
-		h.head++
+	for e, ok := h.due(c.nowNs); ok; e, ok = h.due(c.nowNs) {
 		c.abandon(e, k)
 		h = c.dropMoot(k)
 	}
-	if h.armed = h.head < len(h.q); h.armed {
-		c.q.push(h.q[h.head].atNs, classClient, int32(k))
+	if at, ok := h.rearm(); ok {
+		c.q.push(at, classClient, int32(k))
 	}
 }
 
 // abandon aborts the flight of entry e, whose client gave up at its
 // deadline, now or, if it cannot be aborted now, as soon as it can.
-func (c *cluster) abandon(e clientEntry, k int) {
+func (c *cluster) abandon(e deadline, k int) {
 	if f := &c.flights[e.ref]; !c.abortable(f) {
 		c.client.pending = append(c.client.pending, e)
 		c.client.reasons = append(c.client.reasons, k)

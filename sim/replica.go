@@ -24,7 +24,7 @@ type replica struct {
 	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
 	unique        int           // with shared: active requests' blocks past their shared prefixes
 
-	hold    holdQueue // prefill role: deadlines of held KV (hold.go)
+	hold    deadlineQueue // prefill role: deadlines of held KV (hold.go)
 	metrics instanceMetrics
 }
 
