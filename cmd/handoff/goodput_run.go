@@ -78,7 +78,7 @@ func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, error) {
 	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
 	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
-	m.unserved = unserved(res.Records, workloadName(l))
+	m.unserved = results.Unserved(res.Records, workloadName(l))
 	return m, nil
 }
 

@@ -123,7 +123,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 			return err
 		}
 	}
-	return incomplete(unserved(res.Records, workloadName(l)))
+	return incomplete(results.Unserved(res.Records, workloadName(l)))
 }
 
 // checkOutputs checks -o and --trace before anything is simulated.
@@ -146,27 +146,6 @@ func workloadName(l *scenarios.Loaded) string {
 		return l.Resolve(t.Path)
 	}
 	return l.File
-}
-
-// unserved reports requests the cluster could never serve (longer than any
-// instance holds) as an error naming the first, or returns nil. Commands
-// report it after their outputs are written, as incomplete: the run
-// finished, but its input held requests no instance can take.
-func unserved(recs []results.Record, source string) error {
-	n, first := 0, -1
-	for i := range recs {
-		if st := recs[i].Status; st == results.Dropped || st == results.Failed {
-			if n++; first < 0 {
-				first = i
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	r := &recs[first]
-	return fmt.Errorf("%s: %d of %d requests could not be served; the first, request %d (arrival %.6f s): %s",
-		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
 }
 
 // writeOutputs writes summary.json, requests.csv and the effective

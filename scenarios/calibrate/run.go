@@ -107,7 +107,7 @@ func runExperiment(exp Experiment, opts Options) (Result, error) {
 		res.Rows = append(res.Rows, stageRow(s, recs, startNs, endNs))
 		startNs = endNs
 	}
-	res.Unserved = unserved(recs, l.File)
+	res.Unserved = results.Unserved(recs, l.File)
 	return res, nil
 }
 
@@ -166,21 +166,3 @@ func meanP99(xs []float64) (mean, p99 float64) {
 	return mean / float64(len(xs)), results.Quantile(xs, 0.99)
 }
 
-// unserved reports the requests the simulation dropped or failed as an
-// error naming the first, or returns nil.
-func unserved(recs []results.Record, source string) error {
-	n, first := 0, -1
-	for i := range recs {
-		if st := recs[i].Status; st == results.Dropped || st == results.Failed {
-			if n++; first < 0 {
-				first = i
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	r := &recs[first]
-	return fmt.Errorf("%s: %d of %d requests could not be served; the first, request %d (arrival %.6f s): %s",
-		source, n, len(recs), r.ID, float64(r.ArrivalNs)/1e9, r.Reason)
-}
