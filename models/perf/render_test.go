@@ -143,8 +143,10 @@ const docFitIntro = `
 A grid search per device over all included points (both phases, all three TP degrees, equal
 weight) for the MFU, MBU and step overhead with the lowest MAPE: MFU and MBU in steps of 0.05 over
 [0.10, 1.00], overhead in 1 ms steps over [0, 80] ms, then refined in steps of 0.01 and 0.1 ms
-around the best. The catalog should carry these; this page is then regenerated and the two
-error tables agree.
+around the best, with the catalog's other terms (serving costs, all-reduce) as they are. These
+factors describe Splitwise's 2023 serving stack, not the catalog's: ` + "`handoff calibrate --fit`" + ` fits
+h100-sxm to vLLM V1 measurements and a100-80gb's device factors to this profile and DistServe's
+(docs/CALIBRATION.md).
 
 `
 
@@ -165,14 +167,13 @@ const docDiscussion = `
   50.0 ms at batch 64. The KV the batch-64 step reads is 64·512·327,680 B / 8 = 1.3 GB per GPU,
   0.4 ms at full bandwidth, so the growth is a per-sequence cost (attention kernels at short
   context, sampling, per-sequence scheduling) that the roofline has no term for. It is 40-50% too
-  fast at batch 64 even after fitting. A per-sequence overhead term would fix it.
+  fast at batch 64 even after fitting. The roofline's per-sequence CPU term (` + "`step_per_seq`" + `) is
+  fitted to vLLM V1, whose per-sequence cost is a few µs; this grid leaves it as it is.
 - **TP8 scales worse than the roofline assumes.** Measured prefill of one 8,192-token prompt on H100:
-  1,339 ms at TP2, 943 ms at TP4, 848 ms at TP8 (the FLOPs per GPU halve at each step). The roofline
-  prices all-reduce at the full per-direction NVLink bandwidth with one latency per all-reduce and
-  assumes GEMMs keep their MFU on 1/8 shards; neither holds, so after fitting TP8 is still 20-30% too
-  fast and TP2 5-10% too slow (one MFU has to serve all three). An exploratory fit that also scaled
-  the link bandwidth by 0.3 cut the all-point MAPE from about 15% to 11% (TP8 still about 20%); a
-  link-efficiency factor is the natural next parameter.
+  1,339 ms at TP2, 943 ms at TP4, 848 ms at TP8 (the FLOPs per GPU halve at each step). The
+  roofline prices each all-reduce at 2(TP−1) hop latencies plus its bytes over the share of NVLink
+  an all-reduce reaches (` + "`allreduce_bandwidth`" + `, fitted with h100-sxm), which accounts for most of
+  that; one MFU still has to serve all three TP degrees, so TP8's prefill stays about 20% fast.
 - **Small prefills carry the fixed cost too, and more of it.** At TP8, batch-1 prefills of 128-512
   tokens take 52-96 ms measured against 4-47 ms of compute at MFU 0.5-0.6, a larger fixed cost than
   decode's. One overhead has to serve both phases.
