@@ -165,4 +165,3 @@ func meanP99(xs []float64) (mean, p99 float64) {
 	}
 	return mean / float64(len(xs)), results.Quantile(xs, 0.99)
 }
-
