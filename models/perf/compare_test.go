@@ -84,22 +84,11 @@ func comparePoints(rows []ProfileRow) []*point {
 		p := byKey[k]
 		p.prefillMs /= count[k]
 		p.decodeMs /= count[k]
-		p.prefillBatch, p.decodeBatch = profileBatches(p.batch, p.prompt)
+		p.prefillBatch, p.decodeBatch = ProfileSteps(p.batch, p.prompt)
 		pts[i] = p
 	}
 	markNonMonotone(pts)
 	return pts
-}
-
-// profileBatches are the steps a profile row measures: batch prompts of
-// prompt tokens prefilled from scratch, and one decode step of batch
-// sequences at context prompt.
-func profileBatches(batch, prompt int) (Batch, Batch) {
-	b, p := float64(batch), float64(prompt)
-	pre := Batch{PrefillSeqs: batch, PrefillTokens: batch * prompt, PrefillTokensSq: b * p * p,
-		PrefillAttn: b * p * (p + 1) / 2}
-	dec := Batch{DecodeSeqs: batch, DecodeContext: int64(batch) * int64(prompt)}
-	return pre, dec
 }
 
 // markNonMonotone excludes points whose prefill is faster than a smaller

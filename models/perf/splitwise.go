@@ -138,3 +138,14 @@ func positiveInt(s, col string) (int, error) {
 	}
 	return v, nil
 }
+
+// ProfileSteps are the steps a profile row of batch and prompt measures:
+// batch prompts of prompt tokens prefilled from scratch (prompt_time), and
+// one decode step of batch sequences at context prompt (token_time).
+func ProfileSteps(batch, prompt int) (prefill, decode Batch) {
+	b, p := float64(batch), float64(prompt)
+	prefill = Batch{PrefillSeqs: batch, PrefillTokens: batch * prompt, PrefillTokensSq: b * p * p,
+		PrefillAttn: b * p * (p + 1) / 2}
+	decode = Batch{DecodeSeqs: batch, DecodeContext: int64(batch) * int64(prompt)}
+	return prefill, decode
+}

@@ -64,7 +64,7 @@ func SplitwisePoints(path, hw string) ([]StepPoint, error) {
 			continue
 		}
 		a := byKey[k]
-		pre, dec := profileBatches(k.batch, k.prompt)
+		pre, dec := perf.ProfileSteps(k.batch, k.prompt)
 		out = append(out, StepPoint{src + " prompt_time", k.model, k.tp, pre, a.pre / a.n},
 			StepPoint{src + " token_time", k.model, k.tp, dec, a.dec / a.n})
 	}
@@ -103,17 +103,6 @@ func failedRun(byKey map[swKey]*swMean, k swKey) bool {
 		}
 	}
 	return false
-}
-
-// profileBatches are the steps a profile row measures: batch prompts of
-// prompt tokens prefilled from scratch, and one decode step of batch
-// sequences at context prompt.
-func profileBatches(batch, prompt int) (perf.Batch, perf.Batch) {
-	b, p := float64(batch), float64(prompt)
-	pre := perf.Batch{PrefillSeqs: batch, PrefillTokens: batch * prompt, PrefillTokensSq: b * p * p,
-		PrefillAttn: b * p * (p + 1) / 2}
-	dec := perf.Batch{DecodeSeqs: batch, DecodeContext: int64(batch) * int64(prompt)}
-	return pre, dec
 }
 
 // distServeModels maps DistServe's model names to catalog models.
@@ -159,11 +148,11 @@ func DistServePoints(path string) ([]StepPoint, error) {
 func polyGrid(poly *perf.Polynomial, src, model string, tp int) []StepPoint {
 	var out []StepPoint
 	for _, p := range distServePrompts {
-		pre, _ := profileBatches(1, p)
+		pre, _ := perf.ProfileSteps(1, p)
 		out = append(out, StepPoint{src + " prefill", model, tp, pre, poly.StepMs(&pre)})
 	}
 	for _, b := range distServeBatches {
-		_, dec := profileBatches(b, distServeContext)
+		_, dec := perf.ProfileSteps(b, distServeContext)
 		out = append(out, StepPoint{src + " decode", model, tp, dec, poly.StepMs(&dec)})
 	}
 	return out
