@@ -144,7 +144,7 @@ A grid search per device over all included points (both phases, all three TP deg
 weight) for the MFU, MBU and step overhead with the lowest MAPE: MFU and MBU in steps of 0.05 over
 [0.10, 1.00], overhead in 1 ms steps over [0, 80] ms, then refined in steps of 0.01 and 0.1 ms
 around the best, with the catalog's other terms (serving costs, all-reduce) as they are. These
-factors describe Splitwise's 2023 serving stack, not the catalog's: ` + "`handoff calibrate --fit`" + ` fits
+factors describe Splitwise's 2023 serving stack, not the catalog's: the calibration fit (` + "`calibrate --fit`" + `) fits
 h100-sxm to vLLM V1 measurements and a100-80gb's device factors to this profile and DistServe's
 (docs/CALIBRATION.md).
 
