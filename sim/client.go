@@ -29,8 +29,14 @@ var deadlineReasons = [numDeadlines]string{"client timeout", "first-token timeou
 // instances inside a step): their records close when they are aborted.
 type clientState struct {
 	queues  [numDeadlines]deadlineQueue
-	pending []deadline
-	reasons []int // deadline kind of each pending entry
+	pending []pendingAbandon
+}
+
+// pendingAbandon is a flight given up on at its deadline of kind kind
+// that could not be aborted then.
+type pendingAbandon struct {
+	deadline
+	kind int
 }
 
 // timeoutNs is the client's timeout of kind k (0: none).
@@ -104,8 +110,7 @@ func (c *cluster) onClientTimeouts(k int) {
 // deadline, now or, if it cannot be aborted now, as soon as it can.
 func (c *cluster) abandon(e deadline, k int) {
 	if f := &c.flights[e.ref]; !c.abortable(f) {
-		c.client.pending = append(c.client.pending, e)
-		c.client.reasons = append(c.client.reasons, k)
+		c.client.pending = append(c.client.pending, pendingAbandon{e, k})
 		return
 	}
 	c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[k], e.atNs)
@@ -115,17 +120,17 @@ func (c *cluster) abandon(e deadline, k int) {
 func (c *cluster) retryAbandons() {
 	p := &c.client
 	kept := 0
-	for j, e := range p.pending {
+	for _, e := range p.pending {
 		switch f := &c.flights[e.ref]; {
 		case f.phase == phaseDone || f.req.ID != e.id: // ended meanwhile (see clientVerdict)
 		case c.abortable(f):
-			c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[p.reasons[j]], e.atNs)
+			c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[e.kind], e.atNs)
 		default:
-			p.pending[kept], p.reasons[kept] = e, p.reasons[j]
+			p.pending[kept] = e
 			kept++
 		}
 	}
-	p.pending, p.reasons = p.pending[:kept], p.reasons[:kept]
+	p.pending = p.pending[:kept]
 }
 
 // clientVerdict is how a request that ends at endNs (as its client would
