@@ -13,6 +13,7 @@ import (
 	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/network"
+	"handoff/models/parallel"
 	"handoff/models/perf"
 	"handoff/results"
 	"handoff/scenarios/workload"
@@ -91,7 +92,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err != nil {
 		return l.errorf(at+".hardware", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
-	if err := l.checkTP(at, p, dev, m); err != nil {
+	if err := l.checkLayout(at, p, dev, m); err != nil {
 		return err
 	}
 	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m)
@@ -99,7 +100,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		return err
 	}
 	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
-	tmpl := sim.Instance{Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.TP, Timer: timer}
+	tmpl := sim.Instance{Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.layout().RankDevices(), Timer: timer}
 	if err := l.applyPolicy(at, p, hw, m, &ecfg, &tmpl); err != nil {
 		return err
 	}
@@ -125,15 +126,17 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	return nil
 }
 
-// checkTP refuses a tensor-parallel degree that vLLM cannot shard the
-// model over (llm.Model.CheckTP) or, without a topology, that spans more
-// devices than the accelerator's scale-up domain joins (with a topology,
-// placement checks tp against topology.domain_size).
-func (l *Loaded) checkTP(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) error {
-	if err := m.CheckTP(p.TP); err != nil {
-		return l.errorf(at+".tp", "%v", err)
+// checkLayout refuses a layout vLLM cannot shard the model over
+// (parallel.Layout.Check) or, without a topology, one whose instance spans
+// more devices than the accelerator's scale-up domain joins (with a
+// topology, placement checks tp against topology.domain_size).
+func (l *Loaded) checkLayout(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) error {
+	lay := p.layout()
+	var fe *parallel.FieldError
+	if err := lay.Check(m); errors.As(err, &fe) {
+		return l.errorf(at+"."+fe.Field, "%s", fe.Msg)
 	}
-	if d := dev.ScaleUpDomain; l.Topology == nil && d > 0 && p.TP > d {
+	if d := dev.ScaleUpDomain; l.Topology == nil && d > 0 && lay.Devices() > d {
 		return l.errorf(at+".tp", "tp %d spans more than one scale-up domain of %s (%d devices on %s): "+
 			"lower tp, or give a topology whose domain_size holds it", p.TP, dev.Name, d, dev.ScaleUpLink)
 	}
@@ -160,58 +163,34 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 }
 
 // kvIn is the KV a transfer moves into a decoder of pool p, per prompt
-// token. vLLM's NixlConnector moves KV rank by rank: each decode TP rank
-// pulls its own shard (vllm/distributed/kv_transfer/kv_connector/v1/
-// nixl_connector.py and its TP mapping), so KV that ranks replicate — an
-// MLA latent, or KV heads when tp exceeds them — crosses the wire once per
-// rank: tp × the shard a rank holds. A wafer takes the prefiller's KV once
-// and re-lays it out (staging). Of a hybrid model's sliding-window layers
-// NIXL sends the last cdiv(window, block)+1 blocks only (blocks_per_sw in
-// the connector's scheduler side; llm.Model.SlidingWindowTokens).
+// token (parallel.Layout.Wire). A wafer takes the prefiller's KV once and
+// re-lays it out (staging): its layout is one stage wide.
 func kvIn(m *llm.Model, p *Pool) sim.KVSize {
-	if m.SlidingLayers > 0 {
-		ranks, perLayer := float64(p.TP), m.KVBytesPerLayerTokenPerShard(p.TP)
-		if p.Wafer != nil {
-			ranks, perLayer = 1, m.KVBytesPerLayerTokenPerShard(1)
-		}
-		return sim.KVSize{PerToken: ranks * float64(m.FullLayers()) * perLayer,
-			WindowPerToken: ranks * float64(m.SlidingLayers) * perLayer,
-			WindowTokens:   m.SlidingWindowTokens(p.Engine.BlockSize)}
-	}
-	if p.Wafer != nil {
-		return sim.KVSize{PerToken: m.KVBytesPerToken()}
-	}
-	return sim.KVSize{PerToken: float64(p.TP) * m.KVBytesPerTokenPerShard(p.TP)}
+	w := p.layout().Wire(m, p.Engine.BlockSize)
+	return sim.KVSize{PerToken: w.PerToken, WindowPerToken: w.WindowPerToken, WindowTokens: w.WindowTokens}
 }
 
 // maxBlocks bounds one instance's KV pool, whose bookkeeping takes about 30
 // bytes a block: 2^24 blocks are 256M tokens at the default block size.
 const maxBlocks = 1 << 24
 
-// engineConfig sizes the KV pool: per TP rank, device memory × utilization
-// minus that rank's share of the weights, divided into blocks. Activation
-// memory and CUDA graphs, which vLLM also reserves, are not subtracted. A
-// block holds one KV cache group's layers (llm.Model.KVBlockBytesPerShard):
-// every layer, or for a hybrid model the layers of one group, whose
-// sliding-window groups then take their blocks from the same pool, as in
-// vLLM's get_kv_cache_config_from_groups (vllm/v1/core/kv_cache_utils.py:
-// num_blocks = memory // (page size × layers per group)).
+// engineConfig sizes the KV pool of one data-parallel rank from the
+// memory each of its devices has left after its share of the weights
+// (parallel.Layout.Memory) and sets the engine limits.
 func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *llm.Model) (engine.Config, error) {
 	e := p.Engine
-	weightsRank := m.WeightBytesTotal() / float64(p.TP)
-	budget := dev.MemoryBytes*e.MemoryUtilization - weightsRank
-	blockBytes := m.KVBlockBytesPerShard(p.TP, e.BlockSize)
-	if budget >= 0 && budget < blockBytes {
+	mem := p.layout().Memory(m, dev.MemoryBytes, e.MemoryUtilization, e.BlockSize)
+	if mem.Budget >= 0 && mem.Budget < mem.BlockBytes {
 		return engine.Config{}, l.errorf(at+".engine.block_size", "one KV block of %d tokens (%.3g GB per rank) does not fit "+
-			"in the %.3g GB per device left after the weights", e.BlockSize, blockBytes/1e9, budget/1e9)
+			"in the %.3g GB per device left after the weights", e.BlockSize, mem.BlockBytes/1e9, mem.Budget/1e9)
 	}
-	if budget < blockBytes {
-		return engine.Config{}, l.errorf(at+".tp", "%s (%.1f GB of weights, %.1f GB per rank at TP %d) does not fit in %s "+
+	if mem.Budget < mem.BlockBytes {
+		return engine.Config{}, l.errorf(at+".tp", "%s (%.1f GB of weights, %.1f GB per rank at %s) does not fit in %s "+
 			"at memory_utilization %g (%.1f GB usable per device): raise tp or choose larger hardware",
-			m.Name, m.WeightBytesTotal()/1e9, weightsRank/1e9, p.TP, dev.Name, e.MemoryUtilization,
+			m.Name, m.WeightBytesTotal()/1e9, mem.WeightBytes/1e9, p.layout().Describe(), dev.Name, e.MemoryUtilization,
 			dev.MemoryBytes*e.MemoryUtilization/1e9)
 	}
-	blocks := budget / blockBytes
+	blocks := mem.Blocks
 	if !(blocks <= maxBlocks) {
 		return engine.Config{}, l.errorf(at+".engine.block_size", "%.3g KV blocks per instance exceed the limit of %d: "+
 			"raise block_size or lower memory_utilization", blocks, maxBlocks)
@@ -235,7 +214,7 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 
 // stepTimer builds the pool's step-time model from its registered Spec.
 func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model) (perf.StepTimer, error) {
-	env := perf.Env{Model: m, Device: dev, TP: p.TP, OverlapCPU: *p.Engine.AsyncScheduling,
+	env := perf.Env{Model: m, Device: dev, Layout: p.layout(), OverlapCPU: *p.Engine.AsyncScheduling,
 		Open: func(name string) (io.ReadCloser, string, error) {
 			f, err := l.open(at+".step_time.file", name)
 			return f, l.Resolve(name), err

@@ -29,8 +29,8 @@ func (l *Loaded) applyPolicy(at string, p *Pool, hw *hardware.Catalog, m *llm.Mo
 	if sw == nil {
 		return nil
 	}
-	shardBytes := m.KVBlockBytesPerShard(p.TP, ecfg.BlockSize)
-	ecfg.HostBlocks = int(float64(sw.HostMemory) / (shardBytes * float64(p.TP)))
+	shardBytes := p.layout().Memory(m, 0, 0, ecfg.BlockSize).BlockBytes
+	ecfg.HostBlocks = int(float64(sw.HostMemory) / (shardBytes * float64(p.layout().RankDevices())))
 	bw := float64(sw.HostBandwidth)
 	if bw == 0 {
 		link, err := hw.Link(defaultHostLink)

@@ -6,6 +6,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/llm"
+	"handoff/models/parallel"
 	"handoff/models/perf"
 	"handoff/sim"
 )
@@ -28,12 +29,13 @@ func slotsKVBytes(m *llm.Model, layout []SlotClass) float64 {
 func (l *Loaded) checkWaferFit(at string, w *WaferPool, dev hardware.Accelerator, m *llm.Model) error {
 	sram := float64(w.Wafers) * dev.MemoryBytes
 	weights := m.WeightBytesTotal()
-	if weights > sram {
+	mem := parallel.Pipeline(w.Wafers).Memory(m, dev.MemoryBytes, 1, 1)
+	if mem.Budget < 0 {
 		return l.errorf(at+".wafers", "%s's %.1f GB of weights do not fit in %d wafers of %s (%.1f GB of SRAM): "+
 			"over by %.1f GB; at least %d wafers are needed", m.Name, weights/1e9, w.Wafers, dev.Name, sram/1e9,
 			(weights-sram)/1e9, int(math.Ceil(weights/dev.MemoryBytes)))
 	}
-	free := sram - weights
+	free := mem.Budget * float64(w.Wafers)
 	for i, layout := range append([][]SlotClass{w.Slots}, w.Layouts...) {
 		field := at + ".slots"
 		if i > 0 {
@@ -133,10 +135,14 @@ func applyWafer(p *Pool, dev hardware.Accelerator, inst *sim.Instance) {
 	}
 }
 
-// devices is how many accelerators one instance of p occupies.
-func (p *Pool) devices() int {
+// layout is how one instance of p spreads the model over its devices:
+// its wafers pipelined, or its tp.
+func (p *Pool) layout() parallel.Layout {
 	if p.Wafer != nil {
-		return p.Wafer.Wafers
+		return parallel.Pipeline(p.Wafer.Wafers)
 	}
-	return p.TP
+	return parallel.Tensor(p.TP)
 }
+
+// devices is how many accelerators one instance of p occupies.
+func (p *Pool) devices() int { return p.layout().Devices() }

@@ -11,6 +11,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/llm"
+	"handoff/models/parallel"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/STEPTIME.md from the comparison")
@@ -123,7 +124,7 @@ type deviceSetup struct {
 }
 
 func newRooflineFor(t testing.TB, m *llm.Model, d *deviceSetup, tp int, f factors) *Roofline {
-	cfg := RooflineConfig{Model: m, Device: d.dev, TP: tp, ScaleUp: d.link,
+	cfg := RooflineConfig{Model: m, Device: d.dev, Layout: parallel.Tensor(tp), ScaleUp: d.link,
 		MFU: f.mfu, MBU: f.mbu, StepOverheadNs: f.overheadNs}
 	return mustRoofline(t, cfg)
 }

@@ -44,6 +44,13 @@ type StepTimer interface {
 	StepNs(b *Batch) int64
 }
 
+// GroupTimer prices one synchronous step of a data-parallel group from
+// every rank's batch (nil: the rank has nothing to compute and runs a
+// dummy step). Like StepNs it must not allocate.
+type GroupTimer interface {
+	GroupStepNs(ranks []*Batch) int64
+}
+
 // StepTimerFunc adapts a function to StepTimer.
 type StepTimerFunc func(b *Batch) int64
 

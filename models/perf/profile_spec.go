@@ -29,7 +29,7 @@ func (s PolynomialSpec) New(env Env) (StepTimer, error) {
 		return nil, err
 	}
 	defer f.Close()
-	c, err := ParseDistServe(f, path, s.ProfileModel, env.TP)
+	c, err := ParseDistServe(f, path, s.ProfileModel, env.Layout.TP)
 	if err != nil {
 		return nil, err
 	}
@@ -51,5 +51,5 @@ func (s TableSpec) New(env Env) (StepTimer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewProfileTable(rows, s.ProfileModel, s.ProfileHW, env.TP)
+	return NewProfileTable(rows, s.ProfileModel, s.ProfileHW, env.Layout.TP)
 }

@@ -6,6 +6,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/llm"
+	"handoff/models/parallel"
 )
 
 // RooflineConfig configures a Roofline. Zero MFU or MBU means "the device's
@@ -14,7 +15,7 @@ import (
 type RooflineConfig struct {
 	Model          *llm.Model
 	Device         hardware.Accelerator // one TP rank
-	TP             int                  // tensor-parallel degree, >= 1
+	Layout         parallel.Layout      // the instance's degrees (parallel.Tensor(tp) for TP only)
 	ScaleUp        hardware.Link        // link the all-reduces run over; ignored when TP == 1
 	MFU            float64              // fraction of peak FLOP/s prompt tokens reach; 0 = Device.MFU
 	DecodeMFU      float64              // fraction decode tokens reach; 0 = Device.Serving.DecodeMFU, else MFU
@@ -22,6 +23,7 @@ type RooflineConfig struct {
 	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
 	UseFP8         bool                 // price matmuls at the FP8 dense peak instead of BF16
 	OverlapCPU     bool                 // asynchronous scheduling: the step's CPU work runs under the previous step's GPU work
+	Experts        ExpertConfig         // expert parallelism (Layout.EP > 1) only: experts.go
 }
 
 // Roofline is the default step-time model. For one step of a batch it
@@ -105,6 +107,10 @@ type Roofline struct {
 	// pointer keeps a Roofline within two cache lines (96-byte objects),
 	// which a many-instance run, latency-bound, notices.
 	sliding *slidingTerms
+	// experts is the expert-parallel MoE terms (experts.go); nil unless
+	// Layout.EP > 1, when the routed experts are priced per device apart
+	// from flopsPerTokRank and denseBytesRank.
+	experts *expertTerms
 }
 
 // slidingTerms are a hybrid model's sliding-window layers, per rank.
@@ -123,7 +129,7 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 	if err := cfg.fillDefaults(); err != nil {
 		return nil, err
 	}
-	m, tp := cfg.Model, float64(cfg.TP)
+	m, tp := cfg.Model, float64(cfg.Layout.TP)
 	peak := cfg.Device.BF16FLOPS
 	if cfg.UseFP8 {
 		peak = cfg.Device.FP8FLOPS
@@ -134,7 +140,7 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		nsPerByte:       1e9 / (cfg.Device.MemoryBandwidthBps * cfg.MBU),
 		flopsPerTokRank: m.FLOPsPerToken() / tp,
 		attnPerPairRank: m.AttnFLOPsPerPair() / tp,
-		kvBytesRank:     m.KVBytesPerTokenPerShard(cfg.TP),
+		kvBytesRank:     m.KVBytesPerTokenPerShard(cfg.Layout.TP),
 		fixedNs:         float64(cfg.StepOverheadNs),
 		perSeqNs:        cfg.Device.Serving.StepPerSeqNs,
 		perTokenNs:      cfg.Device.Serving.StepPerTokenNs,
@@ -143,16 +149,12 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		overlapCPU:      cfg.OverlapCPU,
 	}
 	if m.SlidingLayers > 0 {
-		r.splitSliding(m, cfg.TP)
+		r.splitSliding(m, cfg.Layout.TP)
 	}
-	if m.Experts > 0 && m.ExpertsPerTok > 0 {
-		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
-		r.expertBytesRank = m.ExpertParams() * m.WeightBytes / tp
-		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
-	} else {
-		r.denseBytesRank = m.WeightBytesTotal() / tp
+	if err := r.splitWeights(&cfg); err != nil {
+		return nil, err
 	}
-	if cfg.TP > 1 {
+	if cfg.Layout.TP > 1 {
 		allReduces := 2 * float64(m.Layers)
 		perRankBytes := 2 * (tp - 1) / tp * float64(m.Hidden) * 2
 		bw := cfg.ScaleUp.BandwidthBps
@@ -163,6 +165,30 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		r.fixedNs += allReduces * 2 * (tp - 1) * float64(cfg.ScaleUp.LatencyNs)
 	}
 	return r, nil
+}
+
+// splitWeights sets the weight bytes a device reads: a dense model's all,
+// a MoE model's shared weights always and its routed experts as the step
+// touches them — sharded by TP, or whole on each device under expert
+// parallelism (experts.go).
+func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
+	m, tp := cfg.Model, float64(cfg.Layout.TP)
+	x, err := newExpertTerms(cfg)
+	switch {
+	case err != nil:
+		return err
+	case x != nil:
+		r.experts = x
+		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
+		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
+	case m.Experts > 0 && m.ExpertsPerTok > 0:
+		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
+		r.expertBytesRank = m.ExpertParams() * m.WeightBytes / tp
+		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
+	default:
+		r.denseBytesRank = m.WeightBytesTotal() / tp
+	}
+	return nil
 }
 
 // splitSliding divides a hybrid model's KV bytes and attention FLOPs per
@@ -181,8 +207,8 @@ func (c *RooflineConfig) fillDefaults() error {
 	if c.Model == nil {
 		return fmt.Errorf("perf: roofline: model is nil")
 	}
-	if c.TP < 1 {
-		return fmt.Errorf("perf: roofline %s: tp %d < 1", c.Device.Name, c.TP)
+	if c.Layout.TP < 1 {
+		return fmt.Errorf("perf: roofline %s: tp %d < 1", c.Device.Name, c.Layout.TP)
 	}
 	if c.MFU == 0 {
 		c.MFU = c.Device.MFU
@@ -219,10 +245,10 @@ func (c *RooflineConfig) validate() error {
 		return fmt.Errorf("perf: roofline %s: bf16 peak %g FLOP/s <= 0", name, c.Device.BF16FLOPS)
 	case c.UseFP8 && !(c.Device.FP8FLOPS > 0):
 		return fmt.Errorf("perf: roofline %s: fp8 peak %g FLOP/s <= 0 (device has no FP8)", name, c.Device.FP8FLOPS)
-	case c.TP > 1 && !(c.ScaleUp.BandwidthBps > 0):
+	case c.Layout.TP > 1 && !(c.ScaleUp.BandwidthBps > 0):
 		return fmt.Errorf("perf: roofline %s: tp %d needs a scale-up link, %q has bandwidth %g B/s",
-			name, c.TP, c.ScaleUp.Name, c.ScaleUp.BandwidthBps)
-	case c.TP > 1 && c.ScaleUp.LatencyNs < 0:
+			name, c.Layout.TP, c.ScaleUp.Name, c.ScaleUp.BandwidthBps)
+	case c.Layout.TP > 1 && c.ScaleUp.LatencyNs < 0:
 		return fmt.Errorf("perf: roofline %s: link %q latency %d ns < 0", name, c.ScaleUp.Name, c.ScaleUp.LatencyNs)
 	}
 	return nil
@@ -243,11 +269,24 @@ const maxStepNs = 1e15
 
 // stepNs is StepNs in float64 nanoseconds.
 func (r *Roofline) stepNs(b *Batch) float64 {
+	if r.experts == nil {
+		return r.rankNs(b, 0, 0, 0) + r.fixedNs
+	}
 	n := float64(b.Tokens())
-	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank
-	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank
+	flops, bytes := r.experts.work(n)
+	prefill := flops * float64(b.PrefillTokens) / n
+	return r.rankNs(b, prefill, flops-prefill, bytes) + r.fixedNs
+}
+
+// rankNs is one device's time for its rank's batch b, without the fixed
+// costs, when its routed experts add expertPrefill and expertDecode FLOPs
+// (the prompt and the decode tokens' shares) and expertBytes of weights.
+func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes float64) float64 {
+	n := float64(b.Tokens())
+	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank + expertPrefill
+	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank + expertDecode
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
-	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank
+	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank + expertBytes
 	if r.sliding != nil {
 		pf, df, by := r.sliding.work(b, n)
 		prefillFLOPs, decodeFLOPs, bytes = prefillFLOPs+pf, decodeFLOPs+df, bytes+by
@@ -259,9 +298,43 @@ func (r *Roofline) stepNs(b *Batch) float64 {
 	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor)
 	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
 	if r.overlapCPU {
-		return max(gpu+n*r.arNsPerToken, cpu) + r.fixedNs
+		return max(gpu+n*r.arNsPerToken, cpu)
 	}
-	return gpu + n*r.arNsPerToken + cpu + r.fixedNs
+	return gpu + n*r.arNsPerToken + cpu
+}
+
+// GroupStepNs prices one synchronous step of a data-parallel group from
+// each rank's batch (nil: the rank runs a dummy step): every device
+// computes its rank's tokens and the group's expert work, the step waits
+// for the slowest, then the all-to-all (see expertTerms). Without expert
+// parallelism it prices the largest rank's step. Cost: O(ranks), no
+// allocation.
+func (r *Roofline) GroupStepNs(ranks []*Batch) int64 {
+	var total, prompt, largest float64
+	for _, b := range ranks {
+		if b != nil {
+			n := float64(b.Tokens())
+			total, prompt, largest = total+n, prompt+float64(b.PrefillTokens), max(largest, n)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	var flops, bytes, a2a float64
+	if r.experts != nil {
+		flops, bytes = r.experts.work(total)
+		a2a = largest*r.experts.a2aNsPerToken + r.experts.a2aFixedNs
+	}
+	prefill := flops * prompt / total
+	var idle Batch
+	worst := 0.0
+	for _, b := range ranks {
+		if b == nil {
+			b = &idle
+		}
+		worst = max(worst, r.rankNs(b, prefill, flops-prefill, bytes))
+	}
+	return int64(math.Round(min(worst+a2a+r.fixedNs, maxStepNs)))
 }
 
 // work is the attention FLOPs of the prompt and the decode tokens and the

@@ -7,6 +7,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/llm"
+	"handoff/models/parallel"
 )
 
 // llama31_8B is Llama-3.1-8B as the hand computations below assume:
@@ -51,7 +52,7 @@ func TestRooflineServingTerms(t *testing.T) {
 	dev := testH100()
 	dev.Serving = hardware.Serving{DecodeMFU: 0.1, StepPerSeqNs: 20_000, StepPerTokenNs: 500,
 		LayerFloorNs: 250_000, LayerFloorMixedNs: 300_000}
-	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, TP: 1, StepOverheadNs: -1})
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: -1})
 	tests := []struct {
 		name   string
 		b      Batch
@@ -89,7 +90,7 @@ func TestRooflineServingTerms(t *testing.T) {
 func TestRooflineAllReduceBandwidth(t *testing.T) {
 	dev := testH100()
 	dev.Serving.AllReduceBW = 0.25
-	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: dev, Layout: parallel.Tensor(2), ScaleUp: testLink, StepOverheadNs: -1})
 	want := 16_191_203_072/2/2.68e12*1e9 + 4*64*8192/450e9*1e9 + 128_000 + 2e6
 	if got := r.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1000}); math.Abs(float64(got)-want) > 1 {
 		t.Errorf("StepNs = %d, want %.0f", got, want)
@@ -132,7 +133,7 @@ func TestRooflineHandComputed(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: tc.tp,
+			r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(tc.tp),
 				ScaleUp: testLink, StepOverheadNs: -1})
 			got := r.StepNs(&tc.b)
 			if math.Abs(float64(got)-tc.wantNs) > 1 {
@@ -149,7 +150,7 @@ func TestRooflineMoETouchedExperts(t *testing.T) {
 	m := &llm.Model{Name: "moe", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
 		Intermediate: 14336, Vocab: 32000, ParamsTotal: 46.7e9, ParamsActive: 12.9e9,
 		Experts: 8, ExpertsPerTok: 2, Attention: llm.AttentionGQA, WeightBytes: 2, KVBytes: 2}
-	r := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: -1})
+	r := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: -1})
 	shared, expert := m.SharedParams()*2, m.ExpertParams()*2
 	for _, tc := range []struct {
 		n    float64
@@ -166,17 +167,17 @@ func TestRooflineMoETouchedExperts(t *testing.T) {
 func TestRooflineDefaultsAndFP8(t *testing.T) {
 	m := llama31_8B()
 	b := Batch{PrefillSeqs: 1, PrefillTokens: 2048, PrefillAttn: 2_098_176}
-	def := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: -1})
-	explicit := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6})
+	def := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: -1})
+	explicit := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), MFU: 0.5, MBU: 0.8, StepOverheadNs: 2e6})
 	if def.StepNs(&b) != explicit.StepNs(&b) {
 		t.Errorf("device defaults %d != explicit %d", def.StepNs(&b), explicit.StepNs(&b))
 	}
-	zero := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: 0})
+	zero := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: 0})
 	if d := def.StepNs(&b) - zero.StepNs(&b); d != 2e6 {
 		t.Errorf("overhead 0 vs default differ by %d ns, want 2e6", d)
 	}
 	// FP8 doubles the peak: 33,990,928,498,688 / 989.5e12 = 34.351621 ms.
-	fp8 := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), TP: 1, StepOverheadNs: 0, UseFP8: true})
+	fp8 := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: 0, UseFP8: true})
 	if got, want := float64(fp8.StepNs(&b)), 33_990_928_498_688/989.5e12*1e9; math.Abs(got-want) > 1 {
 		t.Errorf("fp8 prefill %g ns, want %g", got, want)
 	}
@@ -190,13 +191,13 @@ func TestRooflineConfigErrors(t *testing.T) {
 		cfg  RooflineConfig
 		want string
 	}{
-		{"nil model", RooflineConfig{Device: testH100(), TP: 1}, "model is nil"},
+		{"nil model", RooflineConfig{Device: testH100(), Layout: parallel.Tensor(1)}, "model is nil"},
 		{"tp 0", RooflineConfig{Model: llama31_8B(), Device: testH100()}, "tp 0"},
-		{"mfu", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, MFU: 1.5}, "mfu 1.5"},
-		{"mbu", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, MBU: -1}, "mbu -1"},
-		{"overhead", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 1, StepOverheadNs: -5}, "overhead -5"},
-		{"fp8", RooflineConfig{Model: llama31_8B(), Device: noFP8, TP: 1, UseFP8: true}, "fp8 peak"},
-		{"link", RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 4}, "scale-up link"},
+		{"mfu", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), MFU: 1.5}, "mfu 1.5"},
+		{"mbu", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), MBU: -1}, "mbu -1"},
+		{"overhead", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: -5}, "overhead -5"},
+		{"fp8", RooflineConfig{Model: llama31_8B(), Device: noFP8, Layout: parallel.Tensor(1), UseFP8: true}, "fp8 peak"},
+		{"link", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(4)}, "scale-up link"},
 	}
 	for _, tc := range tests {
 		_, err := NewRoofline(tc.cfg)
@@ -208,7 +209,7 @@ func TestRooflineConfigErrors(t *testing.T) {
 
 // TestRooflineMonotone checks that more work never takes less time.
 func TestRooflineMonotone(t *testing.T) {
-	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(2), ScaleUp: testLink, StepOverheadNs: -1})
 	prev := int64(0)
 	for seqs := 1; seqs <= 256; seqs *= 2 {
 		b := Batch{DecodeSeqs: seqs, DecodeContext: int64(seqs) * 4000}
@@ -221,7 +222,7 @@ func TestRooflineMonotone(t *testing.T) {
 }
 
 func BenchmarkRooflineStep(b *testing.B) {
-	r := mustRoofline(b, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	r := mustRoofline(b, RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(2), ScaleUp: testLink, StepOverheadNs: -1})
 	batch := Batch{PrefillSeqs: 1, PrefillTokens: 512, PrefillAttn: 512 * 1000, PrefillCtxRead: 744,
 		DecodeSeqs: 63, DecodeContext: 63 * 1500}
 	b.ReportAllocs()
@@ -235,7 +236,7 @@ func BenchmarkRooflineStep(b *testing.B) {
 }
 
 func TestRooflineNoAllocs(t *testing.T) {
-	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), TP: 2, ScaleUp: testLink, StepOverheadNs: -1})
+	r := mustRoofline(t, RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(2), ScaleUp: testLink, StepOverheadNs: -1})
 	batch := Batch{PrefillSeqs: 1, PrefillTokens: 512, DecodeSeqs: 63, DecodeContext: 94500}
 	if n := testing.AllocsPerRun(100, func() { r.StepNs(&batch) }); n != 0 {
 		t.Errorf("StepNs allocates %g times per call", n)
@@ -255,8 +256,8 @@ func TestRooflineSlidingWindow(t *testing.T) {
 	}
 	full := *oss
 	full.SlidingLayers, full.SlidingWindow = 0, 0
-	hybrid := mustRoofline(t, RooflineConfig{Model: oss, Device: testH100(), TP: 1})
-	all := mustRoofline(t, RooflineConfig{Model: &full, Device: testH100(), TP: 1})
+	hybrid := mustRoofline(t, RooflineConfig{Model: oss, Device: testH100(), Layout: parallel.Tensor(1)})
+	all := mustRoofline(t, RooflineConfig{Model: &full, Device: testH100(), Layout: parallel.Tensor(1)})
 	tests := []struct {
 		name   string
 		b      Batch
@@ -300,8 +301,8 @@ func TestRooflineSlidingSaving(t *testing.T) {
 	full := *m
 	full.SlidingLayers, full.SlidingWindow = 0, 0
 	b := Batch{DecodeSeqs: 1, DecodeContext: 100_000}
-	sliding := mustRoofline(t, RooflineConfig{Model: m, Device: dev, TP: 1, StepOverheadNs: -1}).StepNs(&b)
-	whole := mustRoofline(t, RooflineConfig{Model: &full, Device: dev, TP: 1, StepOverheadNs: -1}).StepNs(&b)
+	sliding := mustRoofline(t, RooflineConfig{Model: m, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: -1}).StepNs(&b)
+	whole := mustRoofline(t, RooflineConfig{Model: &full, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: -1}).StepNs(&b)
 	t.Logf("gpt-oss-120b, one 100k-token decode on h100-sxm: %.2f ms with sliding windows, %.2f ms without",
 		float64(sliding)/1e6, float64(whole)/1e6)
 	if r := float64(sliding) / float64(whole); r < 0.7 || r > 0.8 {

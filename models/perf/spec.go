@@ -5,6 +5,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/llm"
+	"handoff/models/parallel"
 )
 
 // Spec is one step-time model's section of a scenario, step_time: {model:
@@ -24,10 +25,10 @@ type Spec interface {
 // Env is what a pool gives its step-time model to build from.
 type Env struct {
 	Model      *llm.Model
-	Device     hardware.Accelerator // one TP rank
-	TP         int
-	ScaleUp    hardware.Link // the link tensor-parallel all-reduces run over; TP > 1 only
-	OverlapCPU bool          // asynchronous scheduling (RooflineConfig.OverlapCPU)
+	Device     hardware.Accelerator // one device (one TP rank)
+	Layout     parallel.Layout      // how the instance spreads the model over its devices
+	ScaleUp    hardware.Link        // the link tensor-parallel all-reduces run over; TP > 1 only
+	OverlapCPU bool                 // asynchronous scheduling (RooflineConfig.OverlapCPU)
 	// Open opens a file the section names (relative to the scenario)
 	// and returns it with the path to name it by in errors.
 	Open func(name string) (io.ReadCloser, string, error)

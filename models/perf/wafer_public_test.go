@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"handoff/hardware"
+	"handoff/models/parallel"
 )
 
 // The public figures wse-3 is fitted to and checked against (sources in
@@ -173,7 +174,7 @@ func TestWaferPrefillAgainstH100(t *testing.T) {
 	prompt := Batch{PrefillSeqs: 1, PrefillTokens: p, PrefillAttn: p * (p + 1) / 2}
 	wafer := catalogWafer(t, "llama-3.1-70b", 4, nil).stepNs(&prompt)
 	h100, nvlink := catalogDevice(t, "h100-sxm")
-	node, err := NewRoofline(RooflineConfig{Model: catalogModel(t, "llama-3.1-70b"), Device: h100, TP: 8,
+	node, err := NewRoofline(RooflineConfig{Model: catalogModel(t, "llama-3.1-70b"), Device: h100, Layout: parallel.Tensor(8),
 		ScaleUp: nvlink, StepOverheadNs: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"handoff/models/llm"
+	"handoff/models/parallel"
 	"handoff/models/perf"
 )
 
@@ -173,7 +174,7 @@ func stepResiduals(dst []float64, pts []StepPoint, h *Hardware, models *llm.Cata
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Source, err)
 			}
-			r, err = perf.NewRoofline(perf.RooflineConfig{Model: m, Device: h.Accel, TP: p.TP, ScaleUp: h.Link, StepOverheadNs: -1})
+			r, err = perf.NewRoofline(perf.RooflineConfig{Model: m, Device: h.Accel, Layout: parallel.Tensor(p.TP), ScaleUp: h.Link, StepOverheadNs: -1})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s tp %d: %w", p.Source, p.Model, p.TP, err)
 			}

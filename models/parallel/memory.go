@@ -1,0 +1,71 @@
+package parallel
+
+import "handoff/models/llm"
+
+// Memory is what one device of an instance holds under a layout.
+type Memory struct {
+	WeightBytes     float64 // the device's share of the weights, bytes
+	KVBytesPerToken float64 // KV bytes per token on the device (sliding layers counted as full)
+	BlockBytes      float64 // one KV block on the device: one KV cache group's layers (llm.Model.KVBlockBytesPerShard)
+	Budget          float64 // bytes left for KV: memory × utilization − WeightBytes; negative when the weights do not fit
+	Blocks          float64 // KV blocks of one data-parallel rank, Budget / BlockBytes (not rounded or capped)
+}
+
+// WeightBytes is one device's share of m's weights under l: the
+// non-expert weights over TP × PP, the routed experts over ExpertShards ×
+// PP. Without expert parallelism (and with one stage) every weight is
+// sharded by TP, WeightBytesTotal/TP.
+func (l Layout) WeightBytes(m *llm.Model) float64 {
+	if l.ExpertShards() == l.TP {
+		return m.WeightBytesTotal() / float64(l.TP*l.PP)
+	}
+	shared := m.WeightBytesTotal() - m.ExpertParams()*m.WeightBytes
+	return (shared/float64(l.TP) + m.ExpertParams()*m.WeightBytes/float64(l.EP)) / float64(l.PP)
+}
+
+// Memory sizes one device of an instance with deviceBytes of memory of
+// which the engine may use the share utilization, in KV blocks of
+// blockSize tokens (per TP rank, device memory × utilization minus that
+// rank's weights, divided into blocks; activations and CUDA graphs, which
+// vLLM also reserves, are not subtracted). A block holds one KV cache
+// group's layers, as in vLLM's get_kv_cache_config_from_groups
+// (vllm/v1/core/kv_cache_utils.py: num_blocks = memory // (page size ×
+// layers per group)). It panics if blockSize < 1.
+func (l Layout) Memory(m *llm.Model, deviceBytes, utilization float64, blockSize int) Memory {
+	w := l.WeightBytes(m)
+	mem := Memory{WeightBytes: w, KVBytesPerToken: m.KVBytesPerTokenPerShard(l.TP) / float64(l.PP),
+		BlockBytes: m.KVBlockBytesPerShard(l.TP, blockSize) / float64(l.PP),
+		Budget:     deviceBytes*utilization - w}
+	mem.Blocks = mem.Budget / mem.BlockBytes
+	return mem
+}
+
+// Wire is the KV a prefill-to-decode transfer moves into one instance, per
+// prompt token: PerToken bytes for every token and WindowPerToken for each
+// of at most the last WindowTokens (a hybrid model's sliding-window layers,
+// of which vLLM's NIXL connector sends the last cdiv(window, block)+1
+// blocks only: blocks_per_sw).
+type Wire struct {
+	PerToken       float64
+	WindowPerToken float64
+	WindowTokens   int
+}
+
+// Wire is the KV a decoder with layout l pulls per prompt token. vLLM's
+// NixlConnector moves KV rank by rank: each of the receiving data-parallel
+// rank's TP devices pulls the shard it holds
+// (vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py and its
+// TP mapping, which lets the decoder's TP exceed the prefiller's), so KV
+// the ranks replicate — an MLA latent, or KV heads when tp exceeds them —
+// crosses the wire once per rank: TP × the shard a rank holds, whatever
+// the prefiller's layout. It panics if blockSize < 1.
+func (l Layout) Wire(m *llm.Model, blockSize int) Wire {
+	ranks := float64(l.TP)
+	if m.SlidingLayers == 0 {
+		return Wire{PerToken: ranks * m.KVBytesPerTokenPerShard(l.TP)}
+	}
+	perLayer := m.KVBytesPerLayerTokenPerShard(l.TP)
+	return Wire{PerToken: ranks * float64(m.FullLayers()) * perLayer,
+		WindowPerToken: ranks * float64(m.SlidingLayers) * perLayer,
+		WindowTokens:   m.SlidingWindowTokens(blockSize)}
+}
