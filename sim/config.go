@@ -64,6 +64,13 @@ type Instance struct {
 	// last token goes the first's way and then closes the response, so
 	// 0 ≤ FirstEmitNs ≤ FinalEmitNs.
 	FirstEmitNs, FinalEmitNs int64
+
+	// DPRanks > 1 makes the instance rank DPRank of a data-parallel group
+	// of DPRanks consecutive instances that step together, each step priced
+	// by GroupTimer over all the ranks' batches (dpgroup.go); the router
+	// sees every rank as a worker of its own.
+	DPRanks, DPRank int
+	GroupTimer      perf.GroupTimer
 }
 
 // Frontend is the serving front end a request crosses between the client
@@ -172,6 +179,9 @@ func (c *Config) validate() error {
 		if in.FirstEmitNs < 0 || in.FinalEmitNs < in.FirstEmitNs {
 			return fmt.Errorf("sim: instance %s: emission times must satisfy 0 ≤ first ≤ final", in.Name)
 		}
+	}
+	if err := c.checkGroups(); err != nil {
+		return err
 	}
 	switch {
 	case c.Frontend.LatencyNs < 0 || !(c.Frontend.TokenizeNsPerToken >= 0):

@@ -153,6 +153,7 @@ func (c *cluster) onStep(i int) {
 	if len(c.client.pending) > 0 {
 		c.retryAbandons()
 	}
+	c.stepHandled(i)
 	c.kickSoon(i)
 }
 

@@ -15,6 +15,7 @@ type replica struct {
 	watching       bool  // a lock-up watchdog event is queued
 	abortAfterStep bool  // locked up: abort its requests when the step in flight ends
 	outstanding    int   // requests routed here and not yet finished here
+	group          int32 // its data-parallel group in cluster.groups; −1: none (dpgroup.go)
 
 	// The router's bookkeeping (book.go): prompt tokens routed here whose
 	// prefill has not finished, and KV blocks of the requests routed here

@@ -71,6 +71,7 @@ type cluster struct {
 	ended       int64
 	doneScratch []int32
 	client      clientState
+	groups      []dpGroup // data-parallel groups (dpgroup.go)
 	err         error
 }
 
@@ -140,6 +141,7 @@ func newCluster(cfg *Config) *cluster {
 		}
 	}
 	c.initRouting()
+	c.initGroups()
 	if src, ok := cfg.Source.(Counted); ok {
 		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
 	}
@@ -243,6 +245,10 @@ func (c *cluster) kickSoon(i int) {
 // handles what planning it did: preemptions, swap-ins, rejections, pulls.
 func (c *cluster) kick(i int) {
 	rp := &c.replicas[i]
+	if rp.group >= 0 {
+		c.kickGroup(rp.group)
+		return
+	}
 	if rp.eng.Busy() {
 		return
 	}
