@@ -114,15 +114,38 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	// serving stack (wafers too: their accelerator's Serving).
 	tmpl.FirstEmitNs, tmpl.FinalEmitNs = roundNs(dev.Serving.FirstEmitNs), roundNs(dev.Serving.FinalEmitNs)
 	tmpl.Engine = ecfg
+	if err := l.dpRanks(at, p, &tmpl); err != nil {
+		return err
+	}
 	for k := range p.Count {
-		inst := tmpl
-		inst.Name = fmt.Sprintf("%s-%d", p.Name, k)
-		b.Config.Instances = append(b.Config.Instances, inst)
+		for r := range p.DP {
+			inst := tmpl
+			inst.Name, inst.DPRank = fmt.Sprintf("%s-%d", p.Name, k), r
+			if p.DP > 1 {
+				inst.Name += fmt.Sprintf("-dp%d", r)
+			}
+			b.Config.Instances = append(b.Config.Instances, inst)
+		}
 	}
 	b.GPUs += p.Count * p.devices()
 	cost := float64(p.Count*p.devices()) * dev.CostPerHour
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
+	return nil
+}
+
+// dpRanks makes the instance template a data-parallel rank when the pool
+// has dp > 1: its step time must price a whole group.
+func (l *Loaded) dpRanks(at string, p *Pool, tmpl *sim.Instance) error {
+	if p.DP == 1 {
+		return nil
+	}
+	g, ok := tmpl.Timer.(perf.GroupTimer)
+	if !ok {
+		return l.errorf(at+".step_time.model", "%s cannot price the synchronous steps of dp %d ranks: use the roofline",
+			p.StepTime.Model, p.DP)
+	}
+	tmpl.DPRanks, tmpl.GroupTimer, tmpl.DPBalance = p.DP, g, p.DPRouting == "balancer"
 	return nil
 }
 
@@ -136,9 +159,19 @@ func (l *Loaded) checkLayout(at string, p *Pool, dev hardware.Accelerator, m *ll
 	if err := lay.Check(m); errors.As(err, &fe) {
 		return l.errorf(at+"."+fe.Field, "%s", fe.Msg)
 	}
-	if d := dev.ScaleUpDomain; l.Topology == nil && d > 0 && lay.Devices() > d {
+	d := dev.ScaleUpDomain
+	switch {
+	case l.Topology != nil || d == 0 || lay.Devices() <= d:
+	case lay.DP == 1:
 		return l.errorf(at+".tp", "tp %d spans more than one scale-up domain of %s (%d devices on %s): "+
 			"lower tp, or give a topology whose domain_size holds it", p.TP, dev.Name, d, dev.ScaleUpLink)
+	case p.TP > d:
+		return l.errorf(at+".tp", "tp %d spans more than one scale-up domain of %s (%d devices on %s): "+
+			"a data-parallel rank's tensor parallelism must stay inside one", p.TP, dev.Name, d, dev.ScaleUpLink)
+	case !hasScaleOut(dev):
+		return l.errorf(at+".dp", "dp × tp = %d devices span more than one scale-up domain of %s (%d devices "+
+			"on %s) and %s has no scale_out link for the all-to-all between them: lower dp, or give a topology",
+			lay.Devices(), dev.Name, d, dev.ScaleUpLink, dev.Name)
 	}
 	return nil
 }
@@ -219,12 +252,16 @@ func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwar
 			f, err := l.open(at+".step_time.file", name)
 			return f, l.Resolve(name), err
 		}}
-	if p.TP > 1 {
+	if p.layout().Devices() > 1 {
 		link, err := hw.Link(dev.ScaleUpLink)
 		if err != nil {
 			return nil, l.errorf(at+".hardware", "scale-up link of %s: %v", dev.Name, err)
 		}
 		env.ScaleUp = link
+	}
+	env.Domain = dev.ScaleUpDomain
+	if l.Topology != nil {
+		env.Domain = l.Topology.DomainSize
 	}
 	t, err := stepTimeSpec(&p.StepTime).New(env)
 	var fe *spec.FieldError
@@ -362,3 +399,6 @@ func (l *Loaded) frontend(hw *hardware.Catalog) sim.Frontend {
 
 // roundNs rounds a duration in ns to whole ns.
 func roundNs(ns float64) int64 { return int64(math.Round(ns)) }
+
+// hasScaleOut reports whether dev names a NIC that joins scale-up domains.
+func hasScaleOut(dev hardware.Accelerator) bool { return false }

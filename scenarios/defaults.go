@@ -59,6 +59,9 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	fill(l, at+"role", &p.Role, "colocated")
 	fill(l, at+"count", &p.Count, 1)
 	fill(l, at+"tp", &p.TP, 1)
+	fill(l, at+"dp", &p.DP, 1)
+	fill(l, at+"ep", &p.EP, 1)
+	fill(l, at+"dp_routing", &p.DPRouting, "balancer")
 	if p.Wafer != nil {
 		l.waferDefaults(at, p)
 	}

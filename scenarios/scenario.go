@@ -77,6 +77,9 @@ type Pool struct {
 	Count      int      `yaml:"count"`
 	Hardware   string   `yaml:"hardware"`
 	TP         int      `yaml:"tp"`
+	DP         int      `yaml:"dp,omitempty"`         // data-parallel attention ranks per instance (MoE, with ep = dp × tp)
+	EP         int      `yaml:"ep,omitempty"`         // expert-parallel degree: 1, or dp × tp
+	DPRouting  string   `yaml:"dp_routing,omitempty"` // balancer (vLLM picks the rank) | router (the router does)
 	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
 	Engine     Engine   `yaml:"engine"`
 	Preemption string   `yaml:"preemption"` // recompute | swap | reject; none on a wafer pool

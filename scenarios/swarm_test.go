@@ -51,7 +51,7 @@ func TestScenarioSwarm(t *testing.T) {
 // swarmTags are what the swarm must draw at least once in 100 cases.
 var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "topology", "stale", "trace", "shared_prefix",
 	"servegen", "swap", "reject", "recompile", "round_robin", "least_loaded", "dynamo", "llmd",
-	"topology_aware"}
+	"topology_aware", "dp"}
 
 func swarmScenarioOne(t *testing.T, doc string) {
 	l, err := Parse([]byte(doc), "swarm.yaml")
@@ -202,7 +202,8 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	d.line("    role: %s", role)
 	d.line("    count: %d", 1+rng.IntN(3))
 	d.line("    hardware: h100-sxm")
-	d.line("    tp: %s", pick(rng, "1", "1", "2"))
+	tp := pick(rng, "1", "1", "2")
+	d.line("    tp: %s", tp)
 	// At TP 1, utilization 0.205 leaves ~0.3 GB for KV (about 2,400 tokens
 	// of Llama-3.1-8B); 0.84 leaves ~1.8 GB for gpt-oss-120b's.
 	util := pick(rng, "0.205", "0.21", "0.25", "0.9")
@@ -212,7 +213,8 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s, async_scheduling: %v}",
 		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), util, rng.IntN(2) == 0,
 		pick(rng, "separate", "separate", "shared"), rng.IntN(2) == 0)
-	switch k := rng.IntN(3); {
+	k := rng.IntN(3)
+	switch {
 	case k == 1:
 		d.tag("swap")
 		d.line("    preemption: swap")
@@ -221,6 +223,16 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 		d.tag("reject")
 		d.line("    preemption: reject")
 		d.line("    reject: {cache_hit_threshold: %.2f, phase: %d}", rng.Float64(), 1+rng.IntN(2))
+	}
+	if d.hybrid && k != 1 && rng.IntN(2) == 0 { // gpt-oss-120b is a MoE: data-parallel ranks around one EP group
+		d.tag("dp")
+		ep := 2
+		if tp == "2" {
+			ep = 4
+		}
+		d.line("    dp: 2")
+		d.line("    ep: %d", ep)
+		d.line("    dp_routing: %s", pick(rng, "balancer", "router"))
 	}
 	if role == "prefill" {
 		if rng.IntN(3) == 0 {

@@ -156,7 +156,7 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	case pl.Domain != "" && pl.Rule != "":
 		return nil, l.errorf(at+".placement", "give either domain or rule, not both")
 	case pl.Domain != "":
-		ps, err := placer.Named(dc, pl.Domain, p.Count, p.TP)
+		ps, err := placer.Named(dc, pl.Domain, p.Count*p.DP, p.TP)
 		if err != nil {
 			return nil, l.errorf(at+".placement.domain", "%v (topology.domain_size)", err)
 		}
@@ -164,7 +164,7 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	case !ok:
 		return nil, l.errorf(at+".placement.rule", "unknown rule %q (known: pack, spread)", pl.Rule)
 	}
-	ps, err := placer.ByRule(dc, rule, p.Count, p.TP)
+	ps, err := placer.ByRule(dc, rule, p.Count*p.DP, p.TP)
 	if err != nil {
 		return nil, l.errorf(at+".tp", "%v: lower tp or raise topology.domain_size", err)
 	}

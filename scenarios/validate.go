@@ -165,6 +165,16 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".hardware", "required: an accelerator name (handoff catalog hardware)")
 	case p.TP < 1 || p.TP > maxTP:
 		return l.errorf(at+".tp", "must be in [1, %d], got %d", maxTP, p.TP)
+	case p.DP < 1 || p.DP > maxTP:
+		return l.errorf(at+".dp", "must be in [1, %d], got %d", maxTP, p.DP)
+	case p.EP < 1 || p.EP > maxTP*maxTP:
+		return l.errorf(at+".ep", "must be in [1, %d], got %d", maxTP*maxTP, p.EP)
+	case p.DPRouting != "balancer" && p.DPRouting != "router":
+		return l.errorf(at+".dp_routing", "unknown %q (known: balancer, router)", p.DPRouting)
+	case p.Wafer != nil && (p.DP != 1 || p.EP != 1):
+		return l.errorf(at+".dp", "a wafer pool is sized by wafer.wafers, not dp or ep")
+	case p.DP > 1 && p.Preemption == "swap":
+		return l.errorf(at+".preemption", "swap with dp > 1 is not modelled (its copies would stall the whole group)")
 	case p.Wafer == nil && !slices.Contains(preemptions, p.Preemption):
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
 	case p.Wafer == nil && st.Model == defaultWaferStepTime:

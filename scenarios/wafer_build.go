@@ -141,7 +141,7 @@ func (p *Pool) layout() parallel.Layout {
 	if p.Wafer != nil {
 		return parallel.Pipeline(p.Wafer.Wafers)
 	}
-	return parallel.Tensor(p.TP)
+	return parallel.Layout{TP: p.TP, DP: p.DP, EP: p.EP, PP: 1}
 }
 
 // devices is how many accelerators one instance of p occupies.

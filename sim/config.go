@@ -68,9 +68,12 @@ type Instance struct {
 	// DPRanks > 1 makes the instance rank DPRank of a data-parallel group
 	// of DPRanks consecutive instances that step together, each step priced
 	// by GroupTimer over all the ranks' batches (dpgroup.go); the router
-	// sees every rank as a worker of its own.
+	// sees every rank as a worker of its own, and with DPBalance the rank
+	// it picks stands for the instance: vLLM's load balancer chooses the
+	// rank (balanceRank).
 	DPRanks, DPRank int
 	GroupTimer      perf.GroupTimer
+	DPBalance       bool
 }
 
 // Frontend is the serving front end a request crosses between the client

@@ -112,3 +112,29 @@ func (c *cluster) stepHandled(i int) {
 		c.groups[g].pending--
 	}
 }
+
+// balanceRank is the rank of i's group that vLLM's data-parallel load
+// balancer sends a request addressed to the instance: the lowest waiting
+// × 4 + running, the first in rank order on ties
+// (DPLBAsyncMPClient.get_core_engine_for_request in
+// vllm/v1/engine/core_client.py). vLLM reads counts the coordinator
+// publishes every 100 ms plus its own increments since; this reads the
+// ranks' live counts. i itself when it is no balanced rank.
+func (c *cluster) balanceRank(i int) int {
+	if i < 0 || i >= len(c.replicas) {
+		return i
+	}
+	g := c.replicas[i].group
+	if g < 0 || !c.replicas[i].cfg.DPBalance {
+		return i
+	}
+	grp := &c.groups[g]
+	best, bestScore := i, -1
+	for r := range grp.size {
+		eng := c.replicas[grp.first+r].eng
+		if score := 4*eng.Waiting() + eng.Running(); bestScore < 0 || score < bestScore {
+			best, bestScore = grp.first+r, score
+		}
+	}
+	return best
+}

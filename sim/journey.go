@@ -80,6 +80,9 @@ func (c *cluster) place(ref int32) bool {
 		}
 		return false
 	}
+	if c.groups != nil {
+		d.Prefill, d.Decode = c.balanceRank(d.Prefill), c.balanceRank(d.Decode)
+	}
 	if reason := c.doesNotFit(r, d); reason != "" {
 		c.enter(ref, phaseDone)
 		c.drop(r.ID, reason)
@@ -198,7 +201,7 @@ func (c *cluster) chooseDecoder(ref int32) {
 		return
 	}
 	c.refreshViews()
-	d := c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view)
+	d := c.balanceRank(c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view))
 	f.route.Decode = d
 	c.records[f.req.ID].DecodeInstance = int32(d)
 	c.bookDecode(f)

@@ -178,6 +178,14 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 		return aNs + bNs*int64(b.Tokens()) + cNs*b.DecodeContext/16 + 50*int64(b.SwapBlocks)
 	})
 	insts := instances(role, 1+rng.IntN(3), ec, timer)
+	if len(insts) > 1 && len(ec.Layouts) == 0 && ec.Preemption != engine.Swap && rng.IntN(3) == 0 {
+		// One data-parallel group of every instance: they step together.
+		group := groupTimer{timer, 10 + rng.Int64N(1000)}
+		for i := range insts {
+			insts[i].DPRanks, insts[i].DPRank, insts[i].GroupTimer = len(insts), i, group
+			insts[i].DPBalance = rng.IntN(2) == 0
+		}
+	}
 	threshold, phase := rng.Float64(), 1+rng.IntN(2)
 	stream, holdNs := rng.IntN(3) == 0, int64(0)
 	if rng.IntN(3) == 0 {
@@ -290,4 +298,24 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 			tally.abandoned++
 		}
 	}
+}
+
+// groupTimer prices a data-parallel group's step as its slowest rank's
+// plus a fixed all-to-all.
+type groupTimer struct {
+	rank  perf.StepTimer
+	a2aNs int64
+}
+
+func (g groupTimer) GroupStepNs(ranks []*perf.Batch) int64 {
+	worst := int64(0)
+	for _, b := range ranks {
+		if b != nil {
+			worst = max(worst, g.rank.StepNs(b))
+		}
+	}
+	if worst == 0 {
+		return 0
+	}
+	return worst + g.a2aNs
 }

@@ -16,6 +16,9 @@ type RooflineSpec struct {
 	DecodeMFU    float64         `yaml:"decode_mfu,omitempty"`
 	MBU          float64         `yaml:"mbu,omitempty"`
 	StepOverhead *units.Duration `yaml:"step_overhead,omitempty"`
+	// ExpertImbalance states the busiest device's expert tokens over the
+	// mean under expert parallelism; 0 = from a uniform top-k draw.
+	ExpertImbalance float64 `yaml:"expert_imbalance,omitempty"`
 }
 
 // Check implements Spec.
@@ -28,6 +31,9 @@ func (s RooflineSpec) Check() error {
 			return spec.Fieldf(f.name, "must be in [%g, 1] (or omitted for the catalog value)", MinFactor)
 		}
 	}
+	if !(s.ExpertImbalance == 0 || s.ExpertImbalance >= 1 && s.ExpertImbalance <= 1e3) {
+		return spec.Fieldf("expert_imbalance", "must be in [1, 1000] (or omitted for the top-k draw's)")
+	}
 	if s.StepOverhead != nil && *s.StepOverhead < 0 {
 		return spec.Fieldf("step_overhead", "must not be negative")
 	}
@@ -37,7 +43,8 @@ func (s RooflineSpec) Check() error {
 // New implements Spec.
 func (s RooflineSpec) New(env Env) (StepTimer, error) {
 	return NewRoofline(RooflineConfig{Model: env.Model, Device: env.Device, Layout: env.Layout, ScaleUp: env.ScaleUp,
-		MFU: s.MFU, DecodeMFU: s.DecodeMFU, MBU: s.MBU, StepOverheadNs: s.overheadNs(), OverlapCPU: env.OverlapCPU})
+		MFU: s.MFU, DecodeMFU: s.DecodeMFU, MBU: s.MBU, StepOverheadNs: s.overheadNs(), OverlapCPU: env.OverlapCPU,
+		Experts: ExpertConfig{Imbalance: s.ExpertImbalance, ScaleOut: env.ScaleOut, Domain: env.Domain}})
 }
 
 // overheadNs is the overhead override, -1 for the catalog's.

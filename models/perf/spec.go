@@ -28,6 +28,8 @@ type Env struct {
 	Device     hardware.Accelerator // one device (one TP rank)
 	Layout     parallel.Layout      // how the instance spreads the model over its devices
 	ScaleUp    hardware.Link        // the link tensor-parallel all-reduces run over; TP > 1 only
+	ScaleOut   hardware.Link        // the NIC between scale-up domains (expert parallelism across them)
+	Domain     int                  // devices one scale-up domain joins; 0 = not bounded
 	OverlapCPU bool                 // asynchronous scheduling (RooflineConfig.OverlapCPU)
 	// Open opens a file the section names (relative to the scenario)
 	// and returns it with the path to name it by in errors.
