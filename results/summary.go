@@ -35,11 +35,15 @@ type RequestCounts struct {
 }
 
 // Throughput is completed work per second of the run's span (first arrival
-// to last finish over all records).
+// to last finish over all records), and the two axes of InferenceMAX's
+// throughput-versus-interactivity charts: output tokens per second per
+// GPU of the fleet, and tokens per second one user sees (1 / mean TPOT).
 type Throughput struct {
-	RequestsPerS     float64 `json:"requests_per_s"`
-	OutputTokensPerS float64 `json:"output_tokens_per_s"`
-	OfferedPerS      float64 `json:"offered_requests_per_s"` // arrivals over the arrival span (first to last arrival); 0 if it is 0
+	RequestsPerS           float64 `json:"requests_per_s"`
+	OutputTokensPerS       float64 `json:"output_tokens_per_s"`
+	OfferedPerS            float64 `json:"offered_requests_per_s"`              // arrivals over the arrival span (first to last arrival); 0 if it is 0
+	OutputTokensPerSPerGPU float64 `json:"output_tokens_per_s_per_gpu"`         // OutputTokensPerS / GPUs; 0 without GPUs
+	InteractivityPerUser   float64 `json:"interactivity_tokens_per_s_per_user"` // 1 / TPOT.Mean, tokens/s per user; 0 without a TPOT
 }
 
 // SLOSummary reports SLO attainment and request goodput; see Summarize
@@ -101,7 +105,12 @@ type Summary struct {
 // duration, from the first request sent to the last one finished). Request
 // goodput = good / the same span, as vLLM's request_goodput
 // (vllm/benchmarks/serve.py, calculate_metrics: good_completed / dur_s), so
-// it never exceeds the throughput; 0 when the span is. Prefix-cache hit rate
+// it never exceeds the throughput; 0 when the span is. Output throughput
+// per GPU = output tokens/s / RunInfo.GPUs. Interactivity = 1 / mean TPOT
+// (tokens/s per user), TPOT as above — vLLM bench's per-request
+// (E2E − TTFT)/(output − 1) averaged over requests
+// (vllm/benchmarks/serve.py, calculate_metrics: mean_tpot_ms), the
+// figure InferenceMAX plots as tok/s/user. Prefix-cache hit rate
 // = Σ cached / Σ prompt tokens over completed requests. Preemption
 // statistics cover the decode instances (all of them when colocated), with
 // decoder prefill share = Σ prefill busy / Σ busy time over them. The
@@ -209,6 +218,10 @@ func fillRates(s *Summary, t totals, info RunInfo) {
 	s.SLO.Met = s.SLO.Attainment >= s.SLO.Target
 	if info.GPUs > 0 {
 		s.SLO.RequestGoodputRPSPerGPU = s.SLO.RequestGoodputRPS / float64(info.GPUs)
+		s.Throughput.OutputTokensPerSPerGPU = s.Throughput.OutputTokensPerS / float64(info.GPUs)
+	}
+	if s.TPOT.Mean > 0 {
+		s.Throughput.InteractivityPerUser = 1 / s.TPOT.Mean
 	}
 	s.PrefixCacheHitRate = ratio(t.cached, t.prompt)
 }

@@ -111,6 +111,8 @@ func TestSummarizeByHand(t *testing.T) {
 		// (vLLM's benchmark duration), not the arrival span (0 → 4000 ms).
 		{"attainment", s.SLO.Attainment, 2.0 / 6}, {"request goodput", s.SLO.RequestGoodputRPS, 2 / 4.6},
 		{"request goodput/GPU", s.SLO.RequestGoodputRPSPerGPU, 2 / 4.6 / 4},
+		// 4 GPUs; interactivity 1 / mean TPOT = 1 / 0.125 s = 8 tok/s per user.
+		{"tok/s/GPU", s.Throughput.OutputTokensPerSPerGPU, 34 / 4.6 / 4}, {"interactivity", s.Throughput.InteractivityPerUser, 8},
 		{"slo ttft", s.SLO.TTFTS, 0.2}, {"slo tpot", s.SLO.TPOTS, 0.05},
 		// Completed prompts 100+200+100+100 = 500, cached 50+50 = 100.
 		{"prefix hit", s.PrefixCacheHitRate, 0.2}, {"sim time", s.SimTimeS, 5},
@@ -140,7 +142,8 @@ func TestSummarizeNoLimitsAndSpans(t *testing.T) {
 	if s.SLO.Good != 1 || s.SLO.Attainment != 1 || !s.SLO.Met || s.SLO.RequestGoodputRPS != 2 {
 		t.Errorf("slo %+v, want 1 good, attainment 1, met, 2 req/s", s.SLO)
 	}
-	if s.Throughput.RequestsPerS != 2 || s.ITL != (Stats{}) || s.SLO.RequestGoodputRPSPerGPU != 0 {
+	if s.Throughput.RequestsPerS != 2 || s.ITL != (Stats{}) || s.SLO.RequestGoodputRPSPerGPU != 0 ||
+		s.Throughput.OutputTokensPerSPerGPU != 0 || s.Throughput.InteractivityPerUser != 20 { // no GPUs; TPOT 50 ms
 		t.Errorf("throughput %+v itl %+v per GPU %g", s.Throughput, s.ITL, s.SLO.RequestGoodputRPSPerGPU)
 	}
 }

@@ -66,7 +66,8 @@ func (l *Loaded) Build() (*Built, error) {
 	}
 	b.Config.Frontend = l.frontend(hw)
 	b.Config.Client = sim.Client{TimeoutNs: int64(l.Workload.Client.Timeout),
-		FirstTokenTimeoutNs: int64(l.Workload.Client.FirstTokenTimeout)}
+		FirstTokenTimeoutNs: int64(l.Workload.Client.FirstTokenTimeout), Concurrency: l.Workload.Client.Concurrency,
+		ThinkNs: int64(l.Workload.Client.ThinkTime), Requests: l.Workload.Client.Requests}
 	if err := l.buildNetwork(b, hw); err != nil {
 		return nil, err
 	}

@@ -47,3 +47,45 @@ func TestServingFrontendAndEmission(t *testing.T) {
 		t.Errorf("emission %d, %d ns; want 300000, 400000", in.FirstEmitNs, in.FinalEmitNs)
 	}
 }
+
+// The closed loop reaches the core, a --set (as a sweep axis does) can
+// change its concurrency, and bad fields are named.
+func TestClientClosedLoopParsed(t *testing.T) {
+	doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: {concurrency: 2, think_time: 5ms, requests: 4}\n", 1)
+	_, b, err := parseBuild(t, doc, "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (sim.Client{Concurrency: 2, ThinkNs: 5e6, Requests: 4}); b.Config.Client != want {
+		t.Errorf("client %+v, want %+v", b.Config.Client, want)
+	}
+	_, b, err = parseBuild(t, doc, "m.yaml", Set{Path: "workload.client.concurrency", Value: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Config.Client.Concurrency != 3 {
+		t.Errorf("--set concurrency=3 gave %+v", b.Config.Client)
+	}
+	res, err := sim.Run(b.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Records
+	if len(r) != 4 || r[2].ArrivalNs != 0 || r[3].ArrivalNs != min(r[0].FinishNs, r[1].FinishNs, r[2].FinishNs)+5e6 {
+		t.Errorf("records %+v: want 3 sent at 0, the 4th 5 ms after the first ends", res.Records)
+	}
+	for value, want := range map[string]string{
+		"{concurrency: -1}":                 "field workload.client.concurrency: must be in [0,",
+		"{concurrency: 2, think_time: -1s}": "field workload.client.think_time: bad duration",
+		"{concurrency: 4, requests: 3}":     "field workload.client.requests: must be at least concurrency (4), got 3",
+		"{concurrency: 4, requests: -3}":    "field workload.client.requests: must not be negative",
+		"{think_time: 1s}":                  "field workload.client.concurrency: think_time and requests need a closed loop",
+		"{concurrency: 4}\n  rate_scale: 1": "field workload.rate_scale: cannot be set with workload.client.concurrency",
+		"{concurrency: 4}\n  rate_scale: 2": "field workload.rate_scale: cannot be set with workload.client.concurrency",
+	} {
+		doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: "+value+"\n", 1)
+		if _, err := Parse([]byte(doc), "m.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", value, err, want)
+		}
+	}
+}

@@ -65,9 +65,21 @@ type Workload struct {
 // passes no timeout when its request_timeout is null, so aiohttp's session
 // default, total = 300 s, applies. FirstTokenTimeout counts from arrival to
 // the first token.
+//
+// Concurrency, when positive, makes the client a closed loop of that many
+// users, as `vllm bench serve --max-concurrency N --request-rate inf`
+// runs: at t = 0 the first N requests are sent; whenever one ends — for
+// any reason — its user sends the next ThinkTime later, until Requests
+// have been sent (0: until the source is exhausted). The source supplies
+// the requests' lengths and prefixes in its order; its arrival times are
+// ignored, so rate_scale cannot be set with it. 0 or omitted: open loop,
+// the source's arrival times.
 type Client struct {
 	Timeout           units.Duration `yaml:"timeout,omitempty"`
 	FirstTokenTimeout units.Duration `yaml:"first_token_timeout,omitempty"`
+	Concurrency       int            `yaml:"concurrency,omitempty"`
+	ThinkTime         units.Duration `yaml:"think_time,omitempty"`
+	Requests          int64          `yaml:"requests,omitempty"`
 }
 
 // Pool is a group of identical instances.
@@ -80,7 +92,7 @@ type Pool struct {
 	DP         int      `yaml:"dp,omitempty"`         // data-parallel attention ranks per instance (MoE, with ep = dp × tp)
 	EP         int      `yaml:"ep,omitempty"`         // expert-parallel degree: 1, or dp × tp
 	DPRouting  string   `yaml:"dp_routing,omitempty"` // balancer (vLLM picks the rank) | router (the router does)
-	Owner      string   `yaml:"owner,omitempty"` // who answers for this pool's time
+	Owner      string   `yaml:"owner,omitempty"`      // who answers for this pool's time
 	Engine     Engine   `yaml:"engine"`
 	Preemption string   `yaml:"preemption"` // recompute | swap | reject; none on a wafer pool
 	Swap       *Swap    `yaml:"swap,omitempty"`

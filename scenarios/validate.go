@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"handoff/hardware/spec"
 	"handoff/hardware/units"
 )
 
@@ -52,26 +53,47 @@ func inUnit(x float64) bool { return x > 0 && x <= 1 }
 // path for every ordered pair of instances, so its size grows as the square
 // of the instance count.
 const (
-	maxInstances = 1024 // instances over all pools
-	maxTP        = 1024 // tensor-parallel degree of one instance
-	minRateScale = 1e-6 // beyond these, scaled arrival times overflow or collapse
-	maxRateScale = 1e6
-	maxTimeout   = units.Duration(365 * 24 * 3600 * 1e9) // a client timeout beyond a year is a typo
+	maxInstances   = 1024 // instances over all pools
+	maxTP          = 1024 // tensor-parallel degree of one instance
+	minRateScale   = 1e-6 // beyond these, scaled arrival times overflow or collapse
+	maxRateScale   = 1e6
+	maxTimeout     = units.Duration(365 * 24 * 3600 * 1e9) // a client timeout beyond a year is a typo
+	maxConcurrency = 1 << 20                               // closed-loop users: all send at t = 0
 )
 
-// validateClient checks the client's timeouts: not negative, at most a
-// year.
+// validateClient checks the client's timeouts (not negative, at most a
+// year) and its closed loop: concurrency, think time and requests not
+// negative, at least as many requests as users, no rate scale.
 func (l *Loaded) validateClient() error {
 	c := l.Scenario.Workload.Client
 	for _, d := range []struct {
 		v     units.Duration
 		field string
-	}{{c.Timeout, "timeout"}, {c.FirstTokenTimeout, "first_token_timeout"}} {
+	}{{c.Timeout, "timeout"}, {c.FirstTokenTimeout, "first_token_timeout"}, {c.ThinkTime, "think_time"}} {
 		if d.v < 0 || d.v > maxTimeout {
-			return l.errorf("workload.client."+d.field, "must be in [0, 1 year] (0: never), got %v", d.v)
+			return l.errorf("workload.client."+d.field, "must be in [0, 1 year] (0: none), got %v", d.v)
 		}
 	}
+	switch {
+	case c.Concurrency < 0 || c.Concurrency > maxConcurrency:
+		return l.errorf("workload.client.concurrency", "must be in [0, %d] (0: open loop), got %d", maxConcurrency, c.Concurrency)
+	case c.Requests < 0:
+		return l.errorf("workload.client.requests", "must not be negative (0: until the source is exhausted), got %d", c.Requests)
+	case c.Concurrency == 0 && (c.ThinkTime != 0 || c.Requests != 0):
+		return l.errorf("workload.client.concurrency", "think_time and requests need a closed loop: set concurrency > 0")
+	case c.Requests > 0 && c.Requests < int64(c.Concurrency):
+		return l.errorf("workload.client.requests", "must be at least concurrency (%d), got %d", c.Concurrency, c.Requests)
+	case c.Concurrency > 0 && l.rateScaleSet():
+		return l.errorf("workload.rate_scale", "cannot be set with workload.client.concurrency: a closed loop ignores the source's arrival times")
+	}
 	return nil
+}
+
+// rateScaleSet reports whether the scenario sets workload.rate_scale,
+// even to its default.
+func (l *Loaded) rateScaleSet() bool {
+	n := spec.Find(l.root, "workload.rate_scale")
+	return l.Scenario.Workload.RateScale != defaultRateScale || n != nil && n.Tag != "!!null"
 }
 
 func (l *Loaded) validateWorkload() error {

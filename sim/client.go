@@ -49,7 +49,7 @@ func (c *cluster) timeoutNs(k int) int64 {
 
 // expectClient records the client's deadlines for the new flight ref.
 func (c *cluster) expectClient(ref int32) {
-	if c.cfg.Client == (Client{}) {
+	if !c.cfg.Client.timeouts() {
 		return
 	}
 	r := &c.flights[ref].req

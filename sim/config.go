@@ -91,15 +91,27 @@ func (f Frontend) delayNs(n int) int64 {
 	return f.LatencyNs + int64(f.TokenizeNsPerToken*float64(n)+0.5)
 }
 
-// Client is how long the client waits before it gives up on a request,
-// counted from its arrival (0: forever). TimeoutNs bounds the whole
-// response, as aiohttp's ClientTimeout(total=...) does; FirstTokenTimeoutNs
-// bounds the wait for the first token. The server then aborts the request
-// and frees its KV.
+// Client is the benchmark client. TimeoutNs and FirstTokenTimeoutNs are
+// how long it waits before it gives up on a request, counted from its
+// arrival (0: forever): TimeoutNs bounds the whole response, as aiohttp's
+// ClientTimeout(total=...) does; FirstTokenTimeoutNs bounds the wait for
+// the first token. The server then aborts the request and frees its KV.
+//
+// Concurrency, when positive, makes the client a closed loop of that many
+// users (see closedloop.go): each sends its next request ThinkNs after its
+// previous one ends, Requests in all (0: until the source is exhausted),
+// and the source's arrival times are ignored. 0: open loop, the source's
+// arrival times.
 type Client struct {
 	TimeoutNs           int64
 	FirstTokenTimeoutNs int64
+	Concurrency         int
+	ThinkNs             int64
+	Requests            int64
 }
+
+// timeouts reports whether the client has a timeout.
+func (c *Client) timeouts() bool { return c.TimeoutNs|c.FirstTokenTimeoutNs != 0 }
 
 // KVSize is the KV a transfer of a prompt's tokens moves: PerToken bytes
 // for each token, plus WindowPerToken bytes for each of at most the last
@@ -191,6 +203,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: the front end's latency and tokenization time must not be negative")
 	case c.Client.TimeoutNs < 0 || c.Client.FirstTokenTimeoutNs < 0:
 		return fmt.Errorf("sim: the client's timeouts must not be negative")
+	case c.Client.Concurrency < 0 || c.Client.ThinkNs < 0 || c.Client.Requests < 0:
+		return fmt.Errorf("sim: the client's concurrency, think time and requests must not be negative")
 	case len(c.Instances) == 0:
 		return fmt.Errorf("sim: no instances")
 	case roles[RoleColocated] > 0 && roles[RolePrefill]+roles[RoleDecode] > 0:

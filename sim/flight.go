@@ -286,7 +286,7 @@ func (c *cluster) closeRecord(id int64, status results.Status, reason string) *r
 // if that came later still.
 func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64) *results.Record {
 	rec := &c.records[id]
-	if c.cfg.Client != (Client{}) && status != results.Abandoned {
+	if c.cfg.Client.timeouts() && status != results.Abandoned {
 		if gone, why, at := c.clientVerdict(rec, atNs); gone {
 			status, reason, atNs = results.Abandoned, why, at
 		}
@@ -296,5 +296,8 @@ func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, 
 	}
 	rec.Status, rec.Reason, rec.FinishNs = status, reason, atNs
 	c.ended++
+	if c.cfg.Client.Concurrency > 0 {
+		c.userNext(atNs)
+	}
 	return rec
 }

@@ -84,7 +84,7 @@ func drive(t testing.TB, cfg *Config, auditEvery int64, hooks ...func(c *cluster
 		return nil, err
 	}
 	c := newCluster(cfg)
-	c.pullArrival()
+	c.start()
 	for c.q.len() > 0 && c.err == nil {
 		before := c.nowNs
 		e := c.q.pop()

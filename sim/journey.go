@@ -20,16 +20,24 @@ func (c *cluster) pullArrival() {
 	case !ok:
 	case c.next.ArrivalNs < last:
 		c.err = fmt.Errorf("sim: source went back in time (%d ns after %d ns)", c.next.ArrivalNs, last)
-	case prefixTokens(c.next.Prefix) > c.next.PromptTokens || c.next.PromptTokens < 1 || c.next.OutputTokens < 1:
-		c.err = fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
-			len(c.records), c.next.PromptTokens, prefixTokens(c.next.Prefix), c.next.OutputTokens)
 	default:
-		c.q.push(c.next.ArrivalNs, classArrival, 0)
+		if c.err = c.checkNext(); c.err == nil {
+			c.q.push(c.next.ArrivalNs, classArrival, 0)
+		}
 	}
 }
 
+// checkNext checks the lengths of the request read from the source.
+func (c *cluster) checkNext() error {
+	if r := &c.next; prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1 {
+		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
+			len(c.records), r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
+	}
+	return nil
+}
+
 // onArrival routes the pending request, or drops it if no instance can hold
-// it, then reads the next one.
+// it, then reads the next one (in a closed loop, the next send reads it).
 func (c *cluster) onArrival() {
 	r := c.next
 	r.ID = int64(len(c.records))
@@ -46,7 +54,9 @@ func (c *cluster) onArrival() {
 	default:
 		c.expectClient(c.enqueueNew(&r))
 	}
-	c.pullArrival()
+	if !c.closed() {
+		c.pullArrival()
+	}
 }
 
 // enqueueNew offers a new request to the router and returns its flight.

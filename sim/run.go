@@ -72,6 +72,7 @@ type cluster struct {
 	doneScratch []int32
 	client      clientState
 	groups      []dpGroup // data-parallel groups (dpgroup.go)
+	loop        closedLoop
 	err         error
 }
 
@@ -83,7 +84,7 @@ func Run(cfg *Config) (*Result, error) {
 		return nil, err
 	}
 	c := newCluster(cfg)
-	c.pullArrival()
+	c.start()
 	for c.q.len() > 0 && c.err == nil {
 		c.dispatch(c.q.pop())
 	}
@@ -94,6 +95,16 @@ func Run(cfg *Config) (*Result, error) {
 		return nil, err
 	}
 	return c.result(), nil
+}
+
+// start schedules the first arrivals: the source's first request, or a
+// closed loop's first sends.
+func (c *cluster) start() {
+	if c.closed() {
+		c.startLoop()
+		return
+	}
+	c.pullArrival()
 }
 
 // checkEnd asserts the conservation invariants at the end of a run: every
@@ -201,6 +212,8 @@ func (c *cluster) superseded(e *event) bool {
 		return c.watchSuperseded(int(e.arg), e.at)
 	case classClient:
 		return c.clientSuperseded(int(e.arg), e.at)
+	case classArrival:
+		return c.closed() && c.sendSuperseded(e.at)
 	}
 	return false
 }

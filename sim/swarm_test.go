@@ -68,6 +68,22 @@ func swarmClient(cfg *Config, rng *rand.Rand) {
 	if rng.IntN(2) == 0 {
 		cfg.Client.FirstTokenTimeoutNs = 1 + rng.Int64N(2_000_000)
 	}
+	if rng.IntN(3) == 0 { // a closed loop: the source's arrival times are ignored
+		cfg.Client.Concurrency = 1 + rng.IntN(16)
+		cfg.Client.ThinkNs = rng.Int64N(2) * rng.Int64N(100_000)
+		if rng.IntN(2) == 0 {
+			cfg.Client.Requests = int64(cfg.Client.Concurrency + rng.IntN(120))
+		}
+	}
+}
+
+// swarmArrivals is how many requests a swarm case's client sends.
+func swarmArrivals(cfg *Config) int {
+	n := len(cfg.Source.(*sliceSource).reqs)
+	if l := cfg.Client.Requests; cfg.Client.Concurrency > 0 && l > 0 {
+		n = min(n, int(l))
+	}
+	return n
 }
 
 // swarmRouters names the policies the swarm draws from, one each: every
@@ -227,7 +243,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles, failed, abandoned, async                                        int
+	local, recompiles, failed, abandoned, async, closed                                int
 	routers                                                                            map[string]int
 }
 
@@ -244,7 +260,7 @@ func TestSwarm(t *testing.T) {
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
-		tally.abandoned == 0 || tally.async == 0 || len(tally.routers) != len(swarmRouters)) {
+		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -256,9 +272,12 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
-	n := len(cfg.Source.(*sliceSource).reqs)
-	checkConservation(t, c.records, n)
+	checkConservation(t, c.records, swarmArrivals(cfg))
 	checkDrained(t, c)
+	if n := cfg.Client.Concurrency; n > 0 {
+		checkAtMost(t, c.records, n)
+		tally.closed++
+	}
 	a, b := mustRun(t, swarmCase(t, seed)), mustRun(t, swarmCase(t, seed))
 	if d := sameResult(a, b); d != "" {
 		t.Fatalf("seed %d: two runs differ: %s", seed, d)

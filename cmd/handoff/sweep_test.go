@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,5 +208,37 @@ func BenchmarkPlanSweep(b *testing.B) {
 		if err := pl.checkPoints(context.Background(), pl.points, runtime.NumCPU()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSweepConcurrencyAxis sweeps a closed loop's concurrency: each point
+// runs its users, results.csv has the per-GPU and interactivity columns,
+// and the throughput-interactivity plot is drawn.
+func TestSweepConcurrencyAxis(t *testing.T) {
+	dir := t.TempDir()
+	sweepCLI(t, dir, "--set", "workload.synthetic.requests=40",
+		"--vary", "workload.client.concurrency=1,8", "--vary", "pools.decode.count=1,2")
+	csv := readFile(t, filepath.Join(dir, sweepResultsFile))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	header := strings.Split(lines[0], ",")
+	perGPU, inter := slices.Index(header, "output_tokens_per_s_per_gpu"), slices.Index(header, "interactivity_tokens_per_s_per_user")
+	if len(lines) != 5 || header[1] != "workload.client.concurrency" || perGPU < 0 || inter < 0 {
+		t.Fatalf("results.csv header %q, %d lines", header, len(lines))
+	}
+	figures := map[string][2]float64{}
+	for _, row := range lines[1:] {
+		f := strings.Split(row, ",")
+		g, _ := strconv.ParseFloat(f[perGPU], 64)
+		i, _ := strconv.ParseFloat(f[inter], 64)
+		figures[f[1]+"/"+f[2]] = [2]float64{g, i}
+	}
+	for _, count := range []string{"1", "2"} {
+		one, eight := figures["1/"+count], figures["8/"+count]
+		if !(eight[0] > one[0] && eight[1] < one[1] && one[1] > 0) {
+			t.Errorf("decode count %s: 8 users (%v) should give more tok/s/GPU and fewer tok/s/user than 1 (%v)", count, eight, one)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots", "throughput_interactivity.png")); err != nil {
+		t.Errorf("plot missing: %v", err)
 	}
 }

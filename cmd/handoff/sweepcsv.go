@@ -49,6 +49,8 @@ func csvFigures() []csvFigure {
 		{"throughput_rps", func(s *results.Summary) string { return csvNum(s.Throughput.RequestsPerS) }},
 		{"offered_rps", func(s *results.Summary) string { return csvNum(s.Throughput.OfferedPerS) }},
 		{"output_tokens_per_s", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerS) }},
+		{"output_tokens_per_s_per_gpu", func(s *results.Summary) string { return csvNum(s.Throughput.OutputTokensPerSPerGPU) }},
+		{"interactivity_tokens_per_s_per_user", func(s *results.Summary) string { return csvNum(s.Throughput.InteractivityPerUser) }},
 		{"attainment", func(s *results.Summary) string { return csvNum(s.SLO.Attainment) }},
 		{"slo_met", func(s *results.Summary) string { return strconv.FormatBool(s.SLO.Met) }},
 		{"request_goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPS) }},

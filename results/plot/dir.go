@@ -33,6 +33,10 @@ type Save func(rel string, write func(io.Writer) error) error
 //   - a sweep (results.csv): attainment.* and request_goodput.* against the rate
 //     column, one curve per combination of the other varied columns
 //     (coloured by the first when there are two or more);
+//     throughput_interactivity.* (output tok/s per GPU against tok/s per
+//     user, with the Pareto front over all points) when a varied column
+//     is workload.client.concurrency, one curve per combination of the
+//     other varied columns;
 //     attribution.* and attribution_owner.*, one bar per point with a
 //     points/<id>/summary.json. Labels leave out columns that hold one
 //     value throughout, and list values alone under a header naming the

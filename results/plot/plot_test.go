@@ -105,6 +105,9 @@ var drawers = map[string]func(*bytes.Buffer, Format) error{
 	"attainment_grid": func(b *bytes.Buffer, f Format) error { return Attainment(b, f, gridCurves(), 0.9) },
 	"timeline":        func(b *bytes.Buffer, f Format) error { return Timeline(b, f, fixtureTimeline()) },
 	"pareto":          func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
+	"throughput_interactivity": func(b *bytes.Buffer, f Format) error {
+		return ThroughputInteractivity(b, f, fixtureTI())
+	},
 }
 
 func TestPlotsRender(t *testing.T) {

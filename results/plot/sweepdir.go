@@ -23,7 +23,15 @@ type sweepTable struct {
 	lines             []int      // per row, its line in the file
 	attainment        []float64  // per row, share 0..1
 	requestGoodputRPS []float64  // per row
+	// per row, when the table has the columns (older ones do not)
+	throughputPerGPU, interactivity []float64
 }
+
+// The optional figure columns of the throughput-interactivity plot.
+const (
+	perGPUColumn        = "output_tokens_per_s_per_gpu"
+	interactivityColumn = "interactivity_tokens_per_s_per_user"
+)
 
 // topLevelPaths are the undotted scenario paths a sweep can vary.
 var topLevelPaths = []string{"seed", "model", "name"}
@@ -51,6 +59,9 @@ func readSweep(path string) (*sweepTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ti, err := columnIndex(path, header[n:], perGPUColumn, interactivityColumn); err == nil {
+		cols = append(cols, ti...)
+	}
 	t := &sweepTable{path: path, varied: header[1:n]}
 	for {
 		rec, err := r.Read()
@@ -66,11 +77,13 @@ func readSweep(path string) (*sweepTable, error) {
 	}
 }
 
-// add appends one row; figure columns are at n+cols[0] and n+cols[1].
+// add appends one row; figure k's column is at n+cols[k]: attainment,
+// request goodput, then, if cols has them, throughput per GPU and
+// interactivity.
 func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
 	line, _ := r.FieldPos(0)
-	var figs [2]float64
-	for k, name := range []string{"attainment", "request_goodput_rps"} {
+	var figs [4]float64
+	for k, name := range []string{"attainment", "request_goodput_rps", perGPUColumn, interactivityColumn}[:len(cols)] {
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[n+cols[k]]), 64)
 		if err != nil {
 			return fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, line, name, rec[n+cols[k]])
@@ -82,6 +95,10 @@ func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
 	t.lines = append(t.lines, line)
 	t.attainment = append(t.attainment, figs[0])
 	t.requestGoodputRPS = append(t.requestGoodputRPS, figs[1])
+	if len(cols) == 4 {
+		t.throughputPerGPU = append(t.throughputPerGPU, figs[2])
+		t.interactivity = append(t.interactivity, figs[3])
+	}
 	return nil
 }
 
@@ -114,6 +131,11 @@ func sweepFigures(dir string) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	ti, err := tiFigures(t)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, ti...)
 	labels, header := rowLabels(shortNames(t.varied), rows, varyingColumns(rows))
 	for i := range labels {
 		labels[i] = orElse(labels[i], ids[i])
@@ -136,6 +158,64 @@ func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 		{"attainment", func(w io.Writer, f Format) error { return Attainment(w, f, curves, target) }},
 		{"request_goodput", func(w io.Writer, f Format) error { return RequestGoodput(w, f, curves) }},
 	}, nil
+}
+
+// concurrencyColumn is the varied column a closed-loop sweep steps.
+const concurrencyColumn = "workload.client.concurrency"
+
+// tiFigures returns throughput per GPU against interactivity, one curve
+// per combination of the varied columns but the concurrency and the seed
+// (grouped, named and styled as sweepCurves does; replicas averaged), or
+// nothing when no varied column is the concurrency.
+func tiFigures(t *sweepTable) ([]figure, error) {
+	conc := slices.Index(t.varied, concurrencyColumn)
+	if conc < 0 {
+		return nil, nil
+	}
+	if len(t.interactivity) != len(t.values) {
+		return nil, fmt.Errorf("%s:1: no %s and %s columns for the throughput-interactivity plot", t.path, perGPUColumn, interactivityColumn)
+	}
+	cols := varyingColumns(t.values, conc, slices.Index(t.varied, "seed"))
+	names, title := rowLabels(shortNames(t.varied), t.values, cols)
+	hue, variant := styleIndices(t.values, cols)
+	var curves []TICurve
+	index := map[string]int{}
+	count := map[[2]float64]int{} // (curve, concurrency) → rows averaged into the point
+	for i, vals := range t.values {
+		x, err := strconv.ParseFloat(strings.TrimSpace(vals[conc]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, t.lines[i], concurrencyColumn, vals[conc])
+		}
+		c, ok := index[names[i]]
+		if !ok {
+			c = len(curves)
+			index[names[i]] = c
+			cv := TICurve{Name: orElse(names[i], "all points"), LegendTitle: title}
+			if hue != nil {
+				cv.Hue, cv.Variant = hue[i], variant[i]
+			}
+			curves = append(curves, cv)
+		}
+		key := [2]float64{float64(c), x}
+		count[key]++
+		addTIMean(&curves[c], TIPoint{x, t.interactivity[i], t.throughputPerGPU[i]}, count[key])
+	}
+	return []figure{{"throughput_interactivity", func(w io.Writer, f Format) error {
+		return ThroughputInteractivity(w, f, curves)
+	}}}, nil
+}
+
+// addTIMean folds pt into c's point at its concurrency, the n-th averaged
+// into it, adding the point if it is the first.
+func addTIMean(c *TICurve, pt TIPoint, n int) {
+	k := slices.IndexFunc(c.Points, func(p TIPoint) bool { return p.Concurrency == pt.Concurrency })
+	if k < 0 {
+		c.Points = append(c.Points, TIPoint{Concurrency: pt.Concurrency})
+		k = len(c.Points) - 1
+	}
+	p, m := &c.Points[k], float64(n)
+	p.Interactivity += (pt.Interactivity - p.Interactivity) / m
+	p.ThroughputPerGPU += (pt.ThroughputPerGPU - p.ThroughputPerGPU) / m
 }
 
 // sweepCurves groups the rows by every varied column but the rate and the

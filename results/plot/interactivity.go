@@ -1,0 +1,151 @@
+package plot
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// TIPoint is one closed-loop run: its concurrency (users), the tokens per
+// second one user sees (1 / mean TPOT) and the fleet's output tokens per
+// second per GPU.
+type TIPoint struct {
+	Concurrency      float64
+	Interactivity    float64 // tokens/s per user
+	ThroughputPerGPU float64 // output tokens/s per GPU
+}
+
+// TICurve is one configuration's closed-loop runs over concurrency,
+// drawn in order of concurrency. Name, LegendTitle, Hue and Variant are
+// as in Curve.
+type TICurve struct {
+	Name, LegendTitle string
+	Hue, Variant      int
+	Points            []TIPoint
+}
+
+// TIFront returns the indices of the points no other point beats — none
+// has at least their interactivity and throughput per GPU, more of one —
+// sorted by interactivity (so by falling throughput). Of equal points
+// only the first is kept; non-finite points are never on the front.
+// Cost: O(n log n).
+func TIFront(points []TIPoint) []int {
+	idx := make([]int, 0, len(points))
+	for i, p := range points {
+		if finite(p.Interactivity) && finite(p.ThroughputPerGPU) {
+			idx = append(idx, i)
+		}
+	}
+	// Most interactive first, highest throughput first among equals: a point
+	// is on the front when its throughput beats everything before it.
+	slices.SortStableFunc(idx, func(a, b int) int {
+		pa, pb := points[a], points[b]
+		return cmp.Or(cmp.Compare(pb.Interactivity, pa.Interactivity), cmp.Compare(pb.ThroughputPerGPU, pa.ThroughputPerGPU))
+	})
+	var front []int
+	for _, i := range idx {
+		if len(front) == 0 || points[i].ThroughputPerGPU > points[front[len(front)-1]].ThroughputPerGPU {
+			front = append(front, i)
+		}
+	}
+	slices.Reverse(front)
+	return front
+}
+
+// ThroughputInteractivity draws output throughput per GPU against
+// interactivity (tokens/s per user), one line per configuration through
+// its concurrencies, and the Pareto front over every point as a dashed
+// line: the chart InferenceMAX publishes. Cost: O(n log n) in the points.
+func ThroughputInteractivity(w io.Writer, f Format, curves []TICurve) error {
+	p := newPlot("Throughput vs interactivity", "interactivity (tok/s per user, 1 / mean TPOT)", "output throughput (tok/s per GPU)")
+	l := newLegend()
+	if title := tiLegendTitle(curves); title != "" && len(curves) > 1 {
+		l.Add(cut(title, maxHeaderRunes))
+	}
+	grid := slices.ContainsFunc(curves, func(c TICurve) bool { return c.Hue != 0 || c.Variant != 0 })
+	var ink []plotter.XYs
+	var all []TIPoint
+	for i, c := range curves {
+		xys := tiXYs(c.Points)
+		all = append(all, c.Points...)
+		if len(xys) == 0 {
+			continue
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return fmt.Errorf("plot: curve %q: %w", c.Name, err)
+		}
+		line.LineStyle, pts.GlyphStyle = lineStyle(i)
+		if grid {
+			line.LineStyle, pts.GlyphStyle = gridStyle(c.Hue, c.Variant)
+		}
+		p.Add(line, pts)
+		if len(curves) > 1 {
+			l.Add(shorten(c.Name), line, pts)
+		}
+		ink = append(ink, xys)
+	}
+	if front, err := addTIFront(p, l, all); err != nil {
+		return err
+	} else if front != nil {
+		ink = append(ink, front)
+	}
+	if len(ink) > 0 {
+		p.X.Min, p.Y.Min = 0, 0
+		padRange(&p.X, 0.04)
+		padRange(&p.Y, 0.04)
+	}
+	return renderLegended(w, f, p, l, ink, corner{top: true, left: false})
+}
+
+// addTIFront adds the Pareto front over all points as a dashed line and
+// returns its points (nil when there are none).
+func addTIFront(p *gplot.Plot, l *gplot.Legend, all []TIPoint) (plotter.XYs, error) {
+	front := TIFront(all)
+	if len(front) == 0 {
+		return nil, nil
+	}
+	xys := make(plotter.XYs, len(front))
+	for k, i := range front {
+		xys[k] = plotter.XY{X: all[i].Interactivity, Y: all[i].ThroughputPerGPU}
+	}
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, fmt.Errorf("plot: Pareto front: %w", err)
+	}
+	line.LineStyle = dashed()
+	line.LineStyle.Width = vg.Points(1.5)
+	line.LineStyle.Color = alertColor
+	p.Add(line)
+	l.Add("Pareto front", line)
+	return xys, nil
+}
+
+// tiXYs returns a curve's finite (interactivity, throughput) pairs in
+// order of concurrency.
+func tiXYs(pts []TIPoint) plotter.XYs {
+	sorted := slices.Clone(pts)
+	slices.SortStableFunc(sorted, func(a, b TIPoint) int { return cmp.Compare(a.Concurrency, b.Concurrency) })
+	xys := make(plotter.XYs, 0, len(pts))
+	for _, pt := range sorted {
+		if finite(pt.Interactivity) && finite(pt.ThroughputPerGPU) {
+			xys = append(xys, plotter.XY{X: pt.Interactivity, Y: pt.ThroughputPerGPU})
+		}
+	}
+	return xys
+}
+
+// tiLegendTitle returns the first non-empty LegendTitle, or "".
+func tiLegendTitle(curves []TICurve) string {
+	for _, c := range curves {
+		if c.LegendTitle != "" {
+			return c.LegendTitle
+		}
+	}
+	return ""
+}
