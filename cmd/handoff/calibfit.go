@@ -40,6 +40,11 @@ func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibRepo
 	}
 	p := calibrate.Problem{Experiments: src.Experiments, Steps: src.Steps, Start: start, Params: src.Params,
 		Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets), MaxEvals: opts.maxEvals, Progress: stderr}
+	if opts.fitPD {
+		if p.PD, err = pdOn(opts.dir, src.Accelerator); err != nil {
+			return err
+		}
+	}
 	t0 := time.Now()
 	fit, err := calibrate.Fit(p)
 	if err != nil {
@@ -59,6 +64,25 @@ func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibRepo
 		return nil
 	}
 	return writeFittedCatalog(opts.writeCatalog, &src, &fit, provenance(&src, &fit, date))
+}
+
+// pdOn returns dir's measured P/D configurations on accelerator; none is
+// an error, since --fit-pd asked for them.
+func pdOn(dir, accelerator string) ([]calibrate.PDConfig, error) {
+	cfgs, err := calibrate.ReadPD(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []calibrate.PDConfig
+	for _, c := range cfgs {
+		if c.Runs[0].Hardware == accelerator {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--fit-pd: %s has no measured P/D runs on %s", dir, accelerator)
+	}
+	return out, nil
 }
 
 // startHardware is the accelerator and its scale-up link in file (the
@@ -91,6 +115,9 @@ func startHardware(file, name string) (calibrate.Hardware, error) {
 func provenance(src *calibrate.Source, fit *calibrate.Fitted, date string) string {
 	s := fmt.Sprintf("fitted %s by handoff calibrate --fit (Nelder-Mead over %s) to %s; objective %.4g (start %.4g): serving RMS rel. error %.1f%%, step RMS %.1f%%",
 		date, paramNames(src.Params), src.Data, fit.Objective, fit.StartObjective, 100*fit.ServingRMS, 100*fit.StepRMS)
+	if fit.PDResults != nil {
+		s += fmt.Sprintf("; with the measured P/D runs of %s (P/D RMS %.1f%%)", calibrate.PDFile, 100*fit.PDRMS)
+	}
 	if src.Borrowed != "" {
 		s += "; borrowed: " + src.Borrowed
 	}
@@ -137,6 +164,9 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 	fmt.Fprintf(b, "\n## Fit: %s\n\n", src.Accelerator)
 	fmt.Fprintf(b, "Fitted to %s (%d step points). Objective (weighted mean square of relative errors) %.4g, from %.4g at the start, after %d evaluations; serving RMS %.1f%%, step RMS %.1f%%.\n",
 		src.Data, len(src.Steps), fit.Objective, fit.StartObjective, fit.Evals, 100*fit.ServingRMS, 100*fit.StepRMS)
+	if fit.PDResults != nil {
+		fmt.Fprintf(b, "The measured P/D runs on %s were part of the objective (--fit-pd): their RMS %.1f%%.\n", src.Accelerator, 100*fit.PDRMS)
+	}
 	if src.Borrowed != "" {
 		fmt.Fprintf(b, "Borrowed (left as the catalog has them): %s.\n", src.Borrowed)
 	}

@@ -30,6 +30,8 @@ type calibrateOptions struct {
 	date         string // provenance date; "" = the newest measurement's
 	loo          bool   // leave-one-model-out after the fit
 	maxEvals     int    // objective evaluations per fit; 0 = the library's default
+	pd           bool   // also compare the measured P/D runs (measured-pd.csv)
+	fitPD        bool   // with --fit: the P/D runs on the fitted accelerator join the objective
 
 	simulate simulateFunc // nil: calibrate.Simulate
 	stderr   io.Writer    // progress lines; nil = discard
@@ -59,14 +61,16 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&opts.date, "date", "", "date (YYYY-MM-DD) the catalog's provenance names; default: the newest measurement's")
 	f.BoolVar(&opts.loo, "loo", false, "with --fit: refit without each model and predict it")
 	f.IntVar(&opts.maxEvals, "max-evals", 0, "objective evaluations per fit at most (`N`; 0 = 100 per parameter)")
+	f.BoolVar(&opts.pd, "pd", false, "also compare the measured P/D runs of gpt-oss-120b ("+calibrate.PDFile+")")
+	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: fit to the P/D runs on the fitted accelerator too (implies --pd)")
 	return cmd
 }
 
 // check rejects flag combinations that cannot work, before anything runs.
 func (o *calibrateOptions) check() error {
 	switch {
-	case !o.fit && (o.writeCatalog != "" || o.loo || o.date != "" || o.accelerator != "" && o.accelerator != "h100-sxm"):
-		return fmt.Errorf("--write-catalog, --loo, --date and --accelerator need --fit")
+	case !o.fit && (o.writeCatalog != "" || o.loo || o.fitPD || o.date != "" || o.accelerator != "" && o.accelerator != "h100-sxm"):
+		return fmt.Errorf("--write-catalog, --loo, --fit-pd, --date and --accelerator need --fit")
 	case o.date != "" && !isDate(o.date):
 		return fmt.Errorf("--date %q: want YYYY-MM-DD", o.date)
 	case o.jobs < 0 || o.maxEvals < 0:
@@ -106,6 +110,9 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 			return err
 		}
 	}
+	if err := comparePD(opts, sets, rep); err != nil {
+		return err
+	}
 	write := func(w io.Writer) error { return writeCalibration(w, rep) }
 	if opts.out != "" {
 		err = writeOutFile(opts.out, write)
@@ -137,20 +144,51 @@ func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
 
 // calibReport is what the report shows.
 type calibReport struct {
-	results []calibrate.Result  // the comparison (at the fit, with --fit)
-	src     *calibrate.Source   // with --fit: what was fitted to
-	fit     *calibrate.Fitted   // with --fit
-	heldOut []calibrate.HeldOut // with --loo
+	results []calibrate.Result   // the comparison (at the fit, with --fit)
+	src     *calibrate.Source    // with --fit: what was fitted to
+	fit     *calibrate.Fitted    // with --fit
+	heldOut []calibrate.HeldOut  // with --loo
+	pd      []calibrate.PDResult // with --pd: the measured P/D runs (at the fit, with --fit)
 }
 
-// unserved returns the first experiment's unserved-requests error.
+// unserved returns the first experiment's (then P/D run's) unserved-requests error.
 func (r *calibReport) unserved() error {
 	for _, res := range r.results {
 		if res.Unserved != nil {
 			return res.Unserved
 		}
 	}
+	for _, res := range r.pd {
+		if res.Unserved != nil {
+			return res.Unserved
+		}
+	}
 	return nil
+}
+
+// comparePD fills rep.pd with --pd or --fit-pd: the fit's P/D results when
+// it fitted to them, else the runs simulated at the fit (or the catalog).
+func comparePD(opts *calibrateOptions, sets []scenarios.Set, rep *calibReport) error {
+	if !opts.pd && !opts.fitPD {
+		return nil
+	}
+	if rep.fit != nil && rep.fit.PDResults != nil {
+		rep.pd = rep.fit.PDResults
+		return nil
+	}
+	cfgs, err := calibrate.ReadPD(opts.dir)
+	if err != nil {
+		return err
+	}
+	if len(cfgs) == 0 {
+		return fmt.Errorf("--pd: %s has no %s", opts.dir, calibrate.PDFile)
+	}
+	o := calibrate.Options{Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets)}
+	if rep.fit != nil {
+		o.Hardware = &rep.fit.Hardware
+	}
+	rep.pd, err = calibrate.RunPD(cfgs, o)
+	return err
 }
 
 // writeCalibration renders the comparison as Markdown tables.
@@ -166,6 +204,9 @@ func writeCalibration(w io.Writer, rep *calibReport) error {
 	}
 	if rep.heldOut != nil {
 		writeHeldOut(&b, rep.heldOut)
+	}
+	if rep.pd != nil {
+		writePD(&b, calibrate.PDRows(rep.pd))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -191,6 +232,46 @@ func writeStageTable(b *strings.Builder, rows []calibrate.Row) {
 	fmt.Fprintf(b, "\nMedian absolute error over all stages: TTFT mean %s, decode time per token %s, E2E mean %s, E2E p99 %s.\n",
 		medianPct(errs[0]), medianPct(errs[1]), medianPct(errs[2]), medianPct(errs[3]))
 }
+
+// writePD writes the measured P/D section: one row per run, then the
+// error figures against their targets, each with its worst run.
+func writePD(b *strings.Builder, rows []calibrate.PDRow) {
+	b.WriteString(pdHeader)
+	b.WriteString("| config | c | sim done | TTFT mean | TTFT median | TTFT p99 | TPOT mean | ITL mean | output tok/s | E2E mean (derived) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		m := r.Measured
+		fmt.Fprintf(b, "| %s | %d | %d/%d | %s | %s | %s | %s | %s | %s | %s |\n", m.Config, m.Concurrency, r.Completed, r.Total,
+			cmp(r.TTFTMean, m.TTFTMean, nil), cmp(r.TTFTMedian, m.TTFTMedian, nil), cmp(r.TTFTP99, m.TTFTP99, nil),
+			cmp(r.TPOTMean, m.TPOTMean, nil), cmp(r.ITLMean, m.ITLMean, nil), cmp(r.OutputTPS, m.OutputTPS, nil),
+			cmp(r.E2EMean, m.E2EMean(), nil))
+	}
+	b.WriteString("\n| metric | runs | mean abs. error (target) | mean signed error | met |\n|---|---|---|---|---|\n")
+	for _, t := range calibrate.PDTargets(rows) {
+		target, met := "", "yes"
+		if t.MAEMax > 0 {
+			target = fmt.Sprintf(" (≤ %.0f%%)", 100*t.MAEMax)
+		} else {
+			met = "no target"
+		}
+		if !t.Met() {
+			met = "no"
+		}
+		fmt.Fprintf(b, "| %s | %d | %.1f%%%s | %+.1f%% | %s |\n", t.Metric, t.N, 100*t.MAE, target, 100*t.Signed, met)
+	}
+}
+
+const pdHeader = `
+## Measured P/D runs (gpt-oss-120b, vLLM 0.11 + NIXL, H100 and H200)
+
+Closed-loop runs by Anyscale ("Ray Serve LLM Performance Benchmarks", prefill_decode/; transcribed in
+` + "`scenarios/calibration/measured-pd.csv`" + `, whose header gives the source and what was left out): c
+requests in flight, 5c requests of 5000 random prompt tokens and exactly 250 output tokens. Each
+scenario ` + "`calib-pd-gptoss-<config>.yaml`" + ` runs at each c. Cells are sim / measured (err), times in s;
+TPOT is per request (E2E − TTFT)/249, ITL the pooled token gaps, output tok/s over first send to last
+completion, and E2E mean TTFT mean + 249 · TPOT mean on both sides (the client recorded no E2E).
+
+`
 
 // writeTargets writes the error figures against their targets.
 func writeTargets(b *strings.Builder, ts []calibrate.Target) {

@@ -30,6 +30,10 @@ type Problem struct {
 	Start       Hardware     // the hardware fitted: fields not in Params stay as they are; each Param starts at its Init
 	Params      []Param
 	StepWeight  float64 // weight of the step block's mean square against the serving block's; 0 = 1
+	// PD, when not empty, adds the measured P/D runs to the objective:
+	// their block's mean square (pdMeanSquare) at weight 1. Without them
+	// the objective is exactly the serving and step blocks'.
+	PD []PDConfig
 
 	Sets     []scenarios.Set // overrides applied to every scenario
 	Workers  int             // experiments simulated at once; 0 = GOMAXPROCS
@@ -49,13 +53,16 @@ type Fitted struct {
 	Evals          int       // objective evaluations
 	ServingRMS     float64   // root mean square of the serving residuals (weighted)
 	StepRMS        float64   // root mean square of the step residuals
+	PDRMS          float64   // root mean square of the P/D residuals; 0 without Problem.PD
 	Results        []Result  // Experiments simulated at the fit
+	PDResults      []PDResult
 }
 
 // objective is one evaluation of a Problem at h.
 type objective struct {
-	value, servingRMS, stepRMS float64
-	results                    []Result
+	value, servingRMS, stepRMS, pdRMS float64
+	results                           []Result
+	pdResults                         []PDResult
 }
 
 // evaluate simulates the experiments and prices the step points at h.
@@ -81,6 +88,15 @@ func (p *Problem) evaluate(h *Hardware, models *llm.Catalog) (objective, error) 
 		w = 1
 	}
 	o.value = o.servingRMS*o.servingRMS + w*o.stepRMS*o.stepRMS
+	if len(p.PD) > 0 {
+		o.pdResults, err = RunPD(p.PD, Options{Sets: p.Sets, Hardware: h, Workers: p.Workers, Simulate: p.Simulate})
+		if err != nil {
+			return o, err
+		}
+		ms := pdMeanSquare(PDRows(o.pdResults))
+		o.pdRMS = math.Sqrt(ms)
+		o.value += ms
+	}
 	return o, nil
 }
 
@@ -218,7 +234,7 @@ func (p *Problem) fitted(h Hardware, startValue float64, evals int, models *llm.
 		return Fitted{}, err
 	}
 	f := Fitted{Hardware: h, Objective: o.value, StartObjective: startValue, Evals: evals,
-		ServingRMS: o.servingRMS, StepRMS: o.stepRMS, Results: o.results}
+		ServingRMS: o.servingRMS, StepRMS: o.stepRMS, PDRMS: o.pdRMS, Results: o.results, PDResults: o.pdResults}
 	for _, q := range p.Params {
 		f.Values = append(f.Values, q.Get(&h))
 	}

@@ -51,33 +51,46 @@ type Result struct {
 // serial run's. The first error (in experiment order) is returned.
 func Run(exps []Experiment, opts Options) ([]Result, error) {
 	out := make([]Result, len(exps))
-	errs := make([]error, len(exps))
-	workers := opts.Workers
+	err := parallel(len(exps), opts.Workers, func(i int) error {
+		var err error
+		out[i], err = runExperiment(exps[i], opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parallel calls do(0) … do(n−1) on up to workers goroutines (0 =
+// GOMAXPROCS) and returns the first error in index order.
+func parallel(n, workers int, do func(i int) error) error {
+	errs := make([]error, n)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(workers, len(exps)) {
+	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = runExperiment(exps[i], opts)
+				errs[i] = do(i)
 			}
 		}()
 	}
-	for i := range exps {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // runExperiment loads and simulates one experiment and summarises its stages.
@@ -86,12 +99,7 @@ func runExperiment(exp Experiment, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if h := opts.Hardware; h != nil {
-		l.Catalog.Accelerators = append(slices.Clone(l.Catalog.Accelerators), h.Accel.Spec())
-		if h.Link.Name != "" {
-			l.Catalog.Links = append(slices.Clone(l.Catalog.Links), h.Link.Spec())
-		}
-	}
+	opts.Hardware.apply(l)
 	simulate := opts.Simulate
 	if simulate == nil {
 		simulate = Simulate
@@ -109,6 +117,18 @@ func runExperiment(exp Experiment, opts Options) (Result, error) {
 	}
 	res.Unserved = results.Unserved(recs, l.File)
 	return res, nil
+}
+
+// apply puts h's accelerator and link into l's catalog in place of the
+// entries of their names; a nil h leaves the catalog as it is.
+func (h *Hardware) apply(l *scenarios.Loaded) {
+	if h == nil {
+		return
+	}
+	l.Catalog.Accelerators = append(slices.Clone(l.Catalog.Accelerators), h.Accel.Spec())
+	if h.Link.Name != "" {
+		l.Catalog.Links = append(slices.Clone(l.Catalog.Links), h.Link.Spec())
+	}
 }
 
 // Simulate builds and runs l. A workload with no requests is an error: a
