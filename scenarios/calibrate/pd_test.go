@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"handoff/results"
+	"handoff/scenarios"
 )
 
 // TestReadPDShipped reads the shipped table: 12 configurations of 6
@@ -97,5 +98,34 @@ func TestPDRowFigures(t *testing.T) {
 	}
 	if r.Completed != 3 || r.Total != 3 {
 		t.Errorf("completed %d / %d, want 3 / 3", r.Completed, r.Total)
+	}
+}
+
+// TestPDScenariosLoad loads and builds every P/D scenario at each of its
+// runs' concurrencies, with the run's client fields in place.
+func TestPDScenariosLoad(t *testing.T) {
+	cfgs, err := ReadPD("../calibration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfgs {
+		for _, r := range c.Runs {
+			sets, err := PDSets(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := scenarios.Load(c.Scenario, sets...)
+			if err != nil {
+				t.Fatalf("%s c=%d: %v", c.Config, r.Concurrency, err)
+			}
+			if l.Workload.Client.Concurrency != r.Concurrency || l.Workload.Client.Requests != int64(r.NumPrompts) {
+				t.Errorf("%s c=%d: client %+v", c.Config, r.Concurrency, l.Workload.Client)
+			}
+			b, err := l.Build()
+			if err != nil {
+				t.Fatalf("%s c=%d: %v", c.Config, r.Concurrency, err)
+			}
+			b.Close()
+		}
 	}
 }
