@@ -65,7 +65,7 @@ func RunPD(cfgs []PDConfig, opts Options) ([]PDResult, error) {
 		}
 	}
 	unserved := make([]error, len(jobs))
-	err := parallel(len(jobs), opts.Workers, func(k int) error {
+	err := runParallel(len(jobs), opts.Workers, func(k int) error {
 		j := jobs[k]
 		row, uns, err := runPD(cfgs[j.cfg].Scenario, cfgs[j.cfg].Runs[j.run], opts)
 		out[j.cfg].Rows[j.run], unserved[k] = row, uns

@@ -51,7 +51,7 @@ type Result struct {
 // serial run's. The first error (in experiment order) is returned.
 func Run(exps []Experiment, opts Options) ([]Result, error) {
 	out := make([]Result, len(exps))
-	err := parallel(len(exps), opts.Workers, func(i int) error {
+	err := runParallel(len(exps), opts.Workers, func(i int) error {
 		var err error
 		out[i], err = runExperiment(exps[i], opts)
 		return err
@@ -62,9 +62,9 @@ func Run(exps []Experiment, opts Options) ([]Result, error) {
 	return out, nil
 }
 
-// parallel calls do(0) … do(n−1) on up to workers goroutines (0 =
+// runParallel calls do(0) … do(n−1) on up to workers goroutines (0 =
 // GOMAXPROCS) and returns the first error in index order.
-func parallel(n, workers int, do func(i int) error) error {
+func runParallel(n, workers int, do func(i int) error) error {
 	errs := make([]error, n)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
