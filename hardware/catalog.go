@@ -43,7 +43,8 @@ func Default() *Catalog {
 	return c
 }
 
-// Parse strictly decodes and validates a catalog file. A scale_up link must
+// Parse strictly decodes and validates a catalog file. A scale_up or
+// scale_out link must
 // be defined in the same file or in the default catalog. Every entry needs a
 // source. Errors are *spec.FieldError naming file, line and field.
 func Parse(data []byte, file string) (*Catalog, error) {
@@ -93,7 +94,7 @@ func parse(data []byte, file string, base func() *Catalog) (*Catalog, error) {
 }
 
 // addSpec resolves one catalog accelerator and checks what only a catalog
-// can: a source, a unique name and a known scale-up link.
+// can: a source, a unique name and known scale-up and scale-out links.
 func (c *Catalog) addSpec(s AcceleratorSpec, base func() *Catalog) error {
 	a, err := s.Resolve()
 	switch {
@@ -105,6 +106,9 @@ func (c *Catalog) addSpec(s AcceleratorSpec, base func() *Catalog) error {
 		return spec.Fieldf("name", "duplicate accelerator %q", a.Name)
 	}
 	if err := c.checkLink("scale_up", a.ScaleUpLink, base); err != nil {
+		return err
+	}
+	if err := c.checkLink("scale_out", a.ScaleOutLink, base); err != nil {
 		return err
 	}
 	if err := c.checkLink("pipeline_link", a.Wafer.PipelineLink, base); err != nil {

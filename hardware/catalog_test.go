@@ -224,6 +224,9 @@ func TestParseErrors(t *testing.T) {
 		{"mbu 0", strings.Replace(acc(""), "mbu: 0.8", "mbu: 0", 1), "field accelerators[0].mbu: must be in (0, 1]"},
 		{"bare number", strings.Replace(acc(""), "80GB", "80", 1), `c.yaml:4: field accelerators[0].memory: bad bytes "80"`},
 		{"unknown link", acc("    scale_up: warp\n"), `c.yaml:11: field accelerators[0].scale_up: unknown link "warp" (known: cs3-ethernet,`},
+		{"unknown scale-out", acc("    scale_out: warp\n"), `c.yaml:11: field accelerators[0].scale_out: unknown link "warp" (known: cs3-ethernet,`},
+		{"scale-out in the default catalog", acc("    scale_out: ib-ndr\n"), ""},
+		{"negative fp4", acc("    fp4: -1PFLOPS\n"), `field accelerators[0].fp4:`},
 		{"negative domain", acc("    scale_up_domain: -8\n"), "c.yaml:11: field accelerators[0].scale_up_domain: must be in [0, 65536] devices"},
 		{"decimal domain", acc("    scale_up_domain: 7.5\n"), `c.yaml:11: field accelerators[0].scale_up_domain: want an integer, got "7.5"`},
 		{"no source", strings.Replace(acc(""), "    source: s\n", "", 1), "field accelerators[0].source: required"},
@@ -250,6 +253,20 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) && !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
 			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestPeakFLOPS: each tensor-core format reads its own peak, 0 where the
+// device lacks it or the format is unknown.
+func TestPeakFLOPS(t *testing.T) {
+	a := Accelerator{BF16FLOPS: 1, FP8FLOPS: 2, FP4FLOPS: 4}
+	for format, want := range map[string]float64{"bf16": 1, "fp8": 2, "fp4": 4, "fp16": 0, "": 0} {
+		if got := a.PeakFLOPS(format); got != want {
+			t.Errorf("PeakFLOPS(%q) = %v, want %v", format, got, want)
+		}
+	}
+	if got := (Accelerator{BF16FLOPS: 1}).PeakFLOPS("fp4"); got != 0 {
+		t.Errorf("no FP4: PeakFLOPS(fp4) = %v, want 0", got)
 	}
 }
 

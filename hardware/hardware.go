@@ -28,11 +28,13 @@ type Accelerator struct {
 	MemoryBandwidthBps float64 // bytes per second
 	BF16FLOPS          float64 // dense peak, FLOP/s
 	FP8FLOPS           float64 // dense peak, FLOP/s; 0 = not supported
+	FP4FLOPS           float64 // dense peak, FLOP/s; 0 = no FP4 tensor cores
 	MFU                float64 // fraction of peak FLOPs reached by compute-bound steps
 	MBU                float64 // fraction of peak bandwidth reached by memory-bound steps
 	StepOverheadNs     int64   // fixed cost of one engine iteration (launch, scheduling, sampling)
 	ScaleUpLink        string  // link name used for tensor-parallel all-reduce
 	ScaleUpDomain      int     // devices the scale-up link joins (an HGX board's 8 GPUs); 0 = not bounded
+	ScaleOutLink       string  // per-device NIC link joining scale-up domains; "" = none
 	PowerW             float64
 	CostPerHour        float64    // USD per device-hour
 	Source             string     // where the figures come from
@@ -49,4 +51,19 @@ type Link struct {
 	BandwidthBps float64 // per direction, bytes per second
 	LatencyNs    int64   // one-way latency of a transfer's first byte
 	Source       string
+}
+
+// PeakFLOPS is the dense peak in FLOP/s of the tensor-core format named
+// format ("bf16", "fp8" or "fp4", as llm.DType.TensorFormat gives them); 0
+// when the device lacks that format or the name is unknown.
+func (a Accelerator) PeakFLOPS(format string) float64 {
+	switch format {
+	case "bf16":
+		return a.BF16FLOPS
+	case "fp8":
+		return a.FP8FLOPS
+	case "fp4":
+		return a.FP4FLOPS
+	}
+	return 0
 }

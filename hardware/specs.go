@@ -17,11 +17,13 @@ type AcceleratorSpec struct {
 	MemoryBandwidth  units.Bandwidth `yaml:"memory_bandwidth"`
 	BF16             units.FLOPS     `yaml:"bf16"`
 	FP8              units.FLOPS     `yaml:"fp8,omitempty"` // omitted = not supported
+	FP4              units.FLOPS     `yaml:"fp4,omitempty"` // dense; omitted = no FP4 tensor cores
 	MFU              float64         `yaml:"mfu"`
 	MBU              float64         `yaml:"mbu"`
 	StepOverhead     units.Duration  `yaml:"step_overhead"`
 	ScaleUp          string          `yaml:"scale_up,omitempty"`        // link name; omitted = no tensor parallelism
 	ScaleUpDomain    int             `yaml:"scale_up_domain,omitempty"` // devices the scale-up link joins; omitted = not bounded
+	ScaleOut         string          `yaml:"scale_out,omitempty"`       // per-device NIC link between scale-up domains; omitted = none
 	PowerW           float64         `yaml:"power_w"`
 	CostPerHour      float64         `yaml:"cost_per_hour"` // USD per device-hour
 	Source           string          `yaml:"source,omitempty"`
@@ -67,8 +69,8 @@ func checkName(name string) error {
 
 // Resolve validates s and returns the Accelerator it describes, with its name
 // lower-cased. Errors are *spec.FieldError without a position (place them
-// with spec.Locate). It does not check that the scale-up link exists; the
-// catalog does.
+// with spec.Locate). It does not check that the scale-up and scale-out links
+// exist; the catalog does.
 func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 	name := canonicalName(s.Name)
 	if err := checkName(name); err != nil {
@@ -84,6 +86,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		{!(s.MemoryBandwidth > 0), "memory_bandwidth", "must be positive"},
 		{!(s.BF16 > 0), "bf16", "must be positive"},
 		{s.FP8 < 0, "fp8", "must not be negative"},
+		{s.FP4 < 0, "fp4", "must not be negative"},
 		{!(s.MFU > 0 && s.MFU <= 1 || s.MFU == 0 && s.FactorsFrom != ""), "mfu", "must be in (0, 1] (or omitted with factors_from)"},
 		{!(s.MBU > 0 && s.MBU <= 1 || s.MBU == 0 && s.FactorsFrom != ""), "mbu", "must be in (0, 1] (or omitted with factors_from)"},
 		{s.StepOverhead < 0, "step_overhead", "must not be negative"},
@@ -105,9 +108,10 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 	return Accelerator{
 		Name: name, Kind: kind,
 		MemoryBytes: float64(s.Memory), MemoryBandwidthBps: float64(s.MemoryBandwidth),
-		BF16FLOPS: float64(s.BF16), FP8FLOPS: float64(s.FP8),
+		BF16FLOPS: float64(s.BF16), FP8FLOPS: float64(s.FP8), FP4FLOPS: float64(s.FP4),
 		MFU: s.MFU, MBU: s.MBU, StepOverheadNs: int64(s.StepOverhead),
-		ScaleUpLink: canonicalName(s.ScaleUp), ScaleUpDomain: s.ScaleUpDomain, PowerW: s.PowerW, CostPerHour: s.CostPerHour,
+		ScaleUpLink: canonicalName(s.ScaleUp), ScaleUpDomain: s.ScaleUpDomain, ScaleOutLink: canonicalName(s.ScaleOut),
+		PowerW: s.PowerW, CostPerHour: s.CostPerHour,
 		Source: s.Source, EfficiencySource: s.EfficiencySource, Wafer: s.WaferSpec.resolve(),
 		Serving: s.ServingSpec.resolve(), FactorsFrom: canonicalName(s.FactorsFrom),
 	}, nil
@@ -135,9 +139,10 @@ func (a Accelerator) Spec() AcceleratorSpec {
 	s := AcceleratorSpec{
 		Name: a.Name, Kind: a.Kind,
 		Memory: units.Bytes(a.MemoryBytes), MemoryBandwidth: units.Bandwidth(a.MemoryBandwidthBps),
-		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS),
+		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS), FP4: units.FLOPS(a.FP4FLOPS),
 		MFU: a.MFU, MBU: a.MBU, StepOverhead: units.Duration(a.StepOverheadNs),
-		ScaleUp: a.ScaleUpLink, ScaleUpDomain: a.ScaleUpDomain, PowerW: a.PowerW, CostPerHour: a.CostPerHour,
+		ScaleUp: a.ScaleUpLink, ScaleUpDomain: a.ScaleUpDomain, ScaleOut: a.ScaleOutLink,
+		PowerW: a.PowerW, CostPerHour: a.CostPerHour,
 		Source: a.Source, EfficiencySource: a.EfficiencySource, WaferSpec: a.Wafer.spec(),
 		ServingSpec: a.Serving.spec(), FactorsFrom: a.FactorsFrom,
 	}

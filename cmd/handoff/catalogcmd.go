@@ -32,16 +32,16 @@ func newCatalogCmd(stdout io.Writer) *cobra.Command {
 }
 
 func listHardware(w io.Writer, c *hardware.Catalog) {
-	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\tDOMAIN\t$/HOUR")
+	fmt.Fprintln(w, "ACCELERATOR\tKIND\tMEMORY\tBANDWIDTH\tBF16 DENSE\tFP8 DENSE\tFP4 DENSE\tMFU\tMBU\tSTEP OVERHEAD\tSCALE-UP\tDOMAIN\tSCALE-OUT\t$/HOUR")
 	for _, a := range c.Accelerators() {
 		domain := "-" // not bounded
 		if a.ScaleUpDomain > 0 {
 			domain = strconv.Itoa(a.ScaleUpDomain)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\n", a.Name, a.Kind,
-			human(a.MemoryBytes, "B"), human(a.MemoryBandwidthBps, "B/s"),
-			human(a.BF16FLOPS, "FLOPS"), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
-			a.ScaleUpLink, domain, a.CostPerHour)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%.2f\n", a.Name, a.Kind,
+			human(a.MemoryBytes, "B"), human(a.MemoryBandwidthBps, "B/s"), human(a.BF16FLOPS, "FLOPS"),
+			orDash(a.FP8FLOPS, "FLOPS"), orDash(a.FP4FLOPS, "FLOPS"), a.MFU, a.MBU, units.FormatDuration(a.StepOverheadNs),
+			orNone(a.ScaleUpLink), domain, orNone(a.ScaleOutLink), a.CostPerHour)
 	}
 	fmt.Fprintln(w)
 	listServing(w, c)
@@ -70,11 +70,12 @@ func listServing(w io.Writer, c *hardware.Catalog) {
 }
 
 func listModels(w io.Writer, c *llm.Catalog) {
-	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tSLIDING\tPARAMS\tACTIVE\tWEIGHT BITS\tWEIGHTS\tKV BITS\tKV/TOKEN\tMAX CONTEXT")
+	fmt.Fprintln(w, "MODEL\tLAYERS\tATTENTION\tSLIDING\tPARAMS\tACTIVE\tEXPERTS\tSHARED\tDENSE LAYERS\tWEIGHT DTYPE\tWEIGHTS\tKV DTYPE\tKV/TOKEN\tMAX CONTEXT")
 	for _, m := range c.Models() {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.1fB\t%.1fB\t%s\t%s\t%s\t%s\t%d\n", m.Name, m.Layers, m.AttentionKind(),
-			sliding(m), m.ParamsTotal/1e9, m.ParamsActive/1e9, bits(m.WeightBytes), human(m.WeightBytesTotal(), "B"),
-			bits(m.KVBytes), human(m.KVBytesPerToken(), "B"), m.MaxContext)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.1fB\t%.1fB\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", m.Name, m.Layers, m.AttentionKind(),
+			sliding(m), m.ParamsTotal/1e9, m.ParamsActive/1e9, experts(m), moeCount(m, m.SharedExperts),
+			moeCount(m, m.DenseLayers), weightDTypes(m), human(m.WeightBytesTotal(), "B"),
+			precision(m.KVDType, m.KVBytes), human(m.KVBytesPerToken(), "B"), m.MaxContext)
 	}
 }
 
@@ -87,8 +88,56 @@ func sliding(m *llm.Model) string {
 	return fmt.Sprintf("%d × %d", m.SlidingLayers, m.SlidingWindow)
 }
 
-// bits renders a size in bytes per element as bits: 2 → "16", 0.56 → "4.48".
-func bits(bytes float64) string { return strconv.FormatFloat(bytes*8, 'f', -1, 64) }
+// experts renders an MoE model's routing as "top-K of E", "-" for a dense one.
+func experts(m *llm.Model) string {
+	if m.Experts == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("top-%d of %d", m.ExpertsPerTok, m.Experts)
+}
+
+// moeCount renders a count only an MoE model has, "-" for a dense one.
+func moeCount(m *llm.Model, n int) string {
+	if m.Experts == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// weightDTypes renders the weights' format, "shared/experts" where the
+// routed experts are stored differently: "fp8", "bf16/mxfp4".
+func weightDTypes(m *llm.Model) string {
+	w := precision(m.WeightDType, m.WeightBytes)
+	if m.Experts == 0 || m.ExpertDType == m.WeightDType && m.ExpertWeightBytes == m.WeightBytes {
+		return w
+	}
+	return w + "/" + precision(m.ExpertDType, m.ExpertWeightBytes)
+}
+
+// precision renders a dtype, or a size without one in bits per element:
+// "bf16", "4.48 bits".
+func precision(d llm.DType, bytes float64) string {
+	if d != "" {
+		return string(d)
+	}
+	return strconv.FormatFloat(bytes*8, 'f', -1, 64) + " bits"
+}
+
+// orDash renders v like human, "-" for 0 (the device lacks it).
+func orDash(v float64, unit string) string {
+	if v == 0 {
+		return "-"
+	}
+	return human(v, unit)
+}
+
+// orNone renders a link name, "-" for none.
+func orNone(name string) string {
+	if name == "" {
+		return "-"
+	}
+	return name
+}
 
 // human renders v with a decimal SI prefix and three significant digits,
 // for reading (catalog files keep exact values).

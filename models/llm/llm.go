@@ -34,27 +34,33 @@ func (m *Model) AttentionKind() string {
 
 // Model is one served LLM architecture.
 type Model struct {
-	Name          string
-	Layers        int
-	Hidden        int
-	Heads         int
-	KVHeads       int
-	HeadDim       int
-	Intermediate  int
-	Vocab         int
-	ParamsTotal   float64 // parameter count (all experts)
-	ParamsActive  float64 // parameters touched per token (MoE: shared + top-k experts)
-	Experts       int     // routed experts per MoE layer; 0 = dense
-	ExpertsPerTok int     // top-k
-	Attention     string  // AttentionGQA or AttentionMLA
-	KVLoraRank    int     // MLA latent width
-	RopeDim       int     // MLA decoupled rope width
-	SlidingWindow int     // tokens kept by sliding-window layers; 0 = none
-	SlidingLayers int     // how many layers use the sliding window
-	WeightBytes   float64 // bytes per weight (2 = BF16)
-	KVBytes       float64 // bytes per KV element (2 = BF16)
-	MaxContext    int     // longest context the model supports, tokens
-	Source        string
+	Name              string
+	Layers            int
+	Hidden            int
+	Heads             int
+	KVHeads           int
+	HeadDim           int
+	Intermediate      int
+	Vocab             int
+	ParamsTotal       float64 // parameter count (all experts)
+	ParamsActive      float64 // parameters touched per token (MoE: shared + top-k experts)
+	Experts           int     // routed experts per MoE layer; 0 = dense
+	ExpertsPerTok     int     // top-k
+	Attention         string  // AttentionGQA or AttentionMLA
+	KVLoraRank        int     // MLA latent width
+	RopeDim           int     // MLA decoupled rope width
+	SlidingWindow     int     // tokens kept by sliding-window layers; 0 = none
+	SlidingLayers     int     // how many layers use the sliding window
+	DenseLayers       int     // leading layers with a dense FFN in an MoE model (first_k_dense_replace)
+	SharedExperts     int     // shared experts per MoE layer, each intermediate wide (n_shared_experts)
+	WeightDType       DType   // every weight but the routed experts'; "" = WeightBytes names no format
+	ExpertDType       DType   // routed experts' weights
+	KVDType           DType   // KV cache elements
+	WeightBytes       float64 // bytes per weight, WeightDType.Bytes() (2 = BF16)
+	ExpertWeightBytes float64 // bytes per routed-expert weight, ExpertDType.Bytes(); 0 = WeightBytes
+	KVBytes           float64 // bytes per KV element, KVDType.Bytes() (2 = BF16)
+	MaxContext        int     // longest context the model supports, tokens
+	Source            string
 }
 
 // KVBytesPerToken is the KV-cache size of one token across all layers, in
@@ -105,9 +111,61 @@ func (m *Model) KVBytesForContext(contextTokens int) float64 {
 	return perLayer * (float64(full)*float64(contextTokens) + float64(m.SlidingLayers)*float64(sliding))
 }
 
-// WeightBytesTotal is the size of all weights, params_total·weight_bytes, in
-// bytes. Example: Llama-3.1-70B, 70.6e9·2 = 141.2 GB.
-func (m *Model) WeightBytesTotal() float64 { return m.ParamsTotal * m.WeightBytes }
+// WeightBytesTotal is the size of all weights in bytes, SharedBytesTotal +
+// ExpertBytesTotal: shared_params·weight_bytes + expert_params·
+// expert_weight_bytes, params_total·weight_bytes for a dense model.
+// Examples: Llama-3.1-70B, 70.6e9·2 = 141.2 GB; gpt-oss-120b (BF16
+// attention and embeddings, MXFP4 experts) 1.9e9·2 + 114.9e9·0.53125 ≈
+// 64.86 GB.
+func (m *Model) WeightBytesTotal() float64 { return m.SharedBytesTotal() + m.ExpertBytesTotal() }
+
+// SharedBytesTotal is the size of the weights every token touches,
+// SharedParams·weight_bytes, in bytes.
+func (m *Model) SharedBytesTotal() float64 { return m.SharedParams() * m.WeightBytes }
+
+// ExpertBytesTotal is the size of the routed experts' weights,
+// ExpertParams·expert_weight_bytes, in bytes; 0 for a dense model. A Model
+// built without ExpertWeightBytes stores its experts at WeightBytes.
+func (m *Model) ExpertBytesTotal() float64 {
+	b := m.ExpertWeightBytes
+	if b == 0 {
+		b = m.WeightBytes
+	}
+	return m.ExpertParams() * b
+}
+
+// MoELayers is how many layers route their FFN to experts, layers −
+// dense_layers for an MoE model; 0 for a dense one.
+func (m *Model) MoELayers() int {
+	if m.Experts == 0 {
+		return 0
+	}
+	return m.Layers - m.DenseLayers
+}
+
+// WithPrecision returns a copy of m with each non-empty dtype applied, and
+// the byte sizes that follow from it: weights to every weight but the routed
+// experts', experts to the routed experts', kv to the KV cache. A pool that
+// serves a model at another precision than the catalog's uses it. The
+// dtypes must be known (ParseDType them first); it panics on any other.
+func (m *Model) WithPrecision(weights, experts, kv DType) *Model {
+	for _, d := range []DType{weights, experts, kv} {
+		if d != "" && d.Bytes() == 0 {
+			panic("llm: WithPrecision with unknown dtype " + string(d))
+		}
+	}
+	cp := *m
+	if weights != "" {
+		cp.WeightDType, cp.WeightBytes = weights, weights.Bytes()
+	}
+	if experts != "" {
+		cp.ExpertDType, cp.ExpertWeightBytes = experts, experts.Bytes()
+	}
+	if kv != "" {
+		cp.KVDType, cp.KVBytes = kv, kv.Bytes()
+	}
+	return &cp
+}
 
 // FLOPsPerToken is the dense matmul work of one token through the model,
 // 2·params_active FLOPs (one multiply and one add per active weight). It

@@ -224,6 +224,7 @@ func TestMergeAddAndRoundTrip(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	base := "models:\n  - name: m\n    layers: 2\n    hidden: 64\n    heads: 4\n    kv_heads: 2\n" +
 		"    intermediate: 128\n    vocab: 100\n    params_total: 1e6\n    max_context: 512\n    source: s\n"
+	moe := "    experts: 4\n    experts_per_token: 2\n    params_active: 6e5\n"
 	tests := []struct{ name, in, want string }{
 		{"ok", base, ""},
 		{"misspelt", strings.Replace(base, "kv_heads", "kv_haeds", 1), "m.yaml:6: field models[0].kv_haeds: unknown field (did you mean kv_heads?)"},
@@ -245,6 +246,17 @@ func TestParseErrors(t *testing.T) {
 			`m.yaml:12: field models[1].name: duplicate model "m"`},
 		{"string params", strings.Replace(base, "1e6", "70.6B", 1), `m.yaml:9: field models[0].params_total: want a number, got "70.6B"`},
 		{"empty", "", "m.yaml: empty document"},
+		{"unknown dtype", base + "    weight_dtype: int4\n", `m.yaml:12: field models[0].weight_dtype: unknown dtype "int4" (want one of bf16, fp16, fp8, mxfp4, nvfp4)`},
+		{"unknown kv dtype", base + "    kv_dtype: fp6\n", `field models[0].kv_dtype: unknown dtype "fp6"`},
+		{"dtype and bytes", base + "    weight_dtype: fp8\n    weight_bytes: 1\n", "field models[0].weight_bytes: set weight_dtype or weight_bytes, not both"},
+		{"kv dtype and bytes", base + "    kv_dtype: fp8\n    kv_bytes: 1\n", "field models[0].kv_bytes: set kv_dtype or kv_bytes, not both"},
+		{"dense expert dtype", base + "    expert_dtype: mxfp4\n", "m.yaml:12: field models[0].expert_dtype: only for an MoE model"},
+		{"bad expert dtype", base + moe + "    expert_dtype: fp3\n", `field models[0].expert_dtype: unknown dtype "fp3"`},
+		{"dense layers on dense", base + "    dense_layers: 1\n", "m.yaml:12: field models[0].dense_layers: only for an MoE model"},
+		{"shared on dense", base + "    shared_experts: 1\n", "m.yaml:12: field models[0].shared_experts: only for an MoE model"},
+		{"dense layers > layers", base + moe + "    dense_layers: 3\n", "m.yaml:15: field models[0].dense_layers: 3 leaves no MoE layer: want 0 to layers-1 (1)"},
+		{"negative shared", base + moe + "    shared_experts: -1\n", "field models[0].shared_experts: must not be negative"},
+		{"moe ok", base + moe + "    dense_layers: 1\n    shared_experts: 2\n    weight_dtype: FP8\n    expert_dtype: nvfp4\n    kv_dtype: fp8\n", ""},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in), "m.yaml")

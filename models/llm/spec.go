@@ -9,8 +9,11 @@ import (
 
 // Spec is a model as written in YAML (the embedded catalog or a scenario's
 // inline model). Zero values of optional fields take defaults in Resolve:
-// head_dim = hidden/heads, attention gqa, weight_bytes and kv_bytes 2,
-// params_active = params_total for dense models.
+// head_dim = hidden/heads, attention gqa, weight_dtype and kv_dtype bf16,
+// expert_dtype = weight_dtype, params_active = params_total for dense
+// models. The legacy weight_bytes and kv_bytes give a size per element
+// instead of a dtype (not both); a size that is a dtype's (2, 1, 0.53125,
+// 0.5625) takes that dtype's name, any other names none and computes as BF16.
 type Spec struct {
 	Name            string  `yaml:"name"`
 	Layers          int     `yaml:"layers"`
@@ -29,8 +32,13 @@ type Spec struct {
 	RopeDim         int     `yaml:"rope_dim,omitempty"`
 	SlidingWindow   int     `yaml:"sliding_window,omitempty"`
 	SlidingLayers   int     `yaml:"sliding_layers,omitempty"`
-	WeightBytes     float64 `yaml:"weight_bytes,omitempty"`
-	KVBytes         float64 `yaml:"kv_bytes,omitempty"`
+	DenseLayers     int     `yaml:"dense_layers,omitempty"`   // leading dense-FFN layers of an MoE model
+	SharedExperts   int     `yaml:"shared_experts,omitempty"` // per MoE layer
+	WeightDType     DType   `yaml:"weight_dtype,omitempty"`   // all but the routed experts
+	ExpertDType     DType   `yaml:"expert_dtype,omitempty"`   // routed experts
+	KVDType         DType   `yaml:"kv_dtype,omitempty"`
+	WeightBytes     float64 `yaml:"weight_bytes,omitempty"` // legacy: instead of weight_dtype
+	KVBytes         float64 `yaml:"kv_bytes,omitempty"`     // legacy: instead of kv_dtype
 	MaxContext      int     `yaml:"max_context"`
 	Source          string  `yaml:"source,omitempty"`
 }
@@ -40,7 +48,10 @@ type Spec struct {
 // (place them with spec.Locate).
 func (s Spec) Resolve() (*Model, error) {
 	m := s.withDefaults()
-	for _, check := range []func(*Model) error{checkShape, checkAttention, checkParams, checkExperts, checkSliding} {
+	if err := s.resolvePrecision(m); err != nil {
+		return nil, err
+	}
+	for _, check := range []func(*Model) error{checkShape, checkAttention, checkParams, checkExperts, checkMoE, checkSliding} {
 		if err := check(m); err != nil {
 			return nil, err
 		}
@@ -55,7 +66,7 @@ func (s Spec) withDefaults() *Model {
 		Vocab: s.Vocab, ParamsTotal: s.ParamsTotal, ParamsActive: s.ParamsActive,
 		Experts: s.Experts, ExpertsPerTok: s.ExpertsPerToken, Attention: strings.ToLower(s.Attention),
 		KVLoraRank: s.KVLoraRank, RopeDim: s.RopeDim, SlidingWindow: s.SlidingWindow,
-		SlidingLayers: s.SlidingLayers, WeightBytes: s.WeightBytes, KVBytes: s.KVBytes,
+		SlidingLayers: s.SlidingLayers, DenseLayers: s.DenseLayers, SharedExperts: s.SharedExperts,
 		MaxContext: s.MaxContext, Source: s.Source,
 	}
 	if m.HeadDim == 0 && m.Heads > 0 && m.Hidden%m.Heads == 0 {
@@ -64,16 +75,52 @@ func (s Spec) withDefaults() *Model {
 	if m.Attention == "" {
 		m.Attention = AttentionGQA
 	}
-	if m.WeightBytes == 0 {
-		m.WeightBytes = 2
-	}
-	if m.KVBytes == 0 {
-		m.KVBytes = 2
-	}
 	if m.ParamsActive == 0 && m.Experts == 0 {
 		m.ParamsActive = m.ParamsTotal
 	}
 	return m
+}
+
+// resolvePrecision sets m's dtypes and byte sizes from s's dtype fields or
+// their legacy byte fields, refusing an unknown dtype and a dtype given
+// beside its bytes.
+func (s Spec) resolvePrecision(m *Model) error {
+	var err error
+	if m.WeightDType, m.WeightBytes, err = dtypeOrBytes("weight", s.WeightDType, s.WeightBytes); err != nil {
+		return err
+	}
+	if m.KVDType, m.KVBytes, err = dtypeOrBytes("kv", s.KVDType, s.KVBytes); err != nil {
+		return err
+	}
+	m.ExpertDType, m.ExpertWeightBytes = m.WeightDType, m.WeightBytes
+	if s.ExpertDType != "" {
+		if s.Experts == 0 {
+			return spec.Fieldf("expert_dtype", "only for an MoE model (set experts)")
+		}
+		if m.ExpertDType, err = ParseDType(string(s.ExpertDType)); err != nil {
+			return spec.Fieldf("expert_dtype", "%v", err)
+		}
+		m.ExpertWeightBytes = m.ExpertDType.Bytes()
+	}
+	return nil
+}
+
+// dtypeOrBytes resolves one precision given as prefix_dtype or the legacy
+// prefix_bytes: the dtype and its size, bf16 when neither is set.
+func dtypeOrBytes(prefix string, d DType, bytes float64) (DType, float64, error) {
+	switch {
+	case d != "" && bytes != 0:
+		return "", 0, spec.Fieldf(prefix+"_bytes", "set %s_dtype or %s_bytes, not both", prefix, prefix)
+	case d != "":
+		parsed, err := ParseDType(string(d))
+		if err != nil {
+			return "", 0, spec.Fieldf(prefix+"_dtype", "%v", err)
+		}
+		return parsed, parsed.Bytes(), nil
+	case bytes != 0:
+		return dtypeOfBytes(bytes), bytes, nil
+	}
+	return BF16, BF16.Bytes(), nil
 }
 
 // checkShape requires a valid name and positive dimensions.
@@ -189,6 +236,25 @@ func checkExperts(m *Model) error {
 	return nil
 }
 
+// checkMoE validates the fields only an MoE model has: dense_layers within
+// layers (at least one MoE layer left) and shared_experts; resolvePrecision
+// checks expert_dtype.
+func checkMoE(m *Model) error {
+	switch {
+	case m.DenseLayers < 0 || m.DenseLayers > maxDim:
+		return spec.Fieldf("dense_layers", "must be in [0, layers), got %d", m.DenseLayers)
+	case m.SharedExperts < 0 || m.SharedExperts > maxDim:
+		return spec.Fieldf("shared_experts", "must not be negative, got %d", m.SharedExperts)
+	case m.Experts == 0 && m.DenseLayers != 0:
+		return spec.Fieldf("dense_layers", "only for an MoE model (set experts)")
+	case m.Experts == 0 && m.SharedExperts != 0:
+		return spec.Fieldf("shared_experts", "only for an MoE model (set experts)")
+	case m.DenseLayers >= m.Layers:
+		return spec.Fieldf("dense_layers", "%d leaves no MoE layer: want 0 to layers-1 (%d)", m.DenseLayers, m.Layers-1)
+	}
+	return nil
+}
+
 // checkSliding validates sliding-window attention.
 func checkSliding(m *Model) error {
 	switch {
@@ -213,12 +279,24 @@ func checkSliding(m *Model) error {
 
 // Spec returns the YAML form of m, with every field explicit.
 func (m *Model) Spec() Spec {
-	return Spec{
+	s := Spec{
 		Name: m.Name, Layers: m.Layers, Hidden: m.Hidden, Heads: m.Heads, KVHeads: m.KVHeads,
 		HeadDim: m.HeadDim, Intermediate: m.Intermediate, Vocab: m.Vocab,
 		ParamsTotal: m.ParamsTotal, ParamsActive: m.ParamsActive, Experts: m.Experts,
 		ExpertsPerToken: m.ExpertsPerTok, Attention: m.Attention, KVLoraRank: m.KVLoraRank,
 		RopeDim: m.RopeDim, SlidingWindow: m.SlidingWindow, SlidingLayers: m.SlidingLayers,
-		WeightBytes: m.WeightBytes, KVBytes: m.KVBytes, MaxContext: m.MaxContext, Source: m.Source,
+		DenseLayers: m.DenseLayers, SharedExperts: m.SharedExperts,
+		WeightDType: m.WeightDType, ExpertDType: m.ExpertDType, KVDType: m.KVDType,
+		MaxContext: m.MaxContext, Source: m.Source,
 	}
+	if m.WeightDType == "" { // a size that names no dtype
+		s.WeightBytes = m.WeightBytes
+	}
+	if m.KVDType == "" {
+		s.KVBytes = m.KVBytes
+	}
+	if m.ExpertDType == m.WeightDType || m.Experts == 0 {
+		s.ExpertDType = ""
+	}
+	return s
 }

@@ -19,8 +19,7 @@ func (l Layout) WeightBytes(m *llm.Model) float64 {
 	if l.ExpertShards() == l.TP {
 		return m.WeightBytesTotal() / float64(l.TP*l.PP)
 	}
-	shared := m.WeightBytesTotal() - m.ExpertParams()*m.WeightBytes
-	return (shared/float64(l.TP) + m.ExpertParams()*m.WeightBytes/float64(l.EP)) / float64(l.PP)
+	return (m.SharedBytesTotal()/float64(l.TP) + m.ExpertBytesTotal()/float64(l.EP)) / float64(l.PP)
 }
 
 // Memory sizes one device of an instance with deviceBytes of memory of

@@ -89,7 +89,7 @@ func newExpertTerms(cfg *RooflineConfig) (*expertTerms, error) {
 	e, k, ep := float64(m.Experts), float64(m.ExpertsPerTok), float64(l.EP)
 	x := &expertTerms{flopsPerToken: 2 * m.ExpertParamsEach(), topK: k, ep: ep,
 		perTokenVar: k * (1 / ep) * (1 - 1/ep) * (e - k) / (e - 1), maxZ: math.Sqrt(2 * math.Log(ep)),
-		fixedImbalance: cfg.Experts.Imbalance, bytes: m.ExpertParams() * m.WeightBytes / ep,
+		fixedImbalance: cfg.Experts.Imbalance, bytes: m.ExpertBytesTotal() / ep,
 		keepFrac: 1 - k/e, maxTokensDevice: math.Min(k, e/ep)}
 	if l.DP > 1 {
 		if err := x.allToAll(cfg); err != nil {
@@ -117,7 +117,7 @@ func (x *expertTerms) allToAll(cfg *RooflineConfig) error {
 		dispatch = 2
 	}
 	// Bytes one device sends per token of its rank, over all MoE layers.
-	perToken := float64(moeLayers(m)) * x.topK * float64(m.Hidden) * (dispatch + 2) * (x.ep - 1) / x.ep / float64(l.TP)
+	perToken := float64(m.MoELayers()) * x.topK * float64(m.Hidden) * (dispatch + 2) * (x.ep - 1) / x.ep / float64(l.TP)
 	nsPerByte := inside / (cfg.ScaleUp.BandwidthBps * alltoallShare)
 	latency := float64(cfg.ScaleUp.LatencyNs)
 	if inside < 1 {
@@ -125,7 +125,7 @@ func (x *expertTerms) allToAll(cfg *RooflineConfig) error {
 		latency = math.Max(latency, float64(ec.ScaleOut.LatencyNs))
 	}
 	x.a2aNsPerToken = perToken * nsPerByte * 1e9
-	x.a2aFixedNs = 2 * float64(moeLayers(m)) * latency
+	x.a2aFixedNs = 2 * float64(m.MoELayers()) * latency
 	return nil
 }
 
@@ -170,6 +170,3 @@ func (r *Roofline) Imbalance(tokens int) float64 {
 func nonExpertFLOPsPerToken(m *llm.Model) float64 {
 	return 2 * (m.ParamsActive - float64(m.ExpertsPerTok)*m.ExpertParamsEach())
 }
-
-// moeLayers is the layers with routed experts.
-func moeLayers(m *llm.Model) int { return m.Layers }

@@ -12,7 +12,7 @@ import (
 func smallMoE() *llm.Model {
 	return &llm.Model{Name: "small-moe", Layers: 2, Hidden: 1024, Heads: 8, KVHeads: 8, HeadDim: 128,
 		Intermediate: 2048, Vocab: 32000, ParamsTotal: 1e9, ParamsActive: 0.4e9, Experts: 8, ExpertsPerTok: 2,
-		Attention: llm.AttentionGQA, WeightBytes: 2, KVBytes: 2, MaxContext: 8192}
+		Attention: llm.AttentionGQA, WeightBytes: 2, ExpertWeightBytes: 2, KVBytes: 2, MaxContext: 8192}
 }
 
 func moeRoofline(t *testing.T, l parallel.Layout) *Roofline {

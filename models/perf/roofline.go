@@ -180,10 +180,10 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 	case x != nil:
 		r.experts = x
 		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
-		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
+		r.denseBytesRank = m.SharedBytesTotal() / tp
 	case m.Experts > 0 && m.ExpertsPerTok > 0:
-		r.denseBytesRank = m.SharedParams() * m.WeightBytes / tp
-		r.expertBytesRank = m.ExpertParams() * m.WeightBytes / tp
+		r.denseBytesRank = m.SharedBytesTotal() / tp
+		r.expertBytesRank = m.ExpertBytesTotal() / tp
 		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
 	default:
 		r.denseBytesRank = m.WeightBytesTotal() / tp
