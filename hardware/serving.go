@@ -29,6 +29,15 @@ import (
 //     CUDAGraphMode FULL_AND_PIECEWISE): a pure-decode batch replays one
 //     full graph, a batch with prompt tokens replays piecewise graphs with
 //     attention launched eagerly between them, once per layer.
+//   - MoELayerFloorNs: a MoE layer launches its routing, permutation,
+//     grouped expert matmuls and un-permutation on top of a dense
+//     layer's kernels (model_executor/layers/fused_moe/), each with a
+//     least duration however few tokens it has.
+//   - DequantRate: weights stored in a format the step does not compute
+//     in (MXFP4 experts on a GPU without FP4 tensor cores) are unpacked
+//     to the compute format inside the matmul kernels (weight-only
+//     quantization: the Marlin and Triton MoE kernels), arithmetic that
+//     scales with the weights touched, not with the bytes read.
 //   - FrontendNs, TokenizeNsPerToken: the API server parses the HTTP
 //     request, tokenizes the prompt (entrypoints/openai/serving_completion,
 //     InputPreprocessor) and sends it to the engine-core process over ZMQ
@@ -49,6 +58,8 @@ type Serving struct {
 	TokenizeNsPerToken float64 // prompt tokenization, ns per prompt token
 	FirstEmitNs        float64 // engine to client for the first token: hop back, detokenize, SSE write, ns
 	FinalEmitNs        float64 // engine to client for the last token, through the end of the response, ns
+	MoELayerFloorNs    float64 // least GPU time a MoE layer adds to its layer floor, ns
+	DequantRate        float64 // weights per second a device unpacks for weight-only quantized matmuls; 0 = not charged
 }
 
 // ServingSpec is Serving as written in YAML, inline in an accelerator.
@@ -63,6 +74,8 @@ type ServingSpec struct {
 	TokenizePerToken units.Duration `yaml:"tokenize_per_token,omitempty"`
 	FirstEmit        units.Duration `yaml:"first_token_emit,omitempty"`
 	FinalEmit        units.Duration `yaml:"final_emit,omitempty"`
+	MoELayerFloor    units.Duration `yaml:"moe_layer_floor,omitempty"`
+	DequantRate      float64        `yaml:"dequant_rate,omitempty"` // weights/s
 }
 
 // check validates s.
@@ -78,10 +91,14 @@ func (s ServingSpec) check() error {
 		field string
 	}{{s.StepPerSeq, "step_per_seq"}, {s.StepPerToken, "step_per_token"}, {s.LayerFloor, "layer_floor"},
 		{s.LayerFloorMixed, "layer_floor_mixed"}, {s.Frontend, "frontend_latency"},
-		{s.TokenizePerToken, "tokenize_per_token"}, {s.FirstEmit, "first_token_emit"}, {s.FinalEmit, "final_emit"}} {
+		{s.TokenizePerToken, "tokenize_per_token"}, {s.FirstEmit, "first_token_emit"}, {s.FinalEmit, "final_emit"},
+		{s.MoELayerFloor, "moe_layer_floor"}} {
 		if d.v < 0 {
 			return spec.Fieldf(d.field, "must not be negative")
 		}
+	}
+	if !(s.DequantRate >= 0 && s.DequantRate <= 1e18) {
+		return spec.Fieldf("dequant_rate", "must be in [0, 1e18] weights/s (0 or omitted: not charged)")
 	}
 	if s.FinalEmit < s.FirstEmit { // the last token goes the first's way, then closes the response
 		return spec.Fieldf("final_emit", "must be at least first_token_emit (%v)", s.FirstEmit)
@@ -93,14 +110,16 @@ func (s ServingSpec) resolve() Serving {
 	return Serving{DecodeMFU: s.DecodeMFU, AllReduceBW: s.AllReduceBW, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
 		LayerFloorNs: float64(s.LayerFloor), LayerFloorMixedNs: float64(s.LayerFloorMixed),
 		FrontendNs: float64(s.Frontend), TokenizeNsPerToken: float64(s.TokenizePerToken),
-		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit)}
+		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit),
+		MoELayerFloorNs: float64(s.MoELayerFloor), DequantRate: s.DequantRate}
 }
 
 func (v Serving) spec() ServingSpec {
 	d := func(ns float64) units.Duration { return units.Duration(ns + 0.5) }
 	return ServingSpec{DecodeMFU: v.DecodeMFU, AllReduceBW: v.AllReduceBW, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
 		LayerFloor: d(v.LayerFloorNs), LayerFloorMixed: d(v.LayerFloorMixedNs), Frontend: d(v.FrontendNs),
-		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs)}
+		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs),
+		MoELayerFloor: d(v.MoELayerFloorNs), DequantRate: v.DequantRate}
 }
 
 // EffectiveDecodeMFU is the MFU decode tokens' matmuls reach on a.
@@ -153,7 +172,8 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 		lent float64
 	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.AllReduceBW, l.AllReduceBW}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
 		{&s.LayerFloorNs, l.LayerFloorNs}, {&s.LayerFloorMixedNs, l.LayerFloorMixedNs}, {&s.FrontendNs, l.FrontendNs},
-		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs}} {
+		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs},
+		{&s.MoELayerFloorNs, l.MoELayerFloorNs}, {&s.DequantRate, l.DequantRate}} {
 		pick(f.own, f.lent)
 	}
 	return a

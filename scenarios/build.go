@@ -59,6 +59,9 @@ func (l *Loaded) Build() (*Built, error) {
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
 		LockupThresholdNs: int64(l.Metrics.LockupThreshold), LockupAbortNs: int64(l.Metrics.LockupAbort),
 		SLO: results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT), Attainment: l.SLO.Attainment}}}
+	if err := l.checkKVFormats(m); err != nil {
+		return nil, err
+	}
 	for i := range l.Pools {
 		if err := l.buildPool(b, i, hw, m); err != nil {
 			return nil, err
@@ -93,10 +96,14 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err != nil {
 		return l.errorf(at+".hardware", "%s", strings.TrimPrefix(err.Error(), "hardware: "))
 	}
+	m, compute, err := l.poolModel(at, p, dev, m)
+	if err != nil {
+		return err
+	}
 	if err := l.checkLayout(at, p, dev, m); err != nil {
 		return err
 	}
-	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m)
+	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m, compute)
 	if err != nil {
 		return err
 	}
@@ -181,7 +188,7 @@ func (l *Loaded) checkLayout(at string, p *Pool, dev hardware.Accelerator, m *ll
 // mode and the wafer model for wafer hardware (wafer.go), a paged pool
 // otherwise.
 func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator,
-	m *llm.Model) (engine.Config, perf.StepTimer, error) {
+	m *llm.Model, compute string) (engine.Config, perf.StepTimer, error) {
 	if err := l.checkWaferKind(at, p, dev); err != nil {
 		return engine.Config{}, nil, err
 	}
@@ -192,7 +199,7 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	if err != nil {
 		return ecfg, nil, err
 	}
-	timer, err := l.stepTimer(at, p, hw, dev, m)
+	timer, err := l.stepTimer(at, p, hw, dev, m, compute)
 	return ecfg, timer, err
 }
 
@@ -247,8 +254,9 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 }
 
 // stepTimer builds the pool's step-time model from its registered Spec.
-func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model) (perf.StepTimer, error) {
-	env := perf.Env{Model: m, Device: dev, Layout: p.layout(), OverlapCPU: *p.Engine.AsyncScheduling,
+func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model,
+	compute string) (perf.StepTimer, error) {
+	env := perf.Env{Model: m, Device: dev, Layout: p.layout(), Compute: compute, OverlapCPU: *p.Engine.AsyncScheduling,
 		Open: func(name string) (io.ReadCloser, string, error) {
 			f, err := l.open(at+".step_time.file", name)
 			return f, l.Resolve(name), err
@@ -263,6 +271,13 @@ func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwar
 	env.Domain = dev.ScaleUpDomain
 	if l.Topology != nil {
 		env.Domain = l.Topology.DomainSize
+	}
+	if out := l.scaleOut(dev); out != "" && p.DP > 1 {
+		link, err := hw.Link(out)
+		if err != nil {
+			return nil, l.errorf(at+".hardware", "scale-out link of %s: %v", dev.Name, err)
+		}
+		env.ScaleOut = link
 	}
 	t, err := stepTimeSpec(&p.StepTime).New(env)
 	var fe *spec.FieldError
@@ -401,5 +416,15 @@ func (l *Loaded) frontend(hw *hardware.Catalog) sim.Frontend {
 // roundNs rounds a duration in ns to whole ns.
 func roundNs(ns float64) int64 { return int64(math.Round(ns)) }
 
+// scaleOut names the link between scale-up domains that an
+// expert-parallel all-to-all crosses: the topology's node link, else the
+// accelerator's scale_out NIC ("" for none).
+func (l *Loaded) scaleOut(dev hardware.Accelerator) string {
+	if l.Topology != nil {
+		return l.Topology.NodeLink
+	}
+	return dev.ScaleOutLink
+}
+
 // hasScaleOut reports whether dev names a NIC that joins scale-up domains.
-func hasScaleOut(dev hardware.Accelerator) bool { return false }
+func hasScaleOut(dev hardware.Accelerator) bool { return dev.ScaleOutLink != "" }

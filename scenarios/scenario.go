@@ -84,20 +84,21 @@ type Client struct {
 
 // Pool is a group of identical instances.
 type Pool struct {
-	Name       string   `yaml:"name"`
-	Role       string   `yaml:"role"` // colocated | prefill | decode
-	Count      int      `yaml:"count"`
-	Hardware   string   `yaml:"hardware"`
-	TP         int      `yaml:"tp"`
-	DP         int      `yaml:"dp,omitempty"`         // data-parallel attention ranks per instance (MoE, with ep = dp × tp)
-	EP         int      `yaml:"ep,omitempty"`         // expert-parallel degree: 1, or dp × tp
-	DPRouting  string   `yaml:"dp_routing,omitempty"` // balancer (vLLM picks the rank) | router (the router does)
-	Owner      string   `yaml:"owner,omitempty"`      // who answers for this pool's time
-	Engine     Engine   `yaml:"engine"`
-	Preemption string   `yaml:"preemption"` // recompute | swap | reject; none on a wafer pool
-	Swap       *Swap    `yaml:"swap,omitempty"`
-	Reject     *Reject  `yaml:"reject,omitempty"`
-	Claims     []string `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
+	Name       string    `yaml:"name"`
+	Role       string    `yaml:"role"` // colocated | prefill | decode
+	Count      int       `yaml:"count"`
+	Hardware   string    `yaml:"hardware"`
+	TP         int       `yaml:"tp"`
+	DP         int       `yaml:"dp,omitempty"`         // data-parallel attention ranks per instance (MoE, with ep = dp × tp)
+	EP         int       `yaml:"ep,omitempty"`         // expert-parallel degree: 1, or dp × tp
+	DPRouting  string    `yaml:"dp_routing,omitempty"` // balancer (vLLM picks the rank) | router (the router does)
+	Precision  Precision `yaml:"precision,omitempty"`  // the formats this pool serves the model in (precision.go)
+	Owner      string    `yaml:"owner,omitempty"`      // who answers for this pool's time
+	Engine     Engine    `yaml:"engine"`
+	Preemption string    `yaml:"preemption"` // recompute | swap | reject; none on a wafer pool
+	Swap       *Swap     `yaml:"swap,omitempty"`
+	Reject     *Reject   `yaml:"reject,omitempty"`
+	Claims     []string  `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
 	// Prefill pools: free KV no decoder pulled within this time (0 = hold
 	// forever), and stream it layer by layer during the last prefill step.
 	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout,omitempty"`

@@ -54,6 +54,7 @@ type expertTerms struct {
 	fixedImbalance  float64 // > 0: a stated imbalance instead of the draw's
 	bytes           float64 // weight bytes of the device's local experts
 	keepFrac        float64 // 1 − k/E
+	dequantNs       float64 // unpacking all the device's local experts (precision.go)
 	a2aNsPerToken   float64 // dispatch + combine over all MoE layers, per token of a rank
 	a2aFixedNs      float64 // the passes' latencies, per step with DP > 1
 	maxTokensDevice float64 // cap: a device's experts can take at most T·min(k, E/EP) tokens
@@ -87,10 +88,11 @@ func newExpertTerms(cfg *RooflineConfig) (*expertTerms, error) {
 		return nil, nil
 	}
 	e, k, ep := float64(m.Experts), float64(m.ExpertsPerTok), float64(l.EP)
-	x := &expertTerms{flopsPerToken: 2 * m.ExpertParamsEach(), topK: k, ep: ep,
+	x := &expertTerms{flopsPerToken: 2 * m.ExpertParamsEach() * expertPeakScale(m, *cfg), topK: k, ep: ep,
 		perTokenVar: k * (1 / ep) * (1 - 1/ep) * (e - k) / (e - 1), maxZ: math.Sqrt(2 * math.Log(ep)),
 		fixedImbalance: cfg.Experts.Imbalance, bytes: m.ExpertBytesTotal() / ep,
-		keepFrac: 1 - k/e, maxTokensDevice: math.Min(k, e/ep)}
+		keepFrac: 1 - k/e, maxTokensDevice: math.Min(k, e/ep),
+		dequantNs: dequantNs(m.ExpertParams()/ep, expertDType(m), computeName(cfg.Compute), cfg.Device)}
 	if l.DP > 1 {
 		if err := x.allToAll(cfg); err != nil {
 			return nil, err
@@ -146,14 +148,15 @@ func (x *expertTerms) imbalance(tokens float64) float64 {
 	return math.Min(f, x.maxTokensDevice*x.ep/x.topK)
 }
 
-// work is the expert FLOPs and bytes each device adds for a group step of
-// T tokens.
-func (x *expertTerms) work(tokens float64) (flops, bytes float64) {
+// work is the expert FLOPs, bytes and unpacking time each device adds for
+// a group step of T tokens.
+func (x *expertTerms) work(tokens float64) (flops, bytes, dequant float64) {
 	if tokens == 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	perDevice := tokens * x.topK / x.ep * x.imbalance(tokens)
-	return perDevice * x.flopsPerToken, x.bytes * (1 - math.Pow(x.keepFrac, tokens))
+	touched := 1 - math.Pow(x.keepFrac, tokens)
+	return perDevice * x.flopsPerToken, x.bytes * touched, x.dequantNs * touched
 }
 
 // Imbalance reports the load-imbalance factor the roofline applies to a

@@ -21,7 +21,7 @@ type RooflineConfig struct {
 	DecodeMFU      float64              // fraction decode tokens reach; 0 = Device.Serving.DecodeMFU, else MFU
 	MBU            float64              // fraction of peak HBM bandwidth reached; 0 = Device.MBU
 	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
-	UseFP8         bool                 // price matmuls at the FP8 dense peak instead of BF16
+	Compute        string               // tensor-core format the matmuls run in: "bf16" (""), "fp8" or "fp4" (precision.go)
 	OverlapCPU     bool                 // asynchronous scheduling: the step's CPU work runs under the previous step's GPU work
 	Experts        ExpertConfig         // expert parallelism (Layout.EP > 1) only: experts.go
 }
@@ -91,10 +91,16 @@ type Roofline struct {
 	nsPerFLOPDecode float64 // 1e9 / (peak·DecodeMFU) per rank
 	nsPerByte       float64 // 1e9 / (bw·MBU) per rank
 	flopsPerTokRank float64 // FLOPsPerToken / TP
+	// expertFLOPsRank, when the routed experts' matmuls run in another
+	// format than the rest (precision.go), is their FLOPs per token per
+	// rank scaled to the rest's peak; flopsPerTokRank then leaves them out.
+	expertFLOPsRank float64
 	attnPerPairRank float64 // AttnFLOPsPerPair / TP
 	denseBytesRank  float64 // weight bytes always read per rank (dense: all; MoE: shared)
 	expertBytesRank float64 // MoE: bytes of all routed experts per rank; 0 for dense
 	keepFrac        float64 // MoE: 1 − k/E, the chance a token skips a given expert
+	dequantShared   float64 // ns a step spends unpacking the always-read weights (precision.go)
+	dequantExperts  float64 // ns unpacking all of the device's routed experts; times the share touched
 	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
 	arNsPerToken    float64 // all-reduce transfer time per new token, ns
 	fixedNs         float64 // overhead + all-reduce latencies, ns
@@ -130,10 +136,7 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		return nil, err
 	}
 	m, tp := cfg.Model, float64(cfg.Layout.TP)
-	peak := cfg.Device.BF16FLOPS
-	if cfg.UseFP8 {
-		peak = cfg.Device.FP8FLOPS
-	}
+	peak := cfg.Device.PeakFLOPS(matmulFormat(m.WeightDType, cfg.Compute))
 	r := &Roofline{
 		nsPerFLOP:       1e9 / (peak * cfg.MFU),
 		nsPerFLOPDecode: 1e9 / (peak * cfg.DecodeMFU),
@@ -144,8 +147,8 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		fixedNs:         float64(cfg.StepOverheadNs),
 		perSeqNs:        cfg.Device.Serving.StepPerSeqNs,
 		perTokenNs:      cfg.Device.Serving.StepPerTokenNs,
-		floorNs:         float64(m.Layers) * cfg.Device.Serving.LayerFloorNs,
-		floorMixedNs:    float64(m.Layers) * cfg.Device.Serving.LayerFloorMixedNs,
+		floorNs:         float64(m.Layers)*cfg.Device.Serving.LayerFloorNs + moeFloor(m, cfg.Device),
+		floorMixedNs:    float64(m.Layers)*cfg.Device.Serving.LayerFloorMixedNs + moeFloor(m, cfg.Device),
 		overlapCPU:      cfg.OverlapCPU,
 	}
 	if m.SlidingLayers > 0 {
@@ -185,9 +188,15 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 		r.denseBytesRank = m.SharedBytesTotal() / tp
 		r.expertBytesRank = m.ExpertBytesTotal() / tp
 		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
+		r.dequantExperts = dequantNs(m.ExpertParams()/tp, expertDType(m), cfg.Compute, cfg.Device)
+		if scale := expertPeakScale(m, *cfg); scale != 1 {
+			r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
+			r.expertFLOPsRank = (m.FLOPsPerToken() - nonExpertFLOPsPerToken(m)) / tp * scale
+		}
 	default:
 		r.denseBytesRank = m.WeightBytesTotal() / tp
 	}
+	r.dequantShared = dequantNs(m.SharedParams()/tp, m.WeightDType, cfg.Compute, cfg.Device)
 	return nil
 }
 
@@ -222,6 +231,7 @@ func (c *RooflineConfig) fillDefaults() error {
 	if c.DecodeMFU == 0 {
 		c.DecodeMFU = c.MFU
 	}
+	c.Compute = computeName(c.Compute)
 	if c.StepOverheadNs == -1 {
 		c.StepOverheadNs = c.Device.StepOverheadNs
 	}
@@ -241,10 +251,11 @@ func (c *RooflineConfig) validate() error {
 		return fmt.Errorf("perf: roofline %s: step overhead %d ns < 0", name, c.StepOverheadNs)
 	case !(c.Device.MemoryBandwidthBps > 0):
 		return fmt.Errorf("perf: roofline %s: memory bandwidth %g B/s <= 0", name, c.Device.MemoryBandwidthBps)
-	case !c.UseFP8 && !(c.Device.BF16FLOPS > 0):
-		return fmt.Errorf("perf: roofline %s: bf16 peak %g FLOP/s <= 0", name, c.Device.BF16FLOPS)
-	case c.UseFP8 && !(c.Device.FP8FLOPS > 0):
-		return fmt.Errorf("perf: roofline %s: fp8 peak %g FLOP/s <= 0 (device has no FP8)", name, c.Device.FP8FLOPS)
+	case !knownFormat(c.Compute):
+		return fmt.Errorf("perf: roofline %s: unknown compute format %q (known: bf16, fp8, fp4)", name, c.Compute)
+	case !(c.Device.PeakFLOPS(c.Compute) > 0):
+		return fmt.Errorf("perf: roofline %s: %s peak %g FLOP/s <= 0 (device has no %s tensor cores)",
+			name, computeName(c.Compute), c.Device.PeakFLOPS(c.Compute), computeName(c.Compute))
 	case c.Layout.TP > 1 && !(c.ScaleUp.BandwidthBps > 0):
 		return fmt.Errorf("perf: roofline %s: tp %d needs a scale-up link, %q has bandwidth %g B/s",
 			name, c.Layout.TP, c.ScaleUp.Name, c.ScaleUp.BandwidthBps)
@@ -270,23 +281,25 @@ const maxStepNs = 1e15
 // stepNs is StepNs in float64 nanoseconds.
 func (r *Roofline) stepNs(b *Batch) float64 {
 	if r.experts == nil {
-		return r.rankNs(b, 0, 0, 0) + r.fixedNs
+		return r.rankNs(b, 0, 0, 0, 0) + r.fixedNs
 	}
 	n := float64(b.Tokens())
-	flops, bytes := r.experts.work(n)
+	flops, bytes, dequant := r.experts.work(n)
 	prefill := flops * float64(b.PrefillTokens) / n
-	return r.rankNs(b, prefill, flops-prefill, bytes) + r.fixedNs
+	return r.rankNs(b, prefill, flops-prefill, bytes, dequant) + r.fixedNs
 }
 
 // rankNs is one device's time for its rank's batch b, without the fixed
 // costs, when its routed experts add expertPrefill and expertDecode FLOPs
 // (the prompt and the decode tokens' shares) and expertBytes of weights.
-func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes float64) float64 {
+func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes, expertDequant float64) float64 {
 	n := float64(b.Tokens())
-	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank + expertPrefill
-	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank + expertDecode
+	prefillFLOPs := float64(b.PrefillTokens)*(r.flopsPerTokRank+r.expertFLOPsRank) + b.PrefillAttn*r.attnPerPairRank + expertPrefill
+	decodeFLOPs := float64(b.DecodeSeqs)*(r.flopsPerTokRank+r.expertFLOPsRank) + float64(b.DecodeContext)*r.attnPerPairRank + expertDecode
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
-	bytes := r.weightBytesRank(n) + kvTokens*r.kvBytesRank + expertBytes
+	touched := r.touched(n)
+	bytes := r.denseBytesRank + r.expertBytesRank*touched + kvTokens*r.kvBytesRank + expertBytes
+	dequant := r.dequantShared + r.dequantExperts*touched + expertDequant
 	if r.sliding != nil {
 		pf, df, by := r.sliding.work(b, n)
 		prefillFLOPs, decodeFLOPs, bytes = prefillFLOPs+pf, decodeFLOPs+df, bytes+by
@@ -295,7 +308,7 @@ func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes flo
 	if b.PrefillSeqs > 0 {
 		floor = r.floorMixedNs
 	}
-	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor)
+	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor, dequant)
 	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
 	if r.overlapCPU {
 		return max(gpu+n*r.arNsPerToken, cpu)
@@ -320,9 +333,9 @@ func (r *Roofline) GroupStepNs(ranks []*Batch) int64 {
 	if total == 0 {
 		return 0
 	}
-	var flops, bytes, a2a float64
+	var flops, bytes, dequant, a2a float64
 	if r.experts != nil {
-		flops, bytes = r.experts.work(total)
+		flops, bytes, dequant = r.experts.work(total)
 		a2a = largest*r.experts.a2aNsPerToken + r.experts.a2aFixedNs
 	}
 	prefill := flops * prompt / total
@@ -332,7 +345,7 @@ func (r *Roofline) GroupStepNs(ranks []*Batch) int64 {
 		if b == nil {
 			b = &idle
 		}
-		worst = max(worst, r.rankNs(b, prefill, flops-prefill, bytes))
+		worst = max(worst, r.rankNs(b, prefill, flops-prefill, bytes, dequant))
 	}
 	return int64(math.Round(min(worst+a2a+r.fixedNs, maxStepNs)))
 }
@@ -347,11 +360,19 @@ func (t *slidingTerms) work(b *Batch, n float64) (prefillFLOPs, decodeFLOPs, byt
 	return prefillPairs * t.attnPerPair, decode * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
-// weightBytesRank is the weight bytes one rank reads in a step of n tokens.
-func (r *Roofline) weightBytesRank(n float64) float64 {
+// touched is the share of the device's routed experts (TP-sharded) a step
+// of n tokens touches: 1 − (1 − k/E)^n; 0 without such experts.
+func (r *Roofline) touched(n float64) float64 {
 	if r.expertBytesRank == 0 {
-		return r.denseBytesRank
+		return 0
 	}
-	touched := 1 - math.Pow(r.keepFrac, n)
-	return r.denseBytesRank + r.expertBytesRank*touched
+	return 1 - math.Pow(r.keepFrac, n)
+}
+
+// expertDType is the format m's routed experts are stored in.
+func expertDType(m *llm.Model) llm.DType {
+	if m.ExpertDType != "" {
+		return m.ExpertDType
+	}
+	return m.WeightDType
 }

@@ -156,7 +156,7 @@ func TestRooflineMoETouchedExperts(t *testing.T) {
 		n    float64
 		frac float64
 	}{{1, 0.25}, {3, 37.0 / 64}, {1000, 1}} {
-		got := r.weightBytesRank(tc.n)
+		got := r.denseBytesRank + r.expertBytesRank*r.touched(tc.n)
 		want := shared + tc.frac*expert
 		if math.Abs(got-want) > 1e-6*want {
 			t.Errorf("n=%g: weight bytes %g, want %g", tc.n, got, want)
@@ -176,10 +176,56 @@ func TestRooflineDefaultsAndFP8(t *testing.T) {
 	if d := def.StepNs(&b) - zero.StepNs(&b); d != 2e6 {
 		t.Errorf("overhead 0 vs default differ by %d ns, want 2e6", d)
 	}
-	// FP8 doubles the peak: 33,990,928,498,688 / 989.5e12 = 34.351621 ms.
-	fp8 := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: 0, UseFP8: true})
+	// FP8 weights and activations double the peak: 33,990,928,498,688 /
+	// 989.5e12 = 34.351621 ms.
+	fp8 := mustRoofline(t, RooflineConfig{Model: m.WithPrecision(llm.FP8, "", ""), Device: testH100(),
+		Layout: parallel.Tensor(1), StepOverheadNs: 0, Compute: "fp8"})
 	if got, want := float64(fp8.StepNs(&b)), 33_990_928_498_688/989.5e12*1e9; math.Abs(got-want) > 1 {
 		t.Errorf("fp8 prefill %g ns, want %g", got, want)
+	}
+	// FP8 weights with BF16 activations (W8A16) run at the BF16 peak.
+	w8a16 := mustRoofline(t, RooflineConfig{Model: m.WithPrecision(llm.FP8, "", ""), Device: testH100(),
+		Layout: parallel.Tensor(1), StepOverheadNs: 0})
+	if got := w8a16.StepNs(&b); got != zero.StepNs(&b) {
+		t.Errorf("w8a16 prefill %d ns, want the bf16 %d", got, zero.StepNs(&b))
+	}
+}
+
+// TestFP8WeightsHalveMemoryBoundDecode: a decode step of one short
+// sequence reads the weights; stored in FP8 they are half the bytes, so
+// the memory-bound step (less its overhead) takes half as long.
+func TestFP8WeightsHalveMemoryBoundDecode(t *testing.T) {
+	m := llama31_8B()
+	b := Batch{DecodeSeqs: 1, DecodeContext: 1}
+	cfg := RooflineConfig{Model: m, Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: 0}
+	bf16 := mustRoofline(t, cfg).stepNs(&b)
+	cfg.Model, cfg.Compute = m.WithPrecision(llm.FP8, "", ""), "fp8"
+	fp8 := mustRoofline(t, cfg).stepNs(&b)
+	kv := 2 * m.KVBytesPerToken() / (3.35e12 * 0.8) * 1e9 // one token read, one written
+	if got, want := fp8-kv, (bf16-kv)/2; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("fp8 weights: %.1f ns besides KV, want half of bf16's, %.1f", got, want)
+	}
+}
+
+// TestUnpackedExpertsAreABound: MXFP4 experts computed in bf16 are
+// unpacked at the device's dequant rate, a bound beside memory: with a
+// slow enough rate it sets the step; computed in fp4 they are not.
+func TestUnpackedExpertsAreABound(t *testing.T) {
+	m := smallMoE().WithPrecision("", llm.MXFP4, "")
+	dev := testH100()
+	dev.FP4FLOPS = 4 * dev.BF16FLOPS
+	dev.Serving.DequantRate = 1e9 // 1e9 weights/s: far slower than memory
+	b := Batch{DecodeSeqs: 1000, DecodeContext: 1000}
+	r := mustRoofline(t, RooflineConfig{Model: m, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: 0})
+	want := m.ExpertParams() * r.touched(1000) // ns at 1e9 weights/s; the bf16 shared weights need no unpacking
+	if got := r.stepNs(&b); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("unpacked step %.0f ns, want %.0f", got, want)
+	}
+	native := mustRoofline(t, RooflineConfig{Model: m, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: 0,
+		Compute: "fp4"})
+	if native.dequantExperts != 0 || native.expertFLOPsRank == 0 {
+		t.Errorf("fp4 compute: unpacking %g ns, expert FLOPs %g: want none, and experts priced apart",
+			native.dequantExperts, native.expertFLOPsRank)
 	}
 }
 
@@ -196,7 +242,7 @@ func TestRooflineConfigErrors(t *testing.T) {
 		{"mfu", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), MFU: 1.5}, "mfu 1.5"},
 		{"mbu", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), MBU: -1}, "mbu -1"},
 		{"overhead", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(1), StepOverheadNs: -5}, "overhead -5"},
-		{"fp8", RooflineConfig{Model: llama31_8B(), Device: noFP8, Layout: parallel.Tensor(1), UseFP8: true}, "fp8 peak"},
+		{"fp8", RooflineConfig{Model: llama31_8B(), Device: noFP8, Layout: parallel.Tensor(1), Compute: "fp8"}, "fp8 peak"},
 		{"link", RooflineConfig{Model: llama31_8B(), Device: testH100(), Layout: parallel.Tensor(4)}, "scale-up link"},
 	}
 	for _, tc := range tests {

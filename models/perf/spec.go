@@ -27,6 +27,7 @@ type Env struct {
 	Model      *llm.Model
 	Device     hardware.Accelerator // one device (one TP rank)
 	Layout     parallel.Layout      // how the instance spreads the model over its devices
+	Compute    string               // the activations' tensor-core format: bf16, fp8, fp4 (RooflineConfig.Compute)
 	ScaleUp    hardware.Link        // the link tensor-parallel all-reduces run over; TP > 1 only
 	ScaleOut   hardware.Link        // the NIC between scale-up domains (expert parallelism across them)
 	Domain     int                  // devices one scale-up domain joins; 0 = not bounded
