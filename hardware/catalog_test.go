@@ -14,6 +14,7 @@ func TestDefaultCatalog(t *testing.T) {
 	wantAccels := map[string]Kind{
 		"h100-sxm": KindGPU, "h200": KindGPU, "b200": KindGPU, "a100-80gb": KindGPU, "mi300x": KindGPU,
 		"mi355x": KindGPU, "trainium2": KindTrainium, "wse-3": KindWafer, "groq-lpu": KindLPU,
+		"b300": KindGPU, "gb200": KindGPU, "gb300": KindGPU, "h20": KindGPU,
 	}
 	for name, kind := range wantAccels {
 		a, err := c.Accelerator(name)
@@ -27,6 +28,9 @@ func TestDefaultCatalog(t *testing.T) {
 		if _, err := c.Link(a.ScaleUpLink); err != nil {
 			t.Errorf("%s: scale-up link: %v", name, err)
 		}
+		if _, err := c.Link(a.ScaleOutLink); a.ScaleOutLink != "" && err != nil {
+			t.Errorf("%s: scale-out link: %v", name, err)
+		}
 		if a.CostPerHour <= 0 || a.PowerW <= 0 {
 			t.Errorf("%s: cost %v power %v", name, a.CostPerHour, a.PowerW)
 		}
@@ -34,6 +38,7 @@ func TestDefaultCatalog(t *testing.T) {
 	wantLinks := map[string]float64{ // per direction, bytes/s
 		"nvlink4": 450e9, "nvlink5": 900e9, "nvlink3": 300e9, "ib-ndr": 50e9, "roce-400g": 50e9,
 		"tcp-100g": 12.5e9, "pcie-gen5-x16": 64e9, "efa": 25e9, "infinity-fabric": 448e9, "neuronlink-v3": 640e9,
+		"cx7-400g": 50e9, "cx8-800g": 100e9, "pollara-400g": 50e9, "infinity-fabric-4": 7 * 153.6e9 / 2,
 	}
 	for name, bw := range wantLinks {
 		l, err := c.Link(name)
@@ -51,7 +56,7 @@ func TestDefaultFigures(t *testing.T) {
 	want := Accelerator{
 		Name: "h100-sxm", Kind: KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
 		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: h100.MFU, MBU: h100.MBU, StepOverheadNs: h100.StepOverheadNs,
-		ScaleUpLink: "nvlink4", ScaleUpDomain: 8, PowerW: 700, CostPerHour: 3.0,
+		ScaleUpLink: "nvlink4", ScaleUpDomain: 8, ScaleOutLink: "cx7-400g", PowerW: 700, CostPerHour: 3.0,
 		Source: h100.Source, EfficiencySource: h100.EfficiencySource, Serving: h100.Serving,
 	}
 	if h100 != want {
@@ -70,9 +75,20 @@ func TestDefaultFigures(t *testing.T) {
 		t.Errorf("a100 fp8 = %v, want 0 (unsupported)", a100.FP8FLOPS)
 	}
 	for name, want := range map[string]int{"h100-sxm": 8, "h200": 8, "b200": 8, "a100-80gb": 8, "mi300x": 8,
-		"trainium2": 16, "wse-3": 0, "groq-lpu": 0} {
+		"trainium2": 16, "wse-3": 0, "groq-lpu": 0, "b300": 8, "gb200": 72, "gb300": 72, "h20": 8} {
 		if a, _ := c.Accelerator(name); a.ScaleUpDomain != want || want > 0 && !strings.Contains(a.Source, "scale_up_domain") {
 			t.Errorf("%s scale_up_domain = %d, want %d with its source", name, a.ScaleUpDomain, want)
+		}
+	}
+	// Dense FP4 peaks (0 = none) and scale-out NICs, as catalog.yaml gives them.
+	for name, want := range map[string]struct {
+		fp4 float64
+		out string
+	}{"h100-sxm": {0, "cx7-400g"}, "h200": {0, "cx7-400g"}, "h20": {0, "cx7-400g"}, "b200": {9e15, "cx7-400g"},
+		"b300": {13.5e15, "cx8-800g"}, "gb200": {10e15, "cx7-400g"}, "gb300": {15e15, "cx8-800g"},
+		"mi355x": {10066e12, "pollara-400g"}, "mi300x": {0, ""}} {
+		if a, _ := c.Accelerator(name); a.FP4FLOPS != want.fp4 || a.ScaleOutLink != want.out || a.PeakFLOPS("fp4") != want.fp4 {
+			t.Errorf("%s fp4 %v scale-out %q, want %v %q", name, a.FP4FLOPS, a.ScaleOutLink, want.fp4, want.out)
 		}
 	}
 	tcp, _ := c.Link("tcp-100g")
@@ -96,11 +112,11 @@ func TestListingSortedAndUnknown(t *testing.T) {
 		}
 	}
 	_, err := c.Accelerator("h100")
-	if err == nil || !strings.Contains(err.Error(), `unknown accelerator "h100" (known: a100-80gb, b200, groq-lpu, h100-sxm,`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown accelerator "h100" (known: a100-80gb, b200, b300, gb200, gb300, groq-lpu, h100-sxm, h20,`) {
 		t.Errorf("unknown accelerator error = %v", err)
 	}
 	_, err = c.Link("nvlink9")
-	if err == nil || !strings.Contains(err.Error(), "(known: cs3-ethernet, efa,") {
+	if err == nil || !strings.Contains(err.Error(), "(known: cs3-ethernet, cx7-400g, cx8-800g, efa,") {
 		t.Errorf("unknown link error = %v", err)
 	}
 }

@@ -122,3 +122,34 @@ func TestLegacyBytes(t *testing.T) {
 		t.Errorf("hand-built MoE weights = %v, want 20", got)
 	}
 }
+
+// TestCatalogPrecisions: the new MoE entries' weights by dtype, by hand,
+// and their dense layers and shared experts as their configs give them.
+func TestCatalogPrecisions(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	oss20 := 32 * (20.91e9 - 4.19e9) / 28 // experts: 19.109e9
+	tests := []struct {
+		name           string
+		weights        float64
+		dense, shared  int
+		wdtype, edtype DType
+	}{
+		{"deepseek-v3", 671e9, 3, 1, FP8, FP8}, {"deepseek-r1", 671e9, 3, 1, FP8, FP8},
+		{"kimi-k2", 1.0264e12, 1, 1, FP8, FP8}, {"glm-4.5", 2 * 355e9, 3, 1, BF16, BF16},
+		{"minimax-m2", 230e9, 0, 0, FP8, FP8}, {"qwen3-235b-a22b", 2 * 235e9, 0, 0, BF16, BF16},
+		{"gpt-oss-20b", (20.91e9-oss20)*2 + oss20*0.53125, 0, 0, BF16, MXFP4},
+	}
+	for _, tt := range tests {
+		m := mustModel(t, tt.name)
+		if !near(m.WeightBytesTotal(), tt.weights) || m.DenseLayers != tt.dense || m.SharedExperts != tt.shared ||
+			m.WeightDType != tt.wdtype || m.ExpertDType != tt.edtype || m.KVDType != BF16 {
+			t.Errorf("%s: weights %v dense %d shared %d %s/%s kv %s; want %v %d %d %s/%s bf16", tt.name,
+				m.WeightBytesTotal(), m.DenseLayers, m.SharedExperts, m.WeightDType, m.ExpertDType, m.KVDType,
+				tt.weights, tt.dense, tt.shared, tt.wdtype, tt.edtype)
+		}
+	}
+	// gpt-oss-20b's checkpoint is 12.8 GiB; the split above gives 13.76 GB.
+	if got := mustModel(t, "gpt-oss-20b").WeightBytesTotal() / (1 << 30); math.Abs(got-12.8) > 0.13 {
+		t.Errorf("gpt-oss-20b weights %.2f GiB, want about 12.8", got)
+	}
+}

@@ -216,7 +216,14 @@ func (m *Model) ExpertParamsEach() float64 { return m.paramsPerExpert() }
 // kv_heads, are each replicated on tp/kv_heads ranks (tp divisible by
 // kv_heads; QKVParallelLinear in vllm/model_executor/layers/linear.py). An
 // MLA model's latent is replicated on every rank (kv_heads 1), so only the
-// heads rule binds. It panics if tp < 1.
+// heads rule binds: vLLM's MLA decode backends refuse no per-rank head count
+// that divides evenly. CUTLASS MLA (Blackwell) pads each rank's query heads
+// up to 128 (q_pad_num_heads = MAX_HEADS in
+// vllm/v1/attention/backends/mla/cutlass_mla.py, asserting only H <= 128),
+// and FlashMLA runs the decode as MQA over however many heads a rank holds
+// (vllm/v1/attention/backends/mla/flashmla.py), so DeepSeek-V3's 128 heads
+// shard down to one per rank. The padding costs compute at small head
+// counts; CheckTP does not model it. It panics if tp < 1.
 func (m *Model) CheckTP(tp int) error {
 	if tp < 1 {
 		panic("llm: tensor-parallel degree < 1")

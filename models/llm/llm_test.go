@@ -40,6 +40,11 @@ func TestKVBytesPerToken(t *testing.T) {
 		{"codellama-34b", 196608}, // 2·48·8·128·2
 		{"opt-13b", 819200},       // 2·40·40·128·2
 		{"opt-66b", 2359296},      // 2·64·72·128·2
+		{"deepseek-r1", 70272},    // 61·(512+64)·2
+		{"kimi-k2", 70272},        // 61·(512+64)·2
+		{"glm-4.5", 376832},       // 2·92·8·128·2
+		{"minimax-m2", 253952},    // 2·62·8·128·2
+		{"gpt-oss-20b", 49152},    // 2·24·8·64·2
 	}
 	for _, tt := range tests {
 		if got := mustModel(t, tt.name).KVBytesPerToken(); got != tt.want {
@@ -163,9 +168,9 @@ func TestDerived(t *testing.T) {
 
 func TestCatalog(t *testing.T) {
 	c := Default()
-	want := []string{"codellama-34b", "deepseek-v3", "gpt-oss-120b", "llama-2-70b", "llama-2-7b",
-		"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mixtral-8x7b", "opt-13b", "opt-66b",
-		"qwen2.5-7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b"}
+	want := []string{"codellama-34b", "deepseek-r1", "deepseek-v3", "glm-4.5", "gpt-oss-120b", "gpt-oss-20b",
+		"kimi-k2", "llama-2-70b", "llama-2-7b", "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "minimax-m2",
+		"mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b"}
 	var got []string
 	for _, m := range c.Models() {
 		got = append(got, m.Name)
@@ -183,7 +188,7 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("case-insensitive lookup: %v, %v", m, err)
 	}
 	_, err := c.Model("llama-3-8b")
-	if err == nil || !strings.Contains(err.Error(), `unknown model "llama-3-8b" (known: codellama-34b, deepseek-v3,`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown model "llama-3-8b" (known: codellama-34b, deepseek-r1, deepseek-v3,`) {
 		t.Errorf("unknown model error = %v", err)
 	}
 	m, _ := c.Model("opt-13b")
@@ -203,7 +208,7 @@ func TestMergeAddAndRoundTrip(t *testing.T) {
 	if err != nil || tiny.HeadDim != 16 || tiny.ParamsActive != 1e6 || tiny.WeightBytes != 2 || tiny.Attention != AttentionGQA {
 		t.Fatalf("tiny = %+v, %v", tiny, err)
 	}
-	if len(m.Models()) != 16 || len(Default().Models()) != 15 {
+	if len(m.Models()) != 21 || len(Default().Models()) != 20 {
 		t.Error("Merge sizes wrong")
 	}
 	tiny.Name = "Tiny2"
@@ -314,6 +319,9 @@ func TestCheckTP(t *testing.T) {
 		{"opt-66b", []int{1, 2, 3, 4, 6, 8, 9, 12}}, // 72 heads (MHA)
 		{"deepseek-v3", []int{1, 2, 4, 8, 16}},      // MLA: 128 heads, the latent replicated
 		{"qwen3-30b-a3b", []int{1, 2, 4, 8, 16}},    // 32 heads, 4 KV heads
+		{"kimi-k2", []int{1, 2, 4, 8, 16}},          // MLA: 64 heads
+		{"glm-4.5", []int{1, 2, 4, 8, 16}},          // 96 heads, 8 KV heads: 3, 6, 12 split the heads, not the KV heads
+		{"minimax-m2", []int{1, 2, 4, 8, 16}},       // 48 heads, 8 KV heads
 	}
 	for _, tt := range tests {
 		m := mustModel(t, tt.name)
@@ -325,6 +333,11 @@ func TestCheckTP(t *testing.T) {
 				t.Errorf("%s tp %d: CheckTP = %v", tt.name, tp, err)
 			}
 		}
+	}
+	// vLLM's MLA backends pad a rank's query heads (CUTLASS MLA to 128), so
+	// one head per rank is legal: no minimum beyond divisibility.
+	if err := mustModel(t, "deepseek-v3").CheckTP(128); err != nil {
+		t.Errorf("deepseek-v3 tp 128 (one head per rank): %v", err)
 	}
 	want := "llama-3.1-8b's 32 attention heads do not split evenly over 3 ranks (vLLM requires heads divisible by tp; legal tp: 1, 2, 4, 8, 16, 32)"
 	if err := mustModel(t, "llama-3.1-8b").CheckTP(3); err == nil || err.Error() != want {
