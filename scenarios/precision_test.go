@@ -11,7 +11,7 @@ import (
 // TestPrecisionRefusals: each bad precision names its field.
 func TestPrecisionRefusals(t *testing.T) {
 	for decode, want := range map[string]string{
-		"tp: 8, precision: {compute: fp4}": "pools[1].precision.compute: h200 has no fp4 tensor cores",
+		"tp: 8, precision: {compute: fp4}":  "pools[1].precision.compute: h200 has no fp4 tensor cores",
 		"tp: 8, precision: {compute: int4}": "pools[1].precision.compute: unknown format \"int4\"",
 		"tp: 8, precision: {weights: int4}": "pools[1].precision.weights: unknown dtype \"int4\"",
 		"tp: 8, precision: {kv: fp8}":       "pools[1].precision.kv: fp8 KV beside bf16 at pools[0].precision.kv",
