@@ -25,6 +25,10 @@ import (
 //     and two-shot kernels for small messages, NCCL for large:
 //     distributed/device_communicators/) moves a step's activations, a
 //     few hundred kB to a few MB, well below the link's peak.
+//   - AllReduceBWLarge: messages above the custom all-reduce's 8 MiB cap
+//     (CustomAllreduce max_size in
+//     distributed/device_communicators/custom_all_reduce.py) go through
+//     NCCL, which drives the link far closer to its peak.
 //   - LayerFloorNs, LayerFloorMixedNs: CUDA graphs (compilation
 //     CUDAGraphMode FULL_AND_PIECEWISE): a pure-decode batch replays one
 //     full graph, a batch with prompt tokens replays piecewise graphs with
@@ -50,6 +54,7 @@ import (
 type Serving struct {
 	DecodeMFU          float64 // fraction of peak FLOP/s decode-token matmuls reach; 0 = the device's MFU
 	AllReduceBW        float64 // fraction of the scale-up link's bandwidth a TP all-reduce reaches; 0 = all of it
+	AllReduceBWLarge   float64 // the same for messages over 8 MiB (NCCL); 0 = AllReduceBW
 	StepPerSeqNs       float64 // CPU per sequence scheduled in a step, ns
 	StepPerTokenNs     float64 // CPU per token scheduled in a step, ns
 	LayerFloorNs       float64 // least GPU time per layer of a pure-decode step (full CUDA graph), ns
@@ -66,6 +71,7 @@ type Serving struct {
 type ServingSpec struct {
 	DecodeMFU        float64        `yaml:"decode_mfu,omitempty"`
 	AllReduceBW      float64        `yaml:"allreduce_bandwidth,omitempty"`
+	AllReduceBWLarge float64        `yaml:"allreduce_bandwidth_large,omitempty"`
 	StepPerSeq       units.Duration `yaml:"step_per_seq,omitempty"`
 	StepPerToken     units.Duration `yaml:"step_per_token,omitempty"`
 	LayerFloor       units.Duration `yaml:"layer_floor,omitempty"`
@@ -85,6 +91,9 @@ func (s ServingSpec) check() error {
 	}
 	if !(s.AllReduceBW >= 0 && s.AllReduceBW <= 1) {
 		return spec.Fieldf("allreduce_bandwidth", "must be in (0, 1] (or omitted for the link's full bandwidth)")
+	}
+	if !(s.AllReduceBWLarge >= 0 && s.AllReduceBWLarge <= 1) {
+		return spec.Fieldf("allreduce_bandwidth_large", "must be in (0, 1] (or omitted for allreduce_bandwidth)")
 	}
 	for _, d := range []struct {
 		v     units.Duration
@@ -107,7 +116,7 @@ func (s ServingSpec) check() error {
 }
 
 func (s ServingSpec) resolve() Serving {
-	return Serving{DecodeMFU: s.DecodeMFU, AllReduceBW: s.AllReduceBW, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
+	return Serving{DecodeMFU: s.DecodeMFU, AllReduceBW: s.AllReduceBW, AllReduceBWLarge: s.AllReduceBWLarge, StepPerSeqNs: float64(s.StepPerSeq), StepPerTokenNs: float64(s.StepPerToken),
 		LayerFloorNs: float64(s.LayerFloor), LayerFloorMixedNs: float64(s.LayerFloorMixed),
 		FrontendNs: float64(s.Frontend), TokenizeNsPerToken: float64(s.TokenizePerToken),
 		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit),
@@ -116,7 +125,7 @@ func (s ServingSpec) resolve() Serving {
 
 func (v Serving) spec() ServingSpec {
 	d := func(ns float64) units.Duration { return units.Duration(ns + 0.5) }
-	return ServingSpec{DecodeMFU: v.DecodeMFU, AllReduceBW: v.AllReduceBW, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
+	return ServingSpec{DecodeMFU: v.DecodeMFU, AllReduceBW: v.AllReduceBW, AllReduceBWLarge: v.AllReduceBWLarge, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
 		LayerFloor: d(v.LayerFloorNs), LayerFloorMixed: d(v.LayerFloorMixedNs), Frontend: d(v.FrontendNs),
 		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs),
 		MoELayerFloor: d(v.MoELayerFloorNs), DequantRate: v.DequantRate}
@@ -170,7 +179,7 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 	for _, f := range []struct {
 		own  *float64
 		lent float64
-	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.AllReduceBW, l.AllReduceBW}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
+	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.AllReduceBW, l.AllReduceBW}, {&s.AllReduceBWLarge, l.AllReduceBWLarge}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
 		{&s.LayerFloorNs, l.LayerFloorNs}, {&s.LayerFloorMixedNs, l.LayerFloorMixedNs}, {&s.FrontendNs, l.FrontendNs},
 		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs},
 		{&s.MoELayerFloorNs, l.MoELayerFloorNs}, {&s.DequantRate, l.DequantRate}} {

@@ -408,9 +408,10 @@ func (l *Loaded) frontend(hw *hardware.Catalog) sim.Frontend {
 		if err != nil {
 			return sim.Frontend{}
 		}
-		return sim.Frontend{LatencyNs: roundNs(dev.Serving.FrontendNs), TokenizeNsPerToken: dev.Serving.TokenizeNsPerToken}
+		return sim.Frontend{LatencyNs: roundNs(dev.Serving.FrontendNs) + int64(l.Gateway.Latency),
+			TokenizeNsPerToken: dev.Serving.TokenizeNsPerToken}
 	}
-	return sim.Frontend{}
+	return sim.Frontend{LatencyNs: int64(l.Gateway.Latency)}
 }
 
 // roundNs rounds a duration in ns to whole ns.

@@ -89,3 +89,22 @@ func TestClientClosedLoopParsed(t *testing.T) {
 		}
 	}
 }
+
+// A gateway in front of the API servers adds its latency to the front end.
+func TestGatewayLatency(t *testing.T) {
+	_, b, err := parseBuild(t, minimal+"gateway: {latency: 120ms}\n", "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, plain, err := parseBuild(t, minimal, "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Config.Frontend.LatencyNs - plain.Config.Frontend.LatencyNs; d != 120e6 {
+		t.Errorf("gateway adds %d ns, want 120 ms", d)
+	}
+	if _, err := Parse([]byte(minimal+"gateway: {latency: -1ms}\n"), "m.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "gateway.latency") {
+		t.Errorf("negative gateway latency: %v", err)
+	}
+}

@@ -27,10 +27,19 @@ type Scenario struct {
 	Link     Link      `yaml:"link,omitempty"`     // one link kind between all instances; or:
 	Topology *Topology `yaml:"topology,omitempty"` // a hierarchy of links (topology.go)
 	Router   Router    `yaml:"router"`
+	Gateway  Gateway   `yaml:"gateway,omitempty"` // serving layers in front of the engines' API servers
 	Catalog  Catalog   `yaml:"catalog,omitempty"`
 	Metrics  Metrics   `yaml:"metrics"`
 	Sweep    *Sweep    `yaml:"sweep,omitempty"` // what `handoff sweep` varies; `run` ignores it
 	Plan     *Plan     `yaml:"plan,omitempty"`  // the fleets `handoff plan` searches; `run` ignores it
+}
+
+// Gateway is the serving layers a request crosses before the engines' own
+// API servers — a gateway, Ray Serve's ingress and prefill/decode proxy —
+// with the time they add to every request's way in (and its first
+// token's way out), on top of the accelerator's frontend_latency.
+type Gateway struct {
+	Latency units.Duration `yaml:"latency,omitempty"`
 }
 
 // Plan is a scenario's plan block: per pool, the counts, hardware and TP

@@ -26,6 +26,9 @@ func (l *Loaded) validate() error {
 	case len(s.Pools) == 0:
 		return l.errorf("pools", "at least one pool is required")
 	}
+	if g := l.Gateway.Latency; g < 0 || g > maxTimeout {
+		return l.errorf("gateway.latency", "must be in [0, 1 year], got %v", g)
+	}
 	if err := l.validateClient(); err != nil {
 		return err
 	}

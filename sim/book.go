@@ -26,6 +26,8 @@ func (c *cluster) bookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
 	bs := c.routing.view.BlockSize
 	f.bookedBlocks = f.req.PromptTokens / bs
+	rp.routed++
+	f.routedHere = true
 	if rp.shared == nil {
 		rp.blocks += f.bookedBlocks
 		return
@@ -56,6 +58,10 @@ func (c *cluster) unbook(f *flight) {
 
 func (c *cluster) unbookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
+	if f.routedHere {
+		rp.routed--
+		f.routedHere = false
+	}
 	if rp.shared == nil {
 		rp.blocks -= f.bookedBlocks
 	} else {

@@ -119,7 +119,9 @@ func (c *cluster) stepHandled(i int) {
 // (DPLBAsyncMPClient.get_core_engine_for_request in
 // vllm/v1/engine/core_client.py). vLLM reads counts the coordinator
 // publishes every 100 ms plus its own increments since; this reads the
-// ranks' live counts. i itself when it is no balanced rank.
+// ranks' live counts, with a decoder's waiting counting the requests
+// routed to it whose prefill is still running (vLLM's increments). i
+// itself when it is no balanced rank.
 func (c *cluster) balanceRank(i int) int {
 	if i < 0 || i >= len(c.replicas) {
 		return i
@@ -131,8 +133,12 @@ func (c *cluster) balanceRank(i int) int {
 	grp := &c.groups[g]
 	best, bestScore := i, -1
 	for r := range grp.size {
-		eng := c.replicas[grp.first+r].eng
-		if score := 4*eng.Waiting() + eng.Running(); bestScore < 0 || score < bestScore {
+		rp := &c.replicas[grp.first+r]
+		waiting := rp.eng.Waiting()
+		if rp.cfg.Role == RoleDecode {
+			waiting += max(0, rp.routed-rp.outstanding)
+		}
+		if score := 4*waiting + rp.eng.Running(); bestScore < 0 || score < bestScore {
 			best, bestScore = grp.first+r, score
 		}
 	}

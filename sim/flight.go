@@ -134,6 +134,7 @@ type flight struct {
 
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
+	routedHere   bool // counted in its decoder's routed (book.go)
 }
 
 // on reports whether one of the flight's sequences is on instance i.

@@ -22,6 +22,7 @@ type replica struct {
 	// to decode, until they finish.
 	prefillTokens int
 	blocks        int
+	routed        int           // requests routed here to decode, from routing until they finish here
 	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
 	unique        int           // with shared: active requests' blocks past their shared prefixes
 

@@ -74,6 +74,11 @@ func (c *cluster) fillView(v *router.View, i int, stale bool) {
 		v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
 	}
 	v.Outstanding = rp.outstanding
+	if rp.cfg.Role == RoleDecode {
+		// A decoder's are counted from routing, before the handoff
+		// brings them: the router's bookkeeping, not the engine's.
+		v.Outstanding = rp.routed
+	}
 	v.ActivePrefillTokens = rp.prefillTokens
 	v.ActiveBlocks = rp.blocks
 }

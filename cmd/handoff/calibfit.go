@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
 
 	"handoff/hardware"
+	"handoff/hardware/units"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
 )
@@ -34,17 +36,13 @@ func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibRepo
 	if err != nil {
 		return err
 	}
+	calibrate.ClearMoE(&start) // the first stage sees none of what the second fits
 	stderr := opts.stderr
 	if stderr == nil {
 		stderr = io.Discard
 	}
 	p := calibrate.Problem{Experiments: src.Experiments, Steps: src.Steps, Start: start, Params: src.Params,
 		Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets), MaxEvals: opts.maxEvals, Progress: stderr}
-	if opts.fitPD {
-		if p.PD, err = pdOn(opts.dir, src.Accelerator); err != nil {
-			return err
-		}
-	}
 	t0 := time.Now()
 	fit, err := calibrate.Fit(p)
 	if err != nil {
@@ -60,10 +58,43 @@ func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibRepo
 		}
 		fmt.Fprintf(stderr, "calibrate: leave-one-model-out: %.1f s\n", time.Since(t0).Seconds())
 	}
+	if opts.fitPD {
+		if err := fitMoE(opts, sets, &p, rep); err != nil {
+			return err
+		}
+	}
 	if opts.writeCatalog == "" {
 		return nil
 	}
-	return writeFittedCatalog(opts.writeCatalog, &src, &fit, provenance(&src, &fit, date))
+	return writeFittedCatalog(opts.writeCatalog, rep, provenance(rep, date))
+}
+
+// fitMoE is the fit's second stage (--fit-pd): the MoE terms
+// (calibrate.MoEMeasured) fitted to the measured P/D runs on the
+// accelerator, holding the first stage's values; the serving experiments
+// are then simulated again at the result, which is what the catalog holds.
+func fitMoE(opts *calibrateOptions, sets []scenarios.Set, first *calibrate.Problem, rep *calibReport) error {
+	pd, err := pdOn(opts.dir, rep.src.Accelerator)
+	if err != nil {
+		return err
+	}
+	moe, err := calibrate.Lookup(calibrate.MoEMeasured())
+	if err != nil {
+		return err
+	}
+	p := calibrate.Problem{PD: pd, Start: rep.fit.Hardware, Params: moe, Sets: sets, Workers: opts.jobs,
+		Simulate: first.Simulate, MaxEvals: opts.maxEvals, Progress: first.Progress}
+	t0 := time.Now()
+	fit, err := calibrate.Fit(p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(first.Progress, "calibrate: MoE fit of %s: %d evaluations in %.1f s, objective %.5g → %.5g\n",
+		rep.src.Accelerator, fit.Evals, time.Since(t0).Seconds(), fit.StartObjective, fit.Objective)
+	rep.moe, rep.moeParams, rep.pd = &fit, moe, fit.PDResults
+	rep.results, err = calibrate.Run(rep.src.Experiments, calibrate.Options{Sets: sets, Hardware: &fit.Hardware,
+		Workers: opts.jobs, Simulate: first.Simulate})
+	return err
 }
 
 // pdOn returns dir's measured P/D configurations on accelerator; none is
@@ -112,11 +143,13 @@ func startHardware(file, name string) (calibrate.Hardware, error) {
 }
 
 // provenance is the efficiency_source a fit writes.
-func provenance(src *calibrate.Source, fit *calibrate.Fitted, date string) string {
+func provenance(rep *calibReport, date string) string {
+	src, fit := rep.src, rep.fit
 	s := fmt.Sprintf("fitted %s by handoff calibrate --fit (Nelder-Mead over %s) to %s; objective %.4g (start %.4g): serving RMS rel. error %.1f%%, step RMS %.1f%%",
 		date, paramNames(src.Params), src.Data, fit.Objective, fit.StartObjective, 100*fit.ServingRMS, 100*fit.StepRMS)
-	if fit.PDResults != nil {
-		s += fmt.Sprintf("; with the measured P/D runs of %s (P/D RMS %.1f%%)", calibrate.PDFile, 100*fit.PDRMS)
+	if m := rep.moe; m != nil {
+		s += fmt.Sprintf("; then (--fit-pd) %s to the measured P/D runs of gpt-oss-120b on %s in %s: P/D RMS rel. error %.1f%% (start %.1f%%)",
+			paramNames(rep.moeParams), src.Accelerator, calibrate.PDFile, 100*m.PDRMS, 100*math.Sqrt(m.StartObjective))
 	}
 	if src.Borrowed != "" {
 		s += "; borrowed: " + src.Borrowed
@@ -134,24 +167,28 @@ func paramNames(ps []calibrate.Param) string {
 
 // writeFittedCatalog rewrites the fitted fields of the accelerator (and of
 // its scale-up link) in file, in place.
-func writeFittedCatalog(file string, src *calibrate.Source, fit *calibrate.Fitted, source string) error {
+func writeFittedCatalog(file string, rep *calibReport, source string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("--write-catalog: %w", err)
 	}
+	src, final := rep.src, &rep.fit.Hardware
 	var written []calibrate.Param
 	for _, p := range src.Params {
 		if src.Writes(p.Name) {
 			written = append(written, p)
 		}
 	}
-	accel, link := calibrate.CatalogFields(written, &fit.Hardware)
+	if rep.moe != nil {
+		written, final = append(written, rep.moeParams...), &rep.moe.Hardware
+	}
+	accel, link := calibrate.CatalogFields(written, final)
 	accel = append(accel, calibrate.KeyValue{Key: "efficiency_source", Value: calibrate.Quote(source)})
 	if data, err = calibrate.RewriteEntry(data, file, "accelerators", src.Accelerator, "mbu", accel); err != nil {
 		return err
 	}
 	if len(link) > 0 {
-		if data, err = calibrate.RewriteEntry(data, file, "links", fit.Hardware.Link.Name, "", link); err != nil {
+		if data, err = calibrate.RewriteEntry(data, file, "links", final.Link.Name, "", link); err != nil {
 			return err
 		}
 	}
@@ -164,9 +201,6 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 	fmt.Fprintf(b, "\n## Fit: %s\n\n", src.Accelerator)
 	fmt.Fprintf(b, "Fitted to %s (%d step points). Objective (weighted mean square of relative errors) %.4g, from %.4g at the start, after %d evaluations; serving RMS %.1f%%, step RMS %.1f%%.\n",
 		src.Data, len(src.Steps), fit.Objective, fit.StartObjective, fit.Evals, 100*fit.ServingRMS, 100*fit.StepRMS)
-	if fit.PDResults != nil {
-		fmt.Fprintf(b, "The measured P/D runs on %s were part of the objective (--fit-pd): their RMS %.1f%%.\n", src.Accelerator, 100*fit.PDRMS)
-	}
 	if src.Borrowed != "" {
 		fmt.Fprintf(b, "Borrowed (left as the catalog has them): %s.\n", src.Borrowed)
 	}
@@ -180,6 +214,33 @@ func writeFit(b *strings.Builder, rep *calibReport) {
 		v := value[p.Name]
 		if !src.Writes(p.Name) {
 			v += " (not written)"
+		}
+		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), v, p.Doc)
+	}
+	writeMoEFit(b, rep)
+}
+
+// writeMoEFit writes the second stage's parameters (--fit-pd).
+func writeMoEFit(b *strings.Builder, rep *calibReport) {
+	m := rep.moe
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n## Fit: %s's MoE terms (--fit-pd)\n\n", rep.src.Accelerator)
+	fmt.Fprintf(b, "Fitted to the measured P/D runs of gpt-oss-120b on %s in %s, holding the serving fit above: "+
+		"P/D RMS relative error %.1f%%, from %.1f%% at the start, after %d evaluations. "+
+		"The serving comparison at the top is simulated again with them.\n", rep.src.Accelerator, calibrate.PDFile,
+		100*m.PDRMS, 100*math.Sqrt(m.StartObjective), m.Evals)
+	b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
+	accel, _ := calibrate.CatalogFields(rep.moeParams, &m.Hardware)
+	value := map[string]string{}
+	for _, kv := range accel {
+		value[kv.Key] = kv.Value
+	}
+	for _, p := range rep.moeParams {
+		v, ok := value[p.Name]
+		if !ok { // a scenario field
+			v = units.Duration(int64(p.Get(&m.Hardware)+0.5)).String() + " (scenarios)"
 		}
 		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), v, p.Doc)
 	}

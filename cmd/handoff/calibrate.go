@@ -61,8 +61,8 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&opts.date, "date", "", "date (YYYY-MM-DD) the catalog's provenance names; default: the newest measurement's")
 	f.BoolVar(&opts.loo, "loo", false, "with --fit: refit without each model and predict it")
 	f.IntVar(&opts.maxEvals, "max-evals", 0, "objective evaluations per fit at most (`N`; 0 = 100 per parameter)")
-	f.BoolVar(&opts.pd, "pd", false, "also compare the measured P/D runs of gpt-oss-120b ("+calibrate.PDFile+")")
-	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: fit to the P/D runs on the fitted accelerator too (implies --pd)")
+	f.BoolVar(&opts.pd, "pd", true, "also compare the measured P/D runs of gpt-oss-120b ("+calibrate.PDFile+"), when the folder has them")
+	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: then fit the MoE terms to the P/D runs on the fitted accelerator (implies --pd)")
 	return cmd
 }
 
@@ -144,11 +144,13 @@ func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
 
 // calibReport is what the report shows.
 type calibReport struct {
-	results []calibrate.Result   // the comparison (at the fit, with --fit)
-	src     *calibrate.Source    // with --fit: what was fitted to
-	fit     *calibrate.Fitted    // with --fit
-	heldOut []calibrate.HeldOut  // with --loo
-	pd      []calibrate.PDResult // with --pd: the measured P/D runs (at the fit, with --fit)
+	results   []calibrate.Result   // the comparison (at the fit, with --fit)
+	src       *calibrate.Source    // with --fit: what was fitted to
+	fit       *calibrate.Fitted    // with --fit
+	heldOut   []calibrate.HeldOut  // with --loo
+	pd        []calibrate.PDResult // with --pd: the measured P/D runs (at the fit, with --fit)
+	moe       *calibrate.Fitted    // with --fit-pd: the second stage, the MoE terms
+	moeParams []calibrate.Param    // what it fitted
 }
 
 // unserved returns the first experiment's (then P/D run's) unserved-requests error.
@@ -172,16 +174,15 @@ func comparePD(opts *calibrateOptions, sets []scenarios.Set, rep *calibReport) e
 	if !opts.pd && !opts.fitPD {
 		return nil
 	}
-	if rep.fit != nil && rep.fit.PDResults != nil {
-		rep.pd = rep.fit.PDResults
-		return nil
+	if rep.moe != nil {
+		return nil // fitMoE simulated them at the fit
 	}
 	cfgs, err := calibrate.ReadPD(opts.dir)
 	if err != nil {
 		return err
 	}
 	if len(cfgs) == 0 {
-		return fmt.Errorf("--pd: %s has no %s", opts.dir, calibrate.PDFile)
+		return nil // a folder without P/D runs
 	}
 	o := calibrate.Options{Sets: sets, Workers: opts.jobs, Simulate: opts.simulator(opts.sets)}
 	if rep.fit != nil {

@@ -63,9 +63,9 @@ func TestExitStatus(t *testing.T) {
 		{"plot", []string{"plot", dropped[3]}, 0, ""},
 		{"plot nothing", []string{"plot", t.TempDir()}, 1, "no results.csv (a sweep) or summary.json (a run)"},
 		{"calibrate", []string{"calibrate", "--dir", "../../scenarios/calibration", "-o", filepath.Join(t.TempDir(), "c.md")}, 0, ""},
-		{"calibrate drops", append([]string{"calibrate", "--dir", "../../scenarios/calibration",
+		{"calibrate drops", append([]string{"calibrate", "--pd=false", "--dir", "../../scenarios/calibration",
 			"-o", filepath.Join(t.TempDir(), "c.md")}, calibDrops...), 2, "requests could not be served"},
-		{"calibrate no requests", []string{"calibrate", "--dir", "../../scenarios/calibration", "-o", filepath.Join(t.TempDir(), "c.md"),
+		{"calibrate no requests", []string{"calibrate", "--pd=false", "--dir", "../../scenarios/calibration", "-o", filepath.Join(t.TempDir(), "c.md"),
 			"--set", "workload.shared_prefix.stages=[{duration: 1ms, rate: 1/s}]"}, 1, "the workload has no requests"},
 	}
 	for _, tt := range tests {

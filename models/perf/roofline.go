@@ -103,6 +103,8 @@ type Roofline struct {
 	dequantExperts  float64 // ns unpacking all of the device's routed experts; times the share touched
 	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
 	arNsPerToken    float64 // all-reduce transfer time per new token, ns
+	arLargeNs       float64 // the same once a step's messages exceed 8 MiB (NCCL)
+	arLargeTokens   float64 // tokens past which a step's messages exceed 8 MiB
 	fixedNs         float64 // overhead + all-reduce latencies, ns
 	perSeqNs        float64 // CPU per scheduled sequence, ns
 	perTokenNs      float64 // CPU per scheduled token, ns
@@ -165,6 +167,10 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 			bw *= e
 		}
 		r.arNsPerToken = allReduces * perRankBytes / bw * 1e9
+		r.arLargeNs, r.arLargeTokens = r.arNsPerToken, customAllReduceMax/(float64(m.Hidden)*2)
+		if e := cfg.Device.Serving.AllReduceBWLarge; e > 0 {
+			r.arLargeNs = allReduces * perRankBytes / (cfg.ScaleUp.BandwidthBps * e) * 1e9
+		}
 		r.fixedNs += allReduces * 2 * (tp - 1) * float64(cfg.ScaleUp.LatencyNs)
 	}
 	return r, nil
@@ -274,6 +280,10 @@ func (r *Roofline) StepNs(b *Batch) int64 {
 	return int64(math.Round(min(r.stepNs(b), maxStepNs)))
 }
 
+// customAllReduceMax is the largest all-reduce vLLM's custom kernels take,
+// 8 MiB (CustomAllreduce max_size); larger ones go through NCCL.
+const customAllReduceMax = 8 << 20
+
 // maxStepNs caps one step at about 11.6 days: a limit no realistic step
 // reaches, which keeps absurd factors from overflowing the clock.
 const maxStepNs = 1e15
@@ -310,10 +320,14 @@ func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes, ex
 	}
 	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor, dequant)
 	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
-	if r.overlapCPU {
-		return max(gpu+n*r.arNsPerToken, cpu)
+	ar := n * r.arNsPerToken
+	if n > r.arLargeTokens {
+		ar = n * r.arLargeNs
 	}
-	return gpu + n*r.arNsPerToken + cpu
+	if r.overlapCPU {
+		return max(gpu+ar, cpu)
+	}
+	return gpu + ar + cpu
 }
 
 // GroupStepNs prices one synchronous step of a data-parallel group from
