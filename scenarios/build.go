@@ -28,6 +28,7 @@ type Built struct {
 	GPUs            int
 	CostPerHour     float64   // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
 	PoolCostPerHour []float64 // the same per pool, in scenario order
+	PoolDevices     []int     // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
 	TransferOwner   string    // who answers for transfer time ("nobody" unless a pool claims it)
 	RouterOwner     string    // who answers for router queueing
 	Warnings        []string  // for the user (deprecated fields), one line each
@@ -139,6 +140,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	cost := float64(p.Count*p.devices()) * dev.CostPerHour
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
+	b.PoolDevices = append(b.PoolDevices, p.devices())
 	return nil
 }
 

@@ -75,10 +75,10 @@ func (p *planner) price() error {
 		kept := ps.Variants[:0]
 		var firstErr error
 		for _, v := range ps.Variants {
-			cost, err := p.variantCost(i, v)
+			cost, devices, err := p.variantCost(i, v)
 			switch {
 			case err == nil:
-				v.CostPerHour = cost
+				v.CostPerHour, v.Devices = cost, devices
 				kept = append(kept, v)
 			case !ownPoolError(err, i):
 				return p.variantError(ps.Name, v, err)
@@ -108,19 +108,20 @@ func (p *planner) variantError(pool string, v search.Variant, err error) error {
 	return fmt.Errorf("plan: pool %s on %s at tp %d: %w", pool, v.Hardware, v.TP, err)
 }
 
-// variantCost returns one instance's price of pool i on variant v, USD per hour.
-func (p *planner) variantCost(i int, v search.Variant) (float64, error) {
+// variantCost returns one instance's price of pool i on variant v, USD per
+// hour, and the devices it occupies.
+func (p *planner) variantCost(i int, v search.Variant) (float64, int, error) {
 	ps := p.space.Pools[i]
 	l, err := p.load(poolSets(ps.Name, v, ps.MinCount))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	b, err := l.Build()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer b.Close()
-	return b.PoolCostPerHour[i] / float64(ps.MinCount), nil
+	return b.PoolCostPerHour[i] / float64(ps.MinCount), b.PoolDevices[i], nil
 }
 
 // ownPoolError reports whether err is a field error of pool i other than

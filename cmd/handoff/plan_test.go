@@ -173,7 +173,7 @@ plan:
 		t.Errorf("notes = %q", p.notes)
 	}
 	vs := p.space.Pools[1].Variants
-	if len(vs) != 3 || vs[2] != (search.Variant{Hardware: "small-gpu", TP: 2, CostPerHour: 2}) || vs[0].CostPerHour != 3 {
+	if len(vs) != 3 || vs[2] != (search.Variant{Hardware: "small-gpu", TP: 2, CostPerHour: 2, Devices: 2}) || vs[0].CostPerHour != 3 {
 		t.Errorf("decode variants = %+v", vs)
 	}
 }

@@ -30,7 +30,8 @@ type RooflineConfig struct {
 // charges, per TP rank,
 //
 //	time = max(prefillFLOPs/(peak·MFU) + decodeFLOPs/(peak·DecodeMFU),
-//	           bytes/(bw·MBU), layers·floor) + allReduce + cpu + overhead
+//	           bytes/(bw·MBU), layers·floor + moeLayers·moeFloor,
+//	           unpacked weights/dequantRate) + allReduce + cpu + overhead
 //
 // where, with n = Batch.Tokens() new tokens in the step:
 //
@@ -46,7 +47,8 @@ type RooflineConfig struct {
 //     AttnFLOPsPerPair per attended query·key pair.
 //   - bytes = weights/TP + KVBytesPerTokenPerShard(TP)·(DecodeContext +
 //     PrefillCtxRead + n). Weights are read once per step; for a MoE model
-//     only the shared parameters plus the experts the step touches: n tokens
+//     only the shared parameters plus the experts the step touches (at
+//     their stored dtypes: llm.Model.SharedBytesTotal, ExpertBytesTotal): n tokens
 //     routed top-k of E experts touch E·(1−(1−k/E)^n) distinct experts per
 //     layer in expectation, so the expert bytes are ExpertParams·bytes·
 //     (1−(1−k/E)^n). KV is read for every cached token attended (decode
@@ -64,7 +66,9 @@ type RooflineConfig struct {
 //     link's small-message latency), and sends 2(TP−1)/TP of the data per
 //     rank over ScaleUp.BandwidthBps × Device.Serving.AllReduceBW (the
 //     share of the link an all-reduce of a step's activations reaches;
-//     0 = all). The all-reduces are not overlapped with compute.
+//     0 = all); once a step's messages exceed 8 MiB, vLLM's NCCL path, at
+//     AllReduceBWLarge × the bandwidth (0 = the same share). The
+//     all-reduces are not overlapped with compute.
 //   - cpu (Device.Serving): the engine core's CPU work per step,
 //     StepPerSeqNs per scheduled sequence plus StepPerTokenNs per scheduled
 //     token (input preparation, sampling, output processing), serialised

@@ -48,7 +48,8 @@ type ScenarioPool struct {
 type Variant struct {
 	Hardware    string
 	TP          int
-	CostPerHour float64 // one instance, USD per hour: tp × the accelerator's cost_per_hour; set by the caller
+	CostPerHour float64 // one instance, USD per hour: its devices × the accelerator's cost_per_hour; set by the caller
+	Devices     int     // devices one instance occupies (dp × tp); set by the caller, 0 = TP
 }
 
 // PoolSpace is one pool's choices: its variants and its count range.
@@ -174,11 +175,17 @@ func (s Space) CostPerHour(f Fleet) float64 {
 	return c
 }
 
-// GPUs is the fleet's accelerator count: Σ count × tp. O(pools).
+// GPUs is the fleet's accelerator count: Σ count × devices per instance
+// (tp, or dp × tp). O(pools).
 func (s Space) GPUs(f Fleet) int {
 	n := 0
 	for i, p := range s.Pools {
-		n += f.Count[i] * p.Variants[f.Variant[i]].TP
+		v := p.Variants[f.Variant[i]]
+		d := v.Devices
+		if d == 0 {
+			d = v.TP
+		}
+		n += f.Count[i] * d
 	}
 	return n
 }

@@ -62,3 +62,15 @@ func TestPlanSpaceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUsCountDataParallelDevices: an instance of dp × tp devices counts
+// them all, not its tp.
+func TestGPUsCountDataParallelDevices(t *testing.T) {
+	s := Space{Pools: []PoolSpace{
+		{Name: "prefill", Variants: []Variant{{Hardware: "h200", TP: 8}}, MinCount: 1, MaxCount: 2},
+		{Name: "decode", Variants: []Variant{{Hardware: "h200", TP: 1, Devices: 16}}, MinCount: 1, MaxCount: 2},
+	}}
+	if got := s.GPUs(Fleet{Variant: []int{0, 0}, Count: []int{1, 2}}); got != 8+32 {
+		t.Errorf("gpus = %d, want 40", got)
+	}
+}
