@@ -10,12 +10,15 @@ import (
 )
 
 // TestCalibrationDocIsCurrent holds docs/CALIBRATION.md to the code and the
-// catalog. The document is what `handoff calibrate --fit --loo
+// catalog. The document is what `handoff calibrate --fit --fit-pd --loo
 // --write-catalog hardware/catalog.yaml -o docs/CALIBRATION.md` wrote: its
 // comparison and targets must be what the plain comparison at the catalog's
 // values prints now, and its fitted values must be the catalog's. (Its
 // fit figures and leave-one-out table need the refit itself, minutes long,
 // which is what the command reruns.)
+// pdSection starts the measured P/D runs' section (pdHeader).
+const pdSection = "\n## Measured P/D runs"
+
 func TestCalibrationDocIsCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the calibration set")
@@ -25,16 +28,21 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	opts := &calibrateOptions{dir: "../../scenarios/calibration"}
+	opts := &calibrateOptions{dir: "../../scenarios/calibration", pd: true}
 	if err := runCalibrate(opts, &out); err != nil {
 		t.Fatal(err)
 	}
 	prefix, _, found := strings.Cut(string(doc), "\n## Fit")
 	if !found {
-		t.Fatal("docs/CALIBRATION.md has no Fit section: regenerate it with handoff calibrate --fit --loo")
+		t.Fatal("docs/CALIBRATION.md has no Fit section: regenerate it with handoff calibrate --fit --fit-pd --loo")
 	}
 	prefix = strings.TrimRight(prefix, "\n")
-	if got := strings.TrimRight(out.String(), "\n"); got != prefix {
+	plain, pd, _ := strings.Cut(out.String(), pdSection)
+	if _, docPD, ok := strings.Cut(string(doc), pdSection); !ok || strings.TrimRight(docPD, "\n") != strings.TrimRight(pd, "\n") {
+		t.Errorf("docs/CALIBRATION.md's measured P/D runs are not what the code prints at the catalog's values "+
+			"and the scenarios' gateway:\n%s", firstDiff(pd, docPD))
+	}
+	if got := strings.TrimRight(plain, "\n"); got != prefix {
 		t.Errorf("docs/CALIBRATION.md's comparison is not what the code prints at the catalog's values:\n%s",
 			firstDiff(got, prefix))
 	}

@@ -72,7 +72,8 @@ func fitCalibration(opts *calibrateOptions, sets []scenarios.Set, rep *calibRepo
 // fitMoE is the fit's second stage (--fit-pd): the MoE terms
 // (calibrate.MoEMeasured) fitted to the measured P/D runs on the
 // accelerator, holding the first stage's values; the serving experiments
-// are then simulated again at the result, which is what the catalog holds.
+// and every P/D run are then simulated again at the result, which is what
+// the catalog and the P/D scenarios' gateway.latency hold.
 func fitMoE(opts *calibrateOptions, sets []scenarios.Set, first *calibrate.Problem, rep *calibReport) error {
 	pd, err := pdOn(opts.dir, rep.src.Accelerator)
 	if err != nil {
@@ -91,8 +92,18 @@ func fitMoE(opts *calibrateOptions, sets []scenarios.Set, first *calibrate.Probl
 	}
 	fmt.Fprintf(first.Progress, "calibrate: MoE fit of %s: %d evaluations in %.1f s, objective %.5g → %.5g\n",
 		rep.src.Accelerator, fit.Evals, time.Since(t0).Seconds(), fit.StartObjective, fit.Objective)
-	rep.moe, rep.moeParams, rep.pd = &fit, moe, fit.PDResults
-	rep.results, err = calibrate.Run(rep.src.Experiments, calibrate.Options{Sets: sets, Hardware: &fit.Hardware,
+	rep.moe, rep.moeParams = &fit, moe
+	all, err := calibrate.ReadPD(opts.dir) // every run, the other accelerators' too, at the fit
+	if err != nil {
+		return err
+	}
+	if rep.pd, err = calibrate.RunPD(all, calibrate.Options{Sets: sets, Hardware: &fit.Hardware, Workers: opts.jobs,
+		Simulate: first.Simulate}); err != nil {
+		return err
+	}
+	serving := fit.Hardware
+	serving.Gateway = nil // the Ray Serve layers were in the P/D runs only
+	rep.results, err = calibrate.Run(rep.src.Experiments, calibrate.Options{Sets: sets, Hardware: &serving,
 		Workers: opts.jobs, Simulate: first.Simulate})
 	return err
 }
