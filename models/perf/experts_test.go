@@ -95,3 +95,26 @@ func TestExpertParallelSpansDomains(t *testing.T) {
 			r.experts.a2aNsPerToken, inside.experts.a2aNsPerToken)
 	}
 }
+
+// BenchmarkGroupStep prices one step of a 32-rank expert-parallel group of
+// DeepSeek-V3 across two scale-up domains: O(ranks), no allocation.
+func BenchmarkGroupStep(b *testing.B) {
+	m, err := llm.Default().Model("deepseek-v3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := testLink
+	out.BandwidthBps = 50e9
+	r := mustRoofline(b, RooflineConfig{Model: m, Device: testH100(), ScaleUp: testLink, Compute: "fp8",
+		Layout: parallel.Layout{TP: 1, DP: 32, EP: 32, PP: 1}, Experts: ExpertConfig{ScaleOut: out, Domain: 16}})
+	ranks := make([]*Batch, 32)
+	for i := range ranks {
+		if i%4 != 3 {
+			ranks[i] = &Batch{DecodeSeqs: 16 + i, DecodeContext: int64(16+i) * 3000}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.GroupStepNs(ranks)
+	}
+}
