@@ -9,6 +9,9 @@
 //     token, weight bytes, FLOPs per token; for hybrid models with
 //     sliding-window layers, vLLM's KV cache groups and what a sequence
 //     holds).
+//   - parallel: how an instance spreads a model over its devices (tp, dp,
+//     ep, pp) and what each device holds: its weights, KV per token and
+//     blocks, and the KV a transfer moves into it.
 //   - kv: the paged KV block pool with a chained-hash prefix cache, an LRU
 //     free queue (a ring of block IDs) and request-private blocks.
 //   - engine: one serving instance with vLLM V1 scheduling (running first,
@@ -16,8 +19,9 @@
 //     preemption, prefill and decode roles, time accounting, the
 //     sliding-window groups of hybrid models, and the slot mode of
 //     wafer-scale decoders.
-//   - perf: step-time models (roofline, DistServe polynomial, Splitwise
-//     profile table, wafer pipeline).
+//   - perf: step-time models (roofline — with expert-parallel groups and
+//     per-part precision — DistServe polynomial, Splitwise profile table,
+//     wafer pipeline).
 //   - network: links shared max-min fairly, flat and hierarchical
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's
