@@ -333,8 +333,9 @@ func TestRooflineSlidingWindow(t *testing.T) {
 }
 
 // TestRooflineSlidingSaving: at the catalog's h100-sxm factors, gpt-oss-120b
-// decoding one 100k-token request costs about a quarter less per step than
-// if its sliding-window layers read the whole context (the README says so).
+// decoding eight 100k-token requests costs about a third less per step
+// than if its sliding-window layers read the whole context (the README
+// says so); one such request alone is held at the MoE layers' floor.
 func TestRooflineSlidingSaving(t *testing.T) {
 	m, err := llm.Default().Model("gpt-oss-120b")
 	if err != nil {
@@ -346,12 +347,12 @@ func TestRooflineSlidingSaving(t *testing.T) {
 	}
 	full := *m
 	full.SlidingLayers, full.SlidingWindow = 0, 0
-	b := Batch{DecodeSeqs: 1, DecodeContext: 100_000}
+	b := Batch{DecodeSeqs: 8, DecodeContext: 8 * 100_000}
 	sliding := mustRoofline(t, RooflineConfig{Model: m, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: -1}).StepNs(&b)
 	whole := mustRoofline(t, RooflineConfig{Model: &full, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: -1}).StepNs(&b)
-	t.Logf("gpt-oss-120b, one 100k-token decode on h100-sxm: %.2f ms with sliding windows, %.2f ms without",
+	t.Logf("gpt-oss-120b, eight 100k-token decodes on h100-sxm: %.2f ms with sliding windows, %.2f ms without",
 		float64(sliding)/1e6, float64(whole)/1e6)
-	if r := float64(sliding) / float64(whole); r < 0.7 || r > 0.8 {
-		t.Errorf("sliding/whole = %.3f, want about 0.75", r)
+	if r := float64(sliding) / float64(whole); r < 0.6 || r > 0.7 {
+		t.Errorf("sliding/whole = %.3f, want about 0.64", r)
 	}
 }
