@@ -172,8 +172,11 @@ const docDiscussion = `
 - **TP8 scales worse than the roofline assumes.** Measured prefill of one 8,192-token prompt on H100:
   1,339 ms at TP2, 943 ms at TP4, 848 ms at TP8 (the FLOPs per GPU halve at each step). The
   roofline prices each all-reduce at 2(TP−1) hop latencies plus its bytes over the share of NVLink
-  an all-reduce reaches (` + "`allreduce_bandwidth`" + `, fitted with h100-sxm), which accounts for most of
-  that; one MFU still has to serve all three TP degrees, so TP8's prefill stays about 20% fast.
+  an all-reduce reaches; these prompts' all-reduces exceed 8 MiB, which today's vLLM sends through
+  NCCL, priced at `+"`allreduce_bandwidth_large`"+` — fitted with h100-sxm to the measured P/D runs of
+  vLLM 0.11 (docs/CALIBRATION.md), where long prompts scale with TP far better than on Splitwise's
+  2023 stack. So the roofline's TP4 and TP8 prefills are 21% and 30% faster than Splitwise measured
+  (first error table): the two measurements disagree, and the catalog follows the current vLLM.
 - **Small prefills carry the fixed cost too, and more of it.** At TP8, batch-1 prefills of 128-512
   tokens take 52-96 ms measured against 4-47 ms of compute at MFU 0.5-0.6, a larger fixed cost than
   decode's. One overhead has to serve both phases.
