@@ -173,7 +173,7 @@ const docDiscussion = `
   1,339 ms at TP2, 943 ms at TP4, 848 ms at TP8 (the FLOPs per GPU halve at each step). The
   roofline prices each all-reduce at 2(TP−1) hop latencies plus its bytes over the share of NVLink
   an all-reduce reaches; these prompts' all-reduces exceed 8 MiB, which today's vLLM sends through
-  NCCL, priced at `+"`allreduce_bandwidth_large`"+` — fitted with h100-sxm to the measured P/D runs of
+  NCCL, priced at ` + "`allreduce_bandwidth_large`" + ` — fitted with h100-sxm to the measured P/D runs of
   vLLM 0.11 (docs/CALIBRATION.md), where long prompts scale with TP far better than on Splitwise's
   2023 stack. So the roofline's TP4 and TP8 prefills are 21% and 30% faster than Splitwise measured
   (first error table): the two measurements disagree, and the catalog follows the current vLLM.
