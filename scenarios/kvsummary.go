@@ -21,7 +21,12 @@ func (b *Built) KVCapacity() []string {
 			continue
 		}
 		seen[in.Pool] = true
-		lines = append(lines, fmt.Sprintf("pool %s: %s", in.Pool, b.kvLine(in.Engine)))
+		line := b.kvLine(in.Engine)
+		if in.DPRanks > 1 {
+			line = strings.Replace(line, "per instance", fmt.Sprintf("per data-parallel rank (%d ranks an instance, %d device(s) each)",
+				in.DPRanks, in.GPUs), 1)
+		}
+		lines = append(lines, fmt.Sprintf("pool %s: %s", in.Pool, line))
 	}
 	return lines
 }

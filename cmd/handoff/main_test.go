@@ -193,3 +193,17 @@ func write(t *testing.T, dir, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestValidateDataParallel: validate counts a data-parallel instance once,
+// its ranks as engines, and sizes the KV pool per rank.
+func TestValidateDataParallel(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "validate", "../../scenarios/deepseek-r1-wide-ep-h200-ib.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"ok (3 instances, 34 engines, 48 GPUs", "per data-parallel rank (32 ranks an instance, 1 device(s) each)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("validate output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/scenarios"
 	"handoff/scenarios/sweep"
 )
 
@@ -25,8 +26,7 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			fmt.Fprintf(stdout, "%s: ok (%d instances, %d GPUs, model %s)\n", args[0],
-				len(b.Config.Instances), b.GPUs, b.Model.Name)
+			fmt.Fprintf(stdout, "%s: ok (%s, %d GPUs, model %s)\n", args[0], instanceCount(b), b.GPUs, b.Model.Name)
 			for _, line := range b.KVCapacity() {
 				fmt.Fprintf(stdout, "  %s\n", line)
 			}
@@ -43,4 +43,20 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 	}
 	scenarioFlags(cmd.Flags(), &sets, nil)
 	return cmd
+}
+
+// instanceCount says how many instances b has, and of how many
+// data-parallel ranks when any has more than one: "34 instances", or
+// "3 instances, 34 engines" (each data-parallel rank its own engine).
+func instanceCount(b *scenarios.Built) string {
+	n, ranks := 0, len(b.Config.Instances)
+	for _, in := range b.Config.Instances {
+		if in.DPRank == 0 {
+			n++
+		}
+	}
+	if n == ranks {
+		return fmt.Sprintf("%d instances", n)
+	}
+	return fmt.Sprintf("%d instances, %d engines", n, ranks)
 }
