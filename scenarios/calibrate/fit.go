@@ -104,30 +104,19 @@ func (p *Problem) evaluate(h *Hardware, models *llm.Catalog) (objective, error) 
 // the non-overloaded stages. A stage the simulation completed nothing of
 // counts as a 100% error in each figure.
 func servingMeanSquare(results []Result) float64 {
-	var sum, weights float64
-	add := func(w, sim, meas float64) {
-		e := 1.0
-		if meas > 0 && sim > 0 {
-			e = (sim - meas) / meas
-		}
-		sum += w * e * e
-		weights += w
-	}
+	var sq weightedSquares
 	for _, res := range results {
 		for _, r := range res.Rows {
 			if r.Overloaded() {
 				continue
 			}
-			add(1, r.TTFTMean, r.Stage.TTFTMean)
-			add(1, r.E2EMean, r.Stage.E2EMean)
-			add(1, r.PerToken, r.Stage.PerToken())
-			add(weightP99, r.TTFTP99, r.Stage.TTFTP99)
+			sq.add(1, r.TTFTMean, r.Stage.TTFTMean)
+			sq.add(1, r.E2EMean, r.Stage.E2EMean)
+			sq.add(1, r.PerToken, r.Stage.PerToken())
+			sq.add(weightP99, r.TTFTP99, r.Stage.TTFTP99)
 		}
 	}
-	if weights == 0 {
-		return 0
-	}
-	return sum / weights
+	return sq.mean()
 }
 
 func meanSquare(xs []float64) float64 {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,7 +121,7 @@ func parsePDRow(rec []string, col map[string]int) (PDRun, error) {
 	floats := map[string]*float64{"ttft_mean_s": &r.TTFTMean, "ttft_median_s": &r.TTFTMedian, "ttft_p99_s": &r.TTFTP99,
 		"tpot_mean_s": &r.TPOTMean, "tpot_median_s": &r.TPOTMedian, "tpot_p99_s": &r.TPOTP99, "itl_mean_s": &r.ITLMean,
 		"output_throughput_tps": &r.OutputTPS, "request_throughput_rps": &r.RequestRPS, "duration_s": &r.DurationS}
-	for _, k := range sortedKeys(strs) {
+	for _, k := range slices.Sorted(maps.Keys(strs)) {
 		v, err := field(k)
 		if err != nil {
 			return r, err
@@ -131,7 +131,7 @@ func parsePDRow(rec []string, col map[string]int) (PDRun, error) {
 		}
 		*strs[k] = v
 	}
-	for _, k := range sortedKeys(ints) {
+	for _, k := range slices.Sorted(maps.Keys(ints)) {
 		v, err := field(k)
 		if err != nil {
 			return r, err
@@ -142,7 +142,7 @@ func parsePDRow(rec []string, col map[string]int) (PDRun, error) {
 		}
 		*ints[k] = n
 	}
-	for _, k := range sortedKeys(floats) {
+	for _, k := range slices.Sorted(maps.Keys(floats)) {
 		v, err := field(k)
 		if err != nil {
 			return r, err
@@ -168,17 +168,6 @@ func checkPDRow(r PDRun) error {
 		return fmt.Errorf("field mode: want pd or colocated, got %q", r.Mode)
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in order, so the first bad field of a row
-// is always the same one.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // PDTarget is one error figure over the measured P/D runs.
@@ -217,17 +206,11 @@ func PDTargets(rows []PDRow) []PDTarget {
 	var out []PDTarget
 	for _, m := range pdMetrics {
 		t := PDTarget{Metric: m.name, MAEMax: m.maeMax}
+		var errs relErrors
 		for _, r := range rows {
-			sim, meas := m.pick(r)
-			e := (sim - meas) / meas
-			t.N++
-			t.MAE += math.Abs(e)
-			t.Signed += e
+			errs.add(m.pick(r))
 		}
-		if t.N > 0 {
-			t.MAE /= float64(t.N)
-			t.Signed /= float64(t.N)
-		}
+		t.N, t.MAE, t.Signed = errs.mean()
 		out = append(out, t)
 	}
 	return out
@@ -238,24 +221,13 @@ func PDTargets(rows []PDRow) []PDTarget {
 // weight 1 and its TTFT p99 at weightP99. A run the simulation completed
 // nothing of counts as a 100% error in each figure.
 func pdMeanSquare(rows []PDRow) float64 {
-	var sum, weights float64
-	add := func(w, sim, meas float64) {
-		e := 1.0
-		if meas > 0 && sim > 0 {
-			e = (sim - meas) / meas
-		}
-		sum += w * e * e
-		weights += w
-	}
+	var sq weightedSquares
 	for _, r := range rows {
 		m := r.Measured
-		add(1, r.TTFTMean, m.TTFTMean)
-		add(1, r.TPOTMean, m.TPOTMean)
-		add(1, r.OutputTPS, m.OutputTPS)
-		add(weightP99, r.TTFTP99, m.TTFTP99)
+		sq.add(1, r.TTFTMean, m.TTFTMean)
+		sq.add(1, r.TPOTMean, m.TPOTMean)
+		sq.add(1, r.OutputTPS, m.OutputTPS)
+		sq.add(weightP99, r.TTFTP99, m.TTFTP99)
 	}
-	if weights == 0 {
-		return 0
-	}
-	return sum / weights
+	return sq.mean()
 }

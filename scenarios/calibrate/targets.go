@@ -50,20 +50,13 @@ func Targets(rows []Row) []Target {
 		if s.overloaded {
 			t.Stages = "overloaded"
 		}
+		var errs relErrors
 		for _, r := range rows {
-			sim, meas := s.pick(r)
-			if r.Overloaded() != s.overloaded || meas <= 0 {
-				continue
+			if sim, meas := s.pick(r); r.Overloaded() == s.overloaded && meas > 0 {
+				errs.add(sim, meas)
 			}
-			e := (sim - meas) / meas
-			t.N++
-			t.MAE += math.Abs(e)
-			t.Signed += e
 		}
-		if t.N > 0 {
-			t.MAE /= float64(t.N)
-			t.Signed /= float64(t.N)
-		}
+		t.N, t.MAE, t.Signed = errs.mean()
 		out = append(out, t)
 	}
 	return out

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,7 +81,7 @@ func (p *Plan) Space(pools []ScenarioPool, defaultCount []int) (Space, error) {
 	for i, sp := range pools {
 		names[i] = sp.Name
 	}
-	for _, name := range sortedKeys(named) {
+	for _, name := range slices.Sorted(maps.Keys(named)) {
 		if !slices.Contains(names, name) {
 			return Space{}, spec.Fieldf("plan.pools."+name, "no pool named %q (have %s)", name, strings.Join(names, ", "))
 		}
@@ -142,15 +143,6 @@ func firstDuplicate[T comparable](xs []T) int {
 		}
 	}
 	return -1
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Fleet is one point of a Space: per pool, in Space order, the index of
