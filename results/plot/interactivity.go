@@ -35,26 +35,8 @@ type TICurve struct {
 // only the first is kept; non-finite points are never on the front.
 // Cost: O(n log n).
 func TIFront(points []TIPoint) []int {
-	idx := make([]int, 0, len(points))
-	for i, p := range points {
-		if finite(p.Interactivity) && finite(p.ThroughputPerGPU) {
-			idx = append(idx, i)
-		}
-	}
-	// Most interactive first, highest throughput first among equals: a point
-	// is on the front when its throughput beats everything before it.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		pa, pb := points[a], points[b]
-		return cmp.Or(cmp.Compare(pb.Interactivity, pa.Interactivity), cmp.Compare(pb.ThroughputPerGPU, pa.ThroughputPerGPU))
-	})
-	var front []int
-	for _, i := range idx {
-		if len(front) == 0 || points[i].ThroughputPerGPU > points[front[len(front)-1]].ThroughputPerGPU {
-			front = append(front, i)
-		}
-	}
-	slices.Reverse(front)
-	return front
+	return front(len(points), func(i int) float64 { return points[i].Interactivity },
+		func(i int) float64 { return points[i].ThroughputPerGPU })
 }
 
 // ThroughputInteractivity draws output throughput per GPU against

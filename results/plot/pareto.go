@@ -26,26 +26,34 @@ type CostPoint struct {
 // sorted by request goodput. Of equal points only the first is kept. Non-finite points
 // are never on the front. Cost: O(n log n).
 func ParetoFront(points []CostPoint) []int {
-	idx := make([]int, 0, len(points))
-	for i, p := range points {
-		if finite(p.CostPerH) && finite(p.RequestGoodputRPS) {
+	return front(len(points), func(i int) float64 { return points[i].RequestGoodputRPS },
+		func(i int) float64 { return -points[i].CostPerH })
+}
+
+// front returns the indices of the n points no other beats on both x and y
+// (higher is better on each): none has at least their x and y, more of
+// one. Sorted by rising x; of equal points only the first is kept;
+// non-finite points are never on it. Cost: O(n log n).
+func front(n int, x, y func(int) float64) []int {
+	idx := make([]int, 0, n)
+	for i := range n {
+		if finite(x(i)) && finite(y(i)) {
 			idx = append(idx, i)
 		}
 	}
-	// Highest request goodput first, cheapest first among equals: a point is on
-	// the front when it is strictly cheaper than everything before it.
+	// Highest x first, highest y first among equals: a point is on the
+	// front when its y beats everything before it.
 	slices.SortStableFunc(idx, func(a, b int) int {
-		pa, pb := points[a], points[b]
-		return cmp.Or(cmp.Compare(pb.RequestGoodputRPS, pa.RequestGoodputRPS), cmp.Compare(pa.CostPerH, pb.CostPerH))
+		return cmp.Or(cmp.Compare(x(b), x(a)), cmp.Compare(y(b), y(a)))
 	})
-	var front []int
+	var out []int
 	for _, i := range idx {
-		if len(front) == 0 || points[i].CostPerH < points[front[len(front)-1]].CostPerH {
-			front = append(front, i)
+		if len(out) == 0 || y(i) > y(out[len(out)-1]) {
+			out = append(out, i)
 		}
 	}
-	slices.Reverse(front)
-	return front
+	slices.Reverse(out)
+	return out
 }
 
 // Pareto draws cost ($/h) against request goodput, one marker per point: points
