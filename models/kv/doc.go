@@ -13,6 +13,8 @@
 //     linear probing, backward-shift deletion; fixed size, no allocation).
 //   - freelist.go: the free queue, a ring of block IDs with lazy deletion,
 //     that doubles as the LRU eviction order of cached blocks.
+//   - tier.go: Tier, a lower KV tier (host, disk, a shared store): block
+//     hashes in LRU order with a capacity, copies of what HBM offloads.
 //   - check.go: Check, the O(blocks) invariant audit used by tests and debug runs.
 //
 // The semantics follow vLLM V1's KV cache manager: a block's hash chains its
