@@ -363,13 +363,12 @@ func (e *engineScript) state() string {
 	if in.swapped.len() > 0 {
 		fmt.Fprintf(&b, "swapped: %s\n", e.queue(&in.swapped))
 	}
-	if len(in.cfg.Layouts) > 0 {
-		fmt.Fprintf(&b, "slots: layout=%d free=%v draining=%t paused=%t\n", in.slots.layout, in.slots.free,
-			in.slots.draining, in.slots.paused)
+	if st, ok := in.mem.(*slots); ok {
+		fmt.Fprintf(&b, "slots: layout=%d free=%v draining=%t paused=%t\n", st.layout, st.free, st.draining, st.paused)
 	}
-	st := in.Stats()
+	stats := in.Stats()
 	fmt.Fprintf(&b, "free=%d host=%d pulling=%d holding=%d victims=%d preemptions=%d swapouts=%d rejections=%d hit=%d\n",
 		in.Pool().FreeBlocks(), in.HostBlocksUsed(), in.Pulling(), in.Holding(), in.Victims(),
-		st.Preemptions, st.SwapOuts, st.Rejections, st.PrefixHitTokens)
+		stats.Preemptions, stats.SwapOuts, stats.Rejections, stats.PrefixHitTokens)
 	return b.String()
 }
