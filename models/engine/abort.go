@@ -21,9 +21,7 @@ func (in *Instance) Abort(s *Seq) {
 			panic("engine: aborting a pulling sequence that is not in the waiting queue")
 		}
 	case stateSwapped:
-		in.swapped.remove(s)
-		in.hostUsed -= s.hostBlocks
-		s.hostBlocks = 0
+		in.swapped.remove(s) // its host-tier blocks go with the rest
 	case stateRunning:
 		in.removeRunning(s)
 	case stateHolding:
@@ -32,12 +30,7 @@ func (in *Instance) Abort(s *Seq) {
 		panic("engine: aborting a sequence that is not on the instance")
 	}
 	in.unmarkVictim(s)
-	if in.cfg.slotMode() && len(s.blocks) > 0 { // one pool block stands for its slot
-		in.freeSlot(s)
-	}
-	in.slidingFreeAll(s)
-	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
-	s.blocks = s.blocks[:0]
+	in.mem.release(s)
 	s.stale = s.stale[:0]
 	s.state = stateDone
 }

@@ -75,12 +75,7 @@ func (in *Instance) finish(s *Seq) {
 		in.holding++
 		return
 	}
-	in.slidingFreeAll(s)
-	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
-	s.blocks = s.blocks[:0]
-	if in.cfg.slotMode() {
-		in.freeSlot(s)
-	}
+	in.mem.release(s)
 	s.state = stateDone
 }
 

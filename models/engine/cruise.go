@@ -114,10 +114,7 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 	// The step producing its last token here, and the first step whose
 	// token does not fit in its blocks (slots hold the whole sequence).
 	last := k + int64(min(s.MaxNew-s.Generated, in.cfg.MaxModelLen-s.Tokens()))
-	due := last
-	if !in.cfg.slotMode() {
-		due = min(due, k+int64(len(s.blocks)*in.cfg.BlockSize-s.computed)+1)
-	}
+	due := min(last, k+int64(in.mem.room(s))+1)
 	var slideBack int32
 	if in.cfg.SlidingGroups > 0 {
 		slide := in.firstSlide(s, k)

@@ -138,7 +138,7 @@ func (w *cruiseWorld) compareResults(lr, er *StepResult) {
 	l, e := w.lazy, w.eager
 	if l.stats != e.stats || l.pool.Stats() != e.pool.Stats() || l.pool.FreeBlocks() != e.pool.FreeBlocks() ||
 		l.Running() != e.Running() || l.Waiting() != e.Waiting() || l.pulling != e.pulling ||
-		l.holding != e.holding || l.hostUsed != e.hostUsed {
+		l.holding != e.holding || l.HostBlocksUsed() != e.HostBlocksUsed() {
 		w.fail("instance state differs: stats %+v / %+v, pool %+v / %+v", l.stats, e.stats, l.pool.Stats(), e.pool.Stats())
 	}
 }

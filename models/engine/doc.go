@@ -23,4 +23,25 @@
 // are therefore current only in the sequences a StepResult hands out, or
 // after a sequence finishes; Instance methods report instance-wide state
 // exactly at all times.
+//
+// Reading guide:
+//
+//   - instance.go: the Instance, its queues and counters, and how sequences
+//     enter and leave (Enqueue, KVArrived, KVLost, Release); seq.go, the
+//     sequence and its states; queue.go, the queues; config.go, the
+//     configuration.
+//   - schedule.go: Schedule, vLLM V1's planning pass (running first, then
+//     admission), and the prefix-cache lookups; complete.go: Complete,
+//     applying a step; abort.go: Abort.
+//   - memory.go: the seam between scheduling and where KV lives, one small
+//     interface (admit, reserve for remote KV, grow, release, preempt out,
+//     swap in), with grow's fast path ahead of it; paged.go, its paged
+//     pool with the host tier; slots.go, its wafer slots. A new tier or
+//     memory kind is a third implementation, not a branch.
+//   - policy.go: preemption (out to a tier, or recompute) and rejection.
+//   - sliding.go: hybrid models' sliding-window KV cache groups.
+//   - cruise.go: steady decoding without touching the sequence.
+//   - testdata/*.txt: behaviour scripts (script_test.go) pinning the
+//     scheduling semantics step by step; go test -run TestScripts -rewrite
+//     rewrites their output after a deliberate change.
 package engine

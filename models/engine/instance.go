@@ -21,12 +21,11 @@ type Instance struct {
 	// number of the first step in which it needs attention. finishedEntry
 	// marks one that finished in the step just completed, until
 	// removeFinished drops it. trip[i] is the rest of a cruise's state.
-	due      []int64
-	trip     []trip
-	hostUsed int // host-tier blocks in use
-	victims  int // sequences preempted and not yet recovered nor rejected
-	pulling  int // decode role: sequences whose prompt KV is in flight
-	holding  int // prefill role: finished sequences holding blocks
+	due     []int64
+	trip    []trip
+	victims int // sequences preempted and not yet recovered nor rejected
+	pulling int // decode role: sequences whose prompt KV is in flight
+	holding int // prefill role: finished sequences holding blocks
 
 	step     []stepEntry // sequences computing in the step in flight, cruising ones aside
 	batch    perf.Batch
@@ -35,8 +34,7 @@ type Instance struct {
 	freeSeqs []*Seq
 	stats    Stats
 
-	slots      slotState // slot mode only
-	nextLayout int
+	mem memory // the paged pool or the slots (memory.go)
 
 	// Cruising sequences (cruise.go).
 	cruising   int   // how many
@@ -84,7 +82,9 @@ type StepResult struct {
 func New(cfg Config) *Instance {
 	in := &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
 	if cfg.slotMode() {
-		in.resetSlots(0)
+		in.mem = newSlots(in)
+	} else {
+		in.mem = &paged{in: in}
 	}
 	return in
 }
@@ -109,7 +109,7 @@ func (in *Instance) Waiting() int {
 }
 
 // HostBlocksUsed is the number of host-tier blocks holding swapped-out KV.
-func (in *Instance) HostBlocksUsed() int { return in.hostUsed }
+func (in *Instance) HostBlocksUsed() int { return in.mem.hostBlocks() }
 
 // Victims is the number of preempted sequences that have neither recovered
 // (recomputed their context, or been swapped back in) nor been rejected:
@@ -195,12 +195,7 @@ func (in *Instance) Release(s *Seq) {
 	if s.state != stateHolding {
 		panic(fmt.Sprintf("engine: releasing a sequence in state %d that holds nothing", s.state))
 	}
-	in.slidingFreeAll(s)
-	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
-	s.blocks = s.blocks[:0]
-	if in.cfg.slotMode() {
-		in.freeSlot(s)
-	}
+	in.mem.release(s)
 	s.state = stateDone
 	in.holding--
 }

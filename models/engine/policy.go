@@ -1,58 +1,28 @@
 package engine
 
-// swapOut copies a victim's blocks to the host tier (vLLM V0's swap
-// preemption) and frees them on the device. It reports false, changing
-// nothing, when the host tier lacks room (the caller then recomputes).
-func (in *Instance) swapOut(s *Seq) bool {
-	n := in.SeqBlocks(s)
-	if in.hostUsed+n > in.cfg.HostBlocks {
-		return false
+// preempt evicts a running sequence by the instance's policy: out to a
+// lower tier of its memory (the host tier under swap, while it has room:
+// memory.preemptOut), or by recomputation: its blocks go back to
+// the pool (full ones stay findable in the prefix cache until evicted) and
+// it returns to the front of the waiting queue to re-prefill its whole
+// context (or, under reject, to be tested against its cache-hit threshold).
+func (in *Instance) preempt(s *Seq) {
+	if in.mem.preemptOut(s) {
+		return
 	}
-	in.hostUsed += n
-	s.hostBlocks = n
+	in.settlePrivate(s)
+	s.stale = append(s.stale[:0], s.blocks...)
 	in.slidingFreeAll(s)
-	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+	in.pool.Free(s.blocks)
 	s.blocks = s.blocks[:0]
-	s.committed = 0
-	s.SwapOuts++
+	s.computed, s.committed = 0, 0
+	s.reprefill = true
 	s.Preemptions++
 	in.stats.Preemptions++
 	in.markVictim(s)
-	in.stats.SwapOuts++
-	in.stats.SwappedBlocks += int64(n)
-	in.batch.SwapBlocks += n
-	s.state = stateSwapped
-	in.swapped.pushBack(s)
+	s.state = stateWaiting
+	in.waiting.pushFront(s)
 	in.res.Preempted = append(in.res.Preempted, s)
-	return true
-}
-
-// swapIn copies the oldest swapped-out sequence back into fresh device
-// blocks and schedules its next tokens (a decode token, or the rest of a
-// prefill chunk within the budget). It returns the tokens scheduled, or
-// false when the device lacks the blocks for its KV and those tokens.
-func (in *Instance) swapIn(s *Seq, budget int) (int, bool) {
-	n := min(s.Tokens()-s.computed, budget)
-	need := in.blocksFor(s.computed + n)
-	sliding := in.slidingNeed(s, s.computed, need)
-	if need+sliding > in.pool.FreeBlocks() {
-		return 0, false
-	}
-	s.blocks, _ = in.pool.Allocate(s.blocks, need)
-	in.slidingTake(s, s.computed, sliding)
-	in.hostUsed -= s.hostBlocks
-	in.stats.SwappedBlocks += int64(s.hostBlocks)
-	in.batch.SwapBlocks += s.hostBlocks
-	s.hostBlocks = 0
-	in.commitFull(s)
-	in.swapped.popFront()
-	s.state = stateRunning
-	s.swappedIn = true
-	pos := in.addRunning(s)
-	in.res.Recovered = append(in.res.Recovered, s)
-	in.unmarkVictim(s)
-	in.plan(s, pos, n)
-	return n, true
 }
 
 // reject refuses the head s of queue q: its cache hit is below its

@@ -107,14 +107,14 @@ func (in *Instance) notDue(i int, k int64, most int) int {
 func (in *Instance) admitAll(budget int) {
 	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs &&
 		in.ready.front().markNs <= in.cutoffNs {
-		n, ok := in.admit(&in.ready, in.ready.front(), budget)
+		n, ok := in.mem.admit(&in.ready, in.ready.front(), budget)
 		if !ok {
 			return
 		}
 		budget -= n
 	}
 	for in.swapped.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
-		n, ok := in.swapIn(in.swapped.front(), budget)
+		n, ok := in.mem.swapIn(in.swapped.front(), budget)
 		if !ok {
 			return
 		}
@@ -140,12 +140,12 @@ func (in *Instance) admitWaiting(budget int) {
 			continue
 		}
 		if s.Remote && !s.admitted {
-			if !in.reserveRemote(s) {
+			if !in.mem.reserve(s) {
 				return
 			}
 			continue
 		}
-		n, ok := in.admit(&in.waiting, s, budget)
+		n, ok := in.mem.admit(&in.waiting, s, budget)
 		if !ok {
 			return
 		}
@@ -159,49 +159,6 @@ func (in *Instance) unskip() {
 	for in.skipped.len() > 0 {
 		in.waiting.pushFront(in.skipped.popBack())
 	}
-}
-
-// admit moves the head s of queue q into the running set with its prefix-cache
-// hit and first chunk. It reports the tokens scheduled, or false when the
-// budget (without chunking) or the free blocks do not allow it.
-func (in *Instance) admit(q *deque, s *Seq, budget int) (int, bool) {
-	if in.cfg.slotMode() {
-		return in.admitToSlot(q, s, budget)
-	}
-	hit := 0
-	if s.computed == 0 && len(s.blocks) == 0 {
-		hit = in.match(s)
-	}
-	start := max(s.computed, hit*in.cfg.BlockSize)
-	if s.reprefill && s.CacheHitThreshold > 0 && float64(start) < s.CacheHitThreshold*float64(s.Tokens()) {
-		in.reject(q, s)
-		return 0, true
-	}
-	n := s.Tokens() - start
-	if in.cfg.NoChunkedPrefill && n > budget {
-		return 0, false
-	}
-	n = min(n, budget)
-	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
-	in.slidingFree(s, start)
-	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
-	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
-		return 0, false
-	}
-	in.acquire(s, hit)
-	s.blocks, _ = in.pool.Allocate(s.blocks, need)
-	in.slidingTake(s, start, sliding)
-	if s.computed == 0 {
-		s.computed, s.committed = start, hit
-	}
-	if !s.admitted {
-		s.admitted = true
-		s.CachedTokens = min(start, s.PromptTokens)
-		in.stats.PrefixHitTokens += int64(s.CachedTokens)
-		in.stats.PromptTokensSeen += int64(s.PromptTokens)
-	}
-	in.startRunning(q, s, n)
-	return n, true
 }
 
 // startRunning moves the head s of queue q into the running set with its
@@ -226,31 +183,6 @@ func (in *Instance) startPulling(s *Seq, remoteTokens int) {
 	s.state = statePulling
 	in.pulling++
 	in.res.Pulls = append(in.res.Pulls, s)
-}
-
-// reserveRemote allocates blocks for a remote sequence's whole prompt (its
-// local prefix-cache hit plus room for the rest) and hands it to the caller
-// to start the transfer. False when the blocks are not there.
-func (in *Instance) reserveRemote(s *Seq) bool {
-	if in.cfg.slotMode() {
-		return in.reserveSlot(s)
-	}
-	hit := in.match(s)
-	need := in.blocksFor(s.PromptTokens) - hit
-	// The sliding-window groups take the prompt's last window only
-	// (allocate_new_computed_blocks pads the rest with null blocks).
-	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
-	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
-		return false
-	}
-	in.acquire(s, hit)
-	s.blocks, _ = in.pool.Allocate(s.blocks, need)
-	in.slidingTake(s, s.PromptTokens, sliding)
-	s.committed = hit
-	s.CachedTokens = hit * in.cfg.BlockSize
-	in.stats.PrefixHitTokens += int64(s.CachedTokens)
-	in.startPulling(s, s.PromptTokens-s.CachedTokens)
-	return true
 }
 
 // match returns how many leading full blocks of the sequence's context are
@@ -292,50 +224,6 @@ func (in *Instance) acquire(s *Seq, hit int) {
 		s.blocks = in.pool.AcquireBlocks(s.blocks, s.stale[shared:hit])
 	}
 	s.stale = s.stale[:0]
-}
-
-// grow makes sure the sequence has blocks for its first tokens tokens.
-func (in *Instance) grow(s *Seq, tokens int) bool {
-	if in.cfg.slotMode() {
-		return true // the slot holds the whole life of the sequence
-	}
-	if in.cfg.SlidingGroups > 0 {
-		return in.growSliding(s, tokens)
-	}
-	if tokens <= len(s.blocks)*in.cfg.BlockSize {
-		return true // the common case: room in the last block
-	}
-	need := in.blocksFor(tokens) - len(s.blocks)
-	if need <= 0 {
-		return true
-	}
-	blocks, ok := in.pool.Allocate(s.blocks, need)
-	s.blocks = blocks
-	return ok
-}
-
-// preempt evicts a running sequence by the instance's policy: to the host
-// tier (swap, while it has room), or by recomputation: its blocks go back to
-// the pool (full ones stay findable in the prefix cache until evicted) and
-// it returns to the front of the waiting queue to re-prefill its whole
-// context (or, under reject, to be tested against its cache-hit threshold).
-func (in *Instance) preempt(s *Seq) {
-	if in.cfg.Preemption == Swap && in.swapOut(s) {
-		return
-	}
-	in.settlePrivate(s)
-	s.stale = append(s.stale[:0], s.blocks...)
-	in.slidingFreeAll(s)
-	in.pool.Free(s.blocks)
-	s.blocks = s.blocks[:0]
-	s.computed, s.committed = 0, 0
-	s.reprefill = true
-	s.Preemptions++
-	in.stats.Preemptions++
-	in.markVictim(s)
-	s.state = stateWaiting
-	in.waiting.pushFront(s)
-	in.res.Preempted = append(in.res.Preempted, s)
 }
 
 // plan adds n tokens of s, at running position pos, to the step and to the

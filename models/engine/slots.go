@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Wafer-scale decoders have no paged KV pool. A compiled program fixes a
 // set of sequence slots, each with a maximum context; a sequence's KV lives
@@ -29,12 +32,16 @@ const (
 // String names the policy as scenarios do.
 func (p Pressure) String() string { return [...]string{"queue", "reject", "recompile"}[p] }
 
-// slotState is a slot-mode instance's layout and occupancy.
-type slotState struct {
-	layout   int   // index into Config.Layouts
-	free     []int // per class of the current layout
-	draining bool  // recompile: admit nothing until the running set empties
-	paused   bool  // recompiling: admit nothing until Recompiled
+// slots is a wafer-scale decoder's memory: a compiled layout of sequence
+// slots, Config.Layouts, with its occupancy. One pool block stands for
+// each slot a sequence holds, so that the pool's audits cover slot mode.
+type slots struct {
+	in         *Instance
+	layout     int   // index into Config.Layouts
+	free       []int // per class of the current layout
+	draining   bool  // recompile: admit nothing until the running set empties
+	paused     bool  // recompiling: admit nothing until Recompiled
+	nextLayout int   // recompile: the layout to come back with
 }
 
 // slotMode reports whether the instance runs compiled slots.
@@ -69,12 +76,19 @@ func (c *Config) maxSlots() int {
 	return n
 }
 
-// resetSlots makes layout i current, all slots free.
-func (in *Instance) resetSlots(i int) {
-	st := &in.slots
+// newSlots returns the memory of a slot-mode instance: the first layout,
+// every slot free.
+func newSlots(in *Instance) *slots {
+	st := &slots{in: in}
+	st.reset(0)
+	return st
+}
+
+// reset makes layout i current, all slots free.
+func (st *slots) reset(i int) {
 	st.layout, st.draining, st.paused = i, false, false
 	st.free = st.free[:0]
-	for _, sc := range in.cfg.Layouts[i] {
+	for _, sc := range st.in.cfg.Layouts[i] {
 		st.free = append(st.free, sc.Count)
 	}
 }
@@ -83,13 +97,14 @@ func (in *Instance) resetSlots(i int) {
 // token it may still generate here.
 func (s *Seq) need() int { return s.PromptTokens + s.MaxNew }
 
-// bestSlot returns the smallest class of the current layout with a free
-// slot for need tokens, or -1.
-func (in *Instance) bestSlot(need int) int {
+// best returns the smallest class of the current layout with a free slot
+// for need tokens, or -1.
+func (st *slots) best(need int) int {
+	classes := st.in.cfg.Layouts[st.layout]
 	best := -1
-	for k, sc := range in.cfg.Layouts[in.slots.layout] {
-		if in.slots.free[k] > 0 && sc.ContextTokens >= need &&
-			(best < 0 || sc.ContextTokens < in.cfg.Layouts[in.slots.layout][best].ContextTokens) {
+	for k, sc := range classes {
+		if st.free[k] > 0 && sc.ContextTokens >= need &&
+			(best < 0 || sc.ContextTokens < classes[best].ContextTokens) {
 			best = k
 		}
 	}
@@ -98,11 +113,11 @@ func (in *Instance) bestSlot(need int) int {
 
 // layoutFor returns the first layout (from the current one on) with a
 // class able to hold need tokens, or -1.
-func (in *Instance) layoutFor(need int) int {
-	n := len(in.cfg.Layouts)
+func (st *slots) layoutFor(need int) int {
+	n := len(st.in.cfg.Layouts)
 	for d := range n {
-		i := (in.slots.layout + d) % n
-		for _, sc := range in.cfg.Layouts[i] {
+		i := (st.layout + d) % n
+		for _, sc := range st.in.cfg.Layouts[i] {
 			if sc.ContextTokens >= need {
 				return i
 			}
@@ -111,16 +126,16 @@ func (in *Instance) layoutFor(need int) int {
 	return -1
 }
 
-// takeSlot gives s a slot for its whole life, or reports why not: false
-// with nothing changed when it must wait. Under the reject policy a
-// sequence no free slot takes is refused from queue q; under recompile, one
-// the current layout cannot hold at all starts a drain.
-func (in *Instance) takeSlot(q *deque, s *Seq) (taken, rejected bool) {
-	st := &in.slots
+// take gives s a slot for its whole life, or reports why not: false with
+// nothing changed when it must wait. Under the reject policy a sequence no
+// free slot takes is refused from queue q; under recompile, one the
+// current layout cannot hold at all starts a drain.
+func (st *slots) take(q *deque, s *Seq) (taken, rejected bool) {
 	if st.draining || st.paused {
 		return false, false
 	}
-	if k := in.bestSlot(s.need()); k >= 0 {
+	in := st.in
+	if k := st.best(s.need()); k >= 0 {
 		st.free[k]--
 		s.slotClass = k
 		s.blocks, _ = in.pool.Allocate(s.blocks[:0], 1) // one pool block stands for the slot
@@ -131,53 +146,20 @@ func (in *Instance) takeSlot(q *deque, s *Seq) (taken, rejected bool) {
 		in.reject(q, s)
 		return false, true
 	case PressureRecompile:
-		if l := in.layoutFor(s.need()); l >= 0 && l != st.layout {
+		if l := st.layoutFor(s.need()); l >= 0 && l != st.layout {
 			st.draining = true
-			in.nextLayout = l
+			st.nextLayout = l
 		}
 	}
 	return false, false
 }
 
-// freeSlot returns a finished sequence's slot.
-func (in *Instance) freeSlot(s *Seq) {
-	in.slots.free[s.slotClass]++
-}
-
-// MayRefuse reports whether the instance may refuse a sequence it is
-// handed before taking its KV (slot mode under the reject policy).
-func (in *Instance) MayRefuse() bool {
-	return in.cfg.slotMode() && in.cfg.Pressure == PressureReject
-}
-
-// RecompileDue reports whether a draining instance has emptied and should
-// now pause to recompile; the caller waits Config.RecompileNs, then calls
-// Recompiled.
-func (in *Instance) RecompileDue() bool {
-	st := &in.slots
-	if !st.draining || len(in.running) > 0 || in.inStep || in.pulling > 0 || in.ready.len() > 0 {
-		return false
-	}
-	st.draining, st.paused = false, true
-	in.stats.Recompiles++
-	return true
-}
-
-// Recompiled ends a recompile pause: the instance comes back with the
-// layout its queue head needed, every slot free.
-func (in *Instance) Recompiled() {
-	if !in.slots.paused {
-		panic("engine: recompiled while not paused")
-	}
-	in.resetSlots(in.nextLayout)
-}
-
-// admitToSlot is admit in slot mode: a sequence without a slot takes one
-// (or waits, or is refused), then computes its next chunk. It reports the
-// tokens scheduled, and false when admission must stop.
-func (in *Instance) admitToSlot(q *deque, s *Seq, budget int) (int, bool) {
+// admit is memory.admit: a sequence without a slot takes one (or waits,
+// or is refused), then computes its next chunk.
+func (st *slots) admit(q *deque, s *Seq, budget int) (int, bool) {
+	in := st.in
 	if len(s.blocks) == 0 {
-		taken, rejected := in.takeSlot(q, s)
+		taken, rejected := st.take(q, s)
 		if rejected {
 			return 0, true // refused: try the next
 		}
@@ -197,16 +179,71 @@ func (in *Instance) admitToSlot(q *deque, s *Seq, budget int) (int, bool) {
 	return n, true
 }
 
-// reserveSlot is reserveRemote in slot mode: the whole prompt's KV will be
-// pulled into a slot.
-func (in *Instance) reserveSlot(s *Seq) bool {
-	taken, rejected := in.takeSlot(&in.waiting, s)
+// reserve is memory.reserve: the whole prompt's KV will be pulled into a
+// slot.
+func (st *slots) reserve(s *Seq) bool {
+	taken, rejected := st.take(&st.in.waiting, s)
 	if rejected {
 		return true // refused and out of the queue: carry on admitting
 	}
 	if !taken {
 		return false
 	}
-	in.startPulling(s, s.PromptTokens)
+	st.in.startPulling(s, s.PromptTokens)
 	return true
+}
+
+// grow is memory.grow: the slot holds the whole life of the sequence.
+func (st *slots) grow(*Seq, int) bool { return true }
+
+// room is memory.room: the slot holds every token the sequence may
+// generate here.
+func (st *slots) room(*Seq) int { return math.MaxInt32 }
+
+// release is memory.release: the slot, if s holds one, and its block.
+func (st *slots) release(s *Seq) {
+	if len(s.blocks) > 0 {
+		st.free[s.slotClass]++
+	}
+	st.in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+	s.blocks = s.blocks[:0]
+}
+
+// preemptOut is memory.preemptOut; slots never run out, so nothing is
+// ever preempted.
+func (st *slots) preemptOut(*Seq) bool { panic("engine: preempting in slot mode") }
+
+// swapIn is memory.swapIn; nothing is ever swapped out of a slot.
+func (st *slots) swapIn(*Seq, int) (int, bool) { panic("engine: swapping in in slot mode") }
+
+// hostBlocks is memory.hostBlocks: slot mode has no host tier.
+func (st *slots) hostBlocks() int { return 0 }
+
+// MayRefuse reports whether the instance may refuse a sequence it is
+// handed before taking its KV (slot mode under the reject policy).
+func (in *Instance) MayRefuse() bool {
+	return in.cfg.slotMode() && in.cfg.Pressure == PressureReject
+}
+
+// RecompileDue reports whether a draining instance has emptied and should
+// now pause to recompile; the caller waits Config.RecompileNs, then calls
+// Recompiled.
+func (in *Instance) RecompileDue() bool {
+	st, ok := in.mem.(*slots)
+	if !ok || !st.draining || len(in.running) > 0 || in.inStep || in.pulling > 0 || in.ready.len() > 0 {
+		return false
+	}
+	st.draining, st.paused = false, true
+	in.stats.Recompiles++
+	return true
+}
+
+// Recompiled ends a recompile pause: the instance comes back with the
+// layout its queue head needed, every slot free.
+func (in *Instance) Recompiled() {
+	st, ok := in.mem.(*slots)
+	if !ok || !st.paused {
+		panic("engine: recompiled while not paused")
+	}
+	st.reset(st.nextLayout)
 }

@@ -42,8 +42,8 @@ func TestSlotModeNeverPreempts(t *testing.T) {
 	for now := int64(1); !s.Finished(); now++ {
 		step(t, in, now)
 	}
-	if s.Preemptions != 0 || in.Pool().UsedBlocks() != 0 || in.slots.free[0] != 1 {
-		t.Fatalf("preemptions %d, used %d, free slots %v", s.Preemptions, in.Pool().UsedBlocks(), in.slots.free)
+	if s.Preemptions != 0 || in.Pool().UsedBlocks() != 0 || in.mem.(*slots).free[0] != 1 {
+		t.Fatalf("preemptions %d, used %d, free slots %v", s.Preemptions, in.Pool().UsedBlocks(), in.mem.(*slots).free)
 	}
 }
 
@@ -68,7 +68,7 @@ func TestSlotModeRecompileDrainsPausesAndSwitchesLayout(t *testing.T) {
 	in.Enqueue(long, 0)
 	in.Enqueue(short, 0)
 	step(t, in, 1) // a runs; long cannot fit: drain begins; short waits behind it
-	if !in.slots.draining || short.Blocks() != 0 || in.RecompileDue() {
+	if !in.mem.(*slots).draining || short.Blocks() != 0 || in.RecompileDue() {
 		t.Fatal("want a drain in progress, nothing admitted behind the head, no pause while a runs")
 	}
 	for now := int64(2); !a.Finished(); now++ {
@@ -83,7 +83,7 @@ func TestSlotModeRecompileDrainsPausesAndSwitchesLayout(t *testing.T) {
 	in.Recompiled()
 	step(t, in, 10)
 	in.settleFrom(0) // long may be cruising: bring its counters up to date
-	if long.slotClass != 0 || in.slots.layout != 1 || long.Generated != 1 {
-		t.Fatalf("after recompiling: layout %d, long in class %d with %d tokens", in.slots.layout, long.slotClass, long.Generated)
+	if long.slotClass != 0 || in.mem.(*slots).layout != 1 || long.Generated != 1 {
+		t.Fatalf("after recompiling: layout %d, long in class %d with %d tokens", in.mem.(*slots).layout, long.slotClass, long.Generated)
 	}
 }

@@ -1,0 +1,161 @@
+package engine
+
+// paged is vLLM's memory: the pool of fixed-size KV blocks (kv.Pool), a
+// table of them per sequence, shared through the prefix cache, and, under
+// the swap policy, a host tier of Config.HostBlocks blocks to preempt to.
+type paged struct {
+	in       *Instance
+	hostUsed int // host-tier blocks in use
+}
+
+// admit is memory.admit: the sequence takes its prefix-cache hit (when it
+// holds no blocks yet) and blocks for its first chunk, or, re-admitted
+// under the reject policy below its cache-hit threshold, is refused.
+func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
+	in := p.in
+	hit := 0
+	if s.computed == 0 && len(s.blocks) == 0 {
+		hit = in.match(s)
+	}
+	start := max(s.computed, hit*in.cfg.BlockSize)
+	if s.reprefill && s.CacheHitThreshold > 0 && float64(start) < s.CacheHitThreshold*float64(s.Tokens()) {
+		in.reject(q, s)
+		return 0, true
+	}
+	n := s.Tokens() - start
+	if in.cfg.NoChunkedPrefill && n > budget {
+		return 0, false
+	}
+	n = min(n, budget)
+	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
+	in.slidingFree(s, start)
+	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
+	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+		return 0, false
+	}
+	in.acquire(s, hit)
+	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, start, sliding)
+	if s.computed == 0 {
+		s.computed, s.committed = start, hit
+	}
+	if !s.admitted {
+		s.admitted = true
+		s.CachedTokens = min(start, s.PromptTokens)
+		in.stats.PrefixHitTokens += int64(s.CachedTokens)
+		in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	}
+	in.startRunning(q, s, n)
+	return n, true
+}
+
+// reserve is memory.reserve: blocks for the whole prompt, its local
+// prefix-cache hit plus room for the rest.
+func (p *paged) reserve(s *Seq) bool {
+	in := p.in
+	hit := in.match(s)
+	need := in.blocksFor(s.PromptTokens) - hit
+	// The sliding-window groups take the prompt's last window only
+	// (allocate_new_computed_blocks pads the rest with null blocks).
+	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
+	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+		return false
+	}
+	in.acquire(s, hit)
+	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, s.PromptTokens, sliding)
+	s.committed = hit
+	s.CachedTokens = hit * in.cfg.BlockSize
+	in.stats.PrefixHitTokens += int64(s.CachedTokens)
+	in.startPulling(s, s.PromptTokens-s.CachedTokens)
+	return true
+}
+
+// grow is memory.grow: the blocks tokens tokens need beyond the table.
+func (p *paged) grow(s *Seq, tokens int) bool {
+	in := p.in
+	if in.cfg.SlidingGroups > 0 {
+		return in.growSliding(s, tokens)
+	}
+	need := in.blocksFor(tokens) - len(s.blocks)
+	if need <= 0 {
+		return true
+	}
+	blocks, ok := in.pool.Allocate(s.blocks, need)
+	s.blocks = blocks
+	return ok
+}
+
+// release is memory.release: the sliding-window groups' blocks, then the
+// table (full blocks stay findable in the prefix cache until evicted),
+// then any host-tier blocks.
+func (p *paged) release(s *Seq) {
+	in := p.in
+	in.slidingFreeAll(s)
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+	s.blocks = s.blocks[:0]
+	p.hostUsed -= s.hostBlocks
+	s.hostBlocks = 0
+}
+
+// room is memory.room: what the table's last block has left.
+func (p *paged) room(s *Seq) int { return len(s.blocks)*p.in.cfg.BlockSize - s.computed }
+
+// hostBlocks is memory.hostBlocks.
+func (p *paged) hostBlocks() int { return p.hostUsed }
+
+// preemptOut is memory.preemptOut: under the swap policy, the victim's
+// blocks are copied to the host tier (vLLM V0's swap preemption) and
+// freed on the device, while the tier has room.
+func (p *paged) preemptOut(s *Seq) bool {
+	in := p.in
+	n := in.SeqBlocks(s)
+	if in.cfg.Preemption != Swap || p.hostUsed+n > in.cfg.HostBlocks {
+		return false
+	}
+	p.hostUsed += n
+	s.hostBlocks = n
+	in.slidingFreeAll(s)
+	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+	s.blocks = s.blocks[:0]
+	s.committed = 0
+	s.SwapOuts++
+	s.Preemptions++
+	in.stats.Preemptions++
+	in.markVictim(s)
+	in.stats.SwapOuts++
+	in.stats.SwappedBlocks += int64(n)
+	in.batch.SwapBlocks += n
+	s.state = stateSwapped
+	in.swapped.pushBack(s)
+	in.res.Preempted = append(in.res.Preempted, s)
+	return true
+}
+
+// swapIn is memory.swapIn: the oldest swapped-out sequence is copied back
+// into fresh device blocks, enough for its KV and its next tokens (a
+// decode token, or the rest of a prefill chunk within the budget).
+func (p *paged) swapIn(s *Seq, budget int) (int, bool) {
+	in := p.in
+	n := min(s.Tokens()-s.computed, budget)
+	need := in.blocksFor(s.computed + n)
+	sliding := in.slidingNeed(s, s.computed, need)
+	if need+sliding > in.pool.FreeBlocks() {
+		return 0, false
+	}
+	s.blocks, _ = in.pool.Allocate(s.blocks, need)
+	in.slidingTake(s, s.computed, sliding)
+	p.hostUsed -= s.hostBlocks
+	in.stats.SwappedBlocks += int64(s.hostBlocks)
+	in.batch.SwapBlocks += s.hostBlocks
+	s.hostBlocks = 0
+	in.commitFull(s)
+	in.swapped.popFront()
+	s.state = stateRunning
+	s.swappedIn = true
+	pos := in.addRunning(s)
+	in.res.Recovered = append(in.res.Recovered, s)
+	in.unmarkVictim(s)
+	in.plan(s, pos, n)
+	return n, true
+}
