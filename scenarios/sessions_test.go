@@ -3,6 +3,7 @@ package scenarios
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -98,5 +99,25 @@ func TestSessionScenarioErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want an error naming %s", tc.edit, err, tc.want)
 		}
+	}
+}
+
+// TestMultiTurnEffective: the effective scenario, defaults written out
+// (rate_scale: 1 among them), loads back to the same scenario.
+func TestMultiTurnEffective(t *testing.T) {
+	l, err := Load("multi-turn.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := l.Effective("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(eff, "effective.yaml")
+	if err != nil {
+		t.Fatalf("the effective scenario does not load: %v", err)
+	}
+	if !reflect.DeepEqual(back.Workload, l.Workload) {
+		t.Errorf("workload %+v loads back as %+v", l.Workload, back.Workload)
 	}
 }

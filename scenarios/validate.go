@@ -141,7 +141,7 @@ func (l *Loaded) validateSessions() error {
 	if w.Client.Concurrency > 0 {
 		return l.errorf("workload.client.concurrency", "must be 0 with sessions: a session sends its next turn think_ms after the previous one ends")
 	}
-	if l.rateScaleSet() {
+	if w.RateScale != defaultRateScale { // 1, as a saved effective scenario writes it, is no scaling
 		return l.errorf("workload.rate_scale", "cannot scale a session workload: its starts come from %s", at)
 	}
 	return nil
