@@ -48,6 +48,8 @@ type Record struct {
 	Rejections      int32 // times a decoder refused it and the router re-sent it
 	WastedTokens    int32 // generated tokens thrown away by phase-1 rejections
 	Status          Status
+	Turn            uint16 // turn in its session, from 1; 0 = not part of a session
+	Session         int32  // its session (dense from 0) when Turn > 0
 	Reason          string // why it was rejected or dropped; empty if completed
 
 	// Time splits the request's life into components (the T* constants):

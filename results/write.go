@@ -25,8 +25,14 @@ const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_t
 	"frontend_s,router_queue_s,prefill_queue_s,prefill_compute_s,transfer_s,decode_queue_first_s," +
 	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s,emit_s"
 
+// SessionColumns are the columns WriteRequestsCSV appends after
+// RequestsCSVHeader's when a record belongs to a session: the session
+// (dense from 0) and the turn in it (from 1); both are empty on a record
+// outside any session.
+const SessionColumns = ",session,turn"
+
 // WriteRequestsCSV writes one RFC 4180 line per record after
-// RequestsCSVHeader. Times are seconds with 6 decimals (µs resolution);
+// RequestsCSVHeader (and SessionColumns when any record has a turn). Times are seconds with 6 decimals (µs resolution);
 // instance columns hold instances[index] and are empty for -1; ttft_s is
 // empty when no token was delivered, tpot_s unless the request completed
 // with ≥ 2 tokens; e2e_s is the time from arrival to the end, whatever the
@@ -35,10 +41,18 @@ const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_t
 // Buffered; no fmt; O(len(recs)).
 func WriteRequestsCSV(w io.Writer, recs []Record, instances []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(RequestsCSVHeader + "\n")
+	sessions := hasSessions(recs)
+	bw.WriteString(RequestsCSVHeader)
+	if sessions {
+		bw.WriteString(SessionColumns)
+	}
+	bw.WriteString("\n")
 	line := make([]byte, 0, 512)
 	for i := range recs {
 		line = appendCSVRecord(line[:0], &recs[i], instances)
+		if sessions {
+			line = appendSessionFields(line[:len(line)-1], &recs[i])
+		}
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
@@ -82,6 +96,29 @@ func appendCSVRecord(b []byte, r *Record, instances []string) []byte {
 	for _, ns := range r.Time {
 		b = append(b, ',')
 		b = appendSeconds(b, ns)
+	}
+	return append(b, '\n')
+}
+
+// hasSessions reports whether any record belongs to a session.
+func hasSessions(recs []Record) bool {
+	for i := range recs {
+		if recs[i].Turn > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSessionFields appends r's session and turn columns and the newline.
+func appendSessionFields(b []byte, r *Record) []byte {
+	b = append(b, ',')
+	if r.Turn > 0 {
+		b = strconv.AppendInt(b, int64(r.Session), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.Turn), 10)
+	} else {
+		b = append(b, ',')
 	}
 	return append(b, '\n')
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -198,5 +199,38 @@ func TestWriteTableShowsAMiss(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "attainment 99.99% (target 99.95%: met)") {
 		t.Errorf("SLO line does not show the two misses:\n%s", buf.String())
+	}
+}
+
+// TestWriteRequestsCSVSessions: session and turn columns follow the others
+// when a record has a turn, empty on a record outside any session; the
+// header and the lines without sessions are unchanged otherwise.
+func TestWriteRequestsCSVSessions(t *testing.T) {
+	recs := handRecords()[:2]
+	recs[1].Session, recs[1].Turn = 7, 3
+	var buf bytes.Buffer
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if lines[0] != RequestsCSVHeader+",session,turn" {
+		t.Fatalf("header %s", lines[0])
+	}
+	if !strings.HasSuffix(lines[1], ",0.000000,,") || !strings.HasSuffix(lines[2], ",0.000000,7,3") {
+		t.Errorf("lines\n%s\n%s\nwant ,, and ,7,3 at their ends", lines[1], lines[2])
+	}
+	if n, m := strings.Count(lines[0], ","), strings.Count(lines[1], ","); n != m {
+		t.Errorf("header has %d commas, a line %d", n, m)
+	}
+}
+
+// TestRecordSize: the session fields live in the padding after Status, so
+// a record stays 184 bytes (the README's ~185 B per retained record).
+func TestRecordSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the figure is for 64-bit platforms")
+	}
+	if n := unsafe.Sizeof(Record{}); n != 184 {
+		t.Errorf("Record is %d bytes, want 184", n)
 	}
 }

@@ -341,6 +341,9 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 	case w.ServeGen != nil:
 		at = "workload.servegen"
 		src, err = l.serveGenSource(w.ServeGen, streams)
+	case w.Sessions != nil:
+		at = "workload.sessions"
+		src, err = workload.NewSessions(*w.Sessions, streams.Stream("workload"))
 	default:
 		src, err = l.traceSource(b, w.Trace)
 	}
@@ -366,6 +369,8 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 		src = workload.NewAzure(f, name)
 	case workload.FormatMooncake:
 		src = workload.NewMooncake(f, name, 512)
+	case workload.FormatSessions:
+		return workload.NewSessionTrace(f, name, t.Limit), nil // limit counts sessions
 	default:
 		src = workload.NewBurstGPT(f, name)
 	}

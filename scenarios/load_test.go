@@ -137,7 +137,7 @@ func TestBadInput(t *testing.T) {
 		{"several workload errors", edit(t, "value: 100}", "value: 100, values: [1], weights: [1]}"),
 			[]string{"t.yaml:8: field workload.synthetic.input_tokens.values: not used by dist fixed"}},
 		{"two workloads", edit(t, "workload:\n", "workload:\n  trace: {format: azure, path: x.csv}\n"),
-			[]string{"t.yaml:4: field workload: give exactly one of synthetic, shared_prefix, trace or servegen (got 2)"}},
+			[]string{"t.yaml:4: field workload: give exactly one of synthetic, shared_prefix, trace, servegen or sessions (got 2)"}},
 		{"unknown router policy", base + "router: {policy: random}\n",
 			[]string{`t.yaml:19: field router.policy: unknown policy "random"`}},
 		{"unknown hardware", edit(t, "hardware: h100-sxm", "hardware: h100-sxn"),

@@ -63,8 +63,12 @@ type Workload struct {
 	SharedPrefix *workload.SharedPrefix `yaml:"shared_prefix,omitempty"`
 	Trace        *workload.Trace        `yaml:"trace,omitempty"`
 	ServeGen     *workload.ServeGen     `yaml:"servegen,omitempty"`
-	RateScale    float64                `yaml:"rate_scale"` // 2 = arrivals twice as fast
-	Client       Client                 `yaml:"client,omitempty"`
+	// Sessions generates multi-turn conversations: each turn's prompt is
+	// the conversation so far plus new input, sent think_ms after the
+	// previous turn ended (a trace of sessions: trace.format sessions).
+	Sessions  *workload.Sessions `yaml:"sessions,omitempty"`
+	RateScale float64            `yaml:"rate_scale"` // 2 = arrivals twice as fast
+	Client    Client             `yaml:"client,omitempty"`
 }
 
 // Client is how long the benchmark client waits for a request before it

@@ -6,6 +6,7 @@ import (
 
 	"handoff/hardware/spec"
 	"handoff/hardware/units"
+	"handoff/scenarios/workload"
 )
 
 // validate checks every field that decoding cannot; errors name the field
@@ -102,15 +103,20 @@ func (l *Loaded) rateScaleSet() bool {
 func (l *Loaded) validateWorkload() error {
 	w := &l.Workload
 	n := 0
-	for _, set := range []bool{w.Synthetic != nil, w.SharedPrefix != nil, w.Trace != nil, w.ServeGen != nil} {
+	for _, set := range []bool{w.Synthetic != nil, w.SharedPrefix != nil, w.Trace != nil, w.ServeGen != nil, w.Sessions != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return l.errorf("workload", "give exactly one of synthetic, shared_prefix, trace or servegen (got %d)", n)
+		return l.errorf("workload", "give exactly one of synthetic, shared_prefix, trace, servegen or sessions (got %d)", n)
+	}
+	if err := l.validateSessions(); err != nil {
+		return err
 	}
 	switch {
+	case w.Sessions != nil:
+		return l.locate("workload.sessions", w.Sessions.Validate())
 	case w.Synthetic != nil:
 		return l.locate("workload.synthetic", w.Synthetic.Validate())
 	case w.SharedPrefix != nil:
@@ -119,6 +125,26 @@ func (l *Loaded) validateWorkload() error {
 		return l.locate("workload.servegen", w.ServeGen.Validate())
 	}
 	return l.locate("workload.trace", w.Trace.Validate())
+}
+
+// validateSessions refuses what a session workload cannot do: it paces
+// its own turns, so no closed loop, and its arrivals are not rescaled.
+func (l *Loaded) validateSessions() error {
+	w := &l.Workload
+	at := "workload.sessions.arrival.rate"
+	switch {
+	case w.Trace != nil && w.Trace.Format == workload.FormatSessions:
+		at = "the trace's timestamps"
+	case w.Sessions == nil:
+		return nil
+	}
+	if w.Client.Concurrency > 0 {
+		return l.errorf("workload.client.concurrency", "must be 0 with sessions: a session sends its next turn think_ms after the previous one ends")
+	}
+	if w.RateScale != defaultRateScale { // 1, as a saved effective scenario writes it, is no scaling
+		return l.errorf("workload.rate_scale", "cannot scale a session workload: its starts come from %s", at)
+	}
+	return nil
 }
 
 var (

@@ -205,6 +205,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: the client's timeouts must not be negative")
 	case c.Client.Concurrency < 0 || c.Client.ThinkNs < 0 || c.Client.Requests < 0:
 		return fmt.Errorf("sim: the client's concurrency, think time and requests must not be negative")
+	case c.Client.Concurrency > 0 && isSessions(c.Source):
+		return fmt.Errorf("sim: a session source paces its own turns: it cannot run in a closed loop")
 	case len(c.Instances) == 0:
 		return fmt.Errorf("sim: no instances")
 	case roles[RoleColocated] > 0 && roles[RolePrefill]+roles[RoleDecode] > 0:

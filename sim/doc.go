@@ -28,7 +28,9 @@
 //   - journey.go: the events that move a request along: arrival and
 //     placement, prefill done and the handoff to a decoder, the KV
 //     transfer, staging; hold.go: the deadlines of KV held unpulled;
-//     client.go: the client's timeouts, which abandon requests.
+//     client.go: the client's timeouts, which abandon requests;
+//     closedloop.go: a closed loop's users; sessions.go: multi-turn
+//     sessions, each turn sent its think time after the previous one ends.
 //   - finish.go: first tokens, completion, rejections and the router's
 //     re-sending (RFC #24256 phases 1 and 2), drops, and requests that
 //     fail wherever they are (endFlight).

@@ -300,5 +300,8 @@ func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, 
 	if c.cfg.Client.Concurrency > 0 {
 		c.userNext(atNs)
 	}
+	if rec.Turn > 0 {
+		c.nextTurn(rec.Session, atNs)
+	}
 	return rec
 }

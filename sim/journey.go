@@ -28,22 +28,31 @@ func (c *cluster) pullArrival() {
 }
 
 // checkNext checks the lengths of the request read from the source.
-func (c *cluster) checkNext() error {
-	if r := &c.next; prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1 {
+func (c *cluster) checkNext() error { return c.checkRequest(&c.next) }
+
+// checkRequest checks the lengths of a request read from the source.
+func (c *cluster) checkRequest(r *Request) error {
+	if prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1 {
 		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
 			len(c.records), r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
 	}
 	return nil
 }
 
-// onArrival routes the pending request, or drops it if no instance can hold
-// it, then reads the next one (in a closed loop, the next send reads it).
-func (c *cluster) onArrival() {
-	r := c.next
+// onArrival routes the pending request — the source's next, or with arg > 0
+// a session's turn (sessions.go) — or drops it if no instance can hold it,
+// then reads the next one (in a closed loop, the next send reads it).
+func (c *cluster) onArrival(arg int32) {
+	var r Request
+	if arg > 0 {
+		r = c.takeTurn(arg)
+	} else {
+		r = c.next
+	}
 	r.ID = int64(len(c.records))
 	c.records = append(c.records, results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
 		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
-		PrefillInstance: -1, DecodeInstance: -1})
+		PrefillInstance: -1, DecodeInstance: -1, Session: r.Session, Turn: r.Turn})
 	switch reason := c.tooLong(&r); {
 	case reason != "":
 		c.drop(r.ID, reason)
@@ -54,7 +63,7 @@ func (c *cluster) onArrival() {
 	default:
 		c.expectClient(c.enqueueNew(&r))
 	}
-	if !c.closed() {
+	if arg == 0 && !c.closed() {
 		c.pullArrival()
 	}
 }

@@ -9,6 +9,8 @@ type Request struct {
 	PromptTokens int          // input length (ISL)
 	OutputTokens int          // tokens the server will generate (OSL), ≥ 1
 	Prefix       []kv.Segment // prompt content; tokens past the segments are unique to the request
+	Session      int32        // the session it belongs to (SessionSource only; dense from 0)
+	Turn         uint16       // its turn in the session, from 1; 0 = not part of a session
 }
 
 // Source yields requests in non-decreasing arrival order. Next fills r and

@@ -73,6 +73,7 @@ type cluster struct {
 	client      clientState
 	groups      []dpGroup // data-parallel groups (dpgroup.go)
 	loop        closedLoop
+	sessions    sessionState
 	err         error
 }
 
@@ -153,6 +154,7 @@ func newCluster(cfg *Config) *cluster {
 	}
 	c.initRouting()
 	c.initGroups()
+	c.initSessions()
 	if src, ok := cfg.Source.(Counted); ok {
 		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
 	}
@@ -189,7 +191,7 @@ func (c *cluster) dispatch(e event) {
 	case classClient:
 		c.onClientTimeouts(int(e.arg))
 	case classArrival:
-		c.onArrival()
+		c.onArrival(e.arg)
 	case classFrontend:
 		c.onFrontendDone(e.arg)
 	case classKick:
@@ -213,7 +215,7 @@ func (c *cluster) superseded(e *event) bool {
 	case classClient:
 		return c.clientSuperseded(int(e.arg), e.at)
 	case classArrival:
-		return c.closed() && c.sendSuperseded(e.at)
+		return c.closed() && e.arg == 0 && c.sendSuperseded(e.at)
 	}
 	return false
 }

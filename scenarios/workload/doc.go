@@ -2,10 +2,13 @@
 // generators (renewal arrival processes with length distributions, and the
 // inference-perf shared-prefix load) and streaming readers for production
 // traces (Azure LLM inference 2023/2024, Mooncake, BurstGPT), plus a
-// generator driven by ServeGen's per-window distributions.
+// generator driven by ServeGen's per-window distributions; and multi-turn
+// sessions, generated or read from a session trace (CSV or JSONL), as
+// sim.SessionSource.
 //
 // Every source implements sim.Source and guarantees: IDs are dense from 0 in
-// arrival order; ArrivalNs never decreases (a trace's first row arrives at 0);
+// arrival order (session sources leave them to the simulator, which alone
+// knows when each turn arrives); ArrivalNs never decreases (a trace's first row arrives at 0);
 // PromptTokens ≥ 1 and OutputTokens ≥ 1. Sources hold O(1) state (plus one
 // row's worth of parsing buffers): a trace is never loaded whole.
 //
@@ -16,6 +19,8 @@
 // Reading guide: spec.go (the YAML-facing specs and their validation),
 // length.go and arrival.go (the distributions), synthetic.go and
 // sharedprefix.go (generators), trace.go (what the readers share), azure.go,
-// mooncake.go, burstgpt.go (formats), servegen.go, wrap.go (Scale, Limit,
+// mooncake.go, burstgpt.go (formats), servegen.go, sessions.go (generated
+// sessions and the segment chain every session source builds),
+// sessiontrace.go and sessionrows.go (the session trace), wrap.go (Scale, Limit,
 // Trace.Validate).
 package workload

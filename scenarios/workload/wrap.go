@@ -9,10 +9,10 @@ import (
 
 // Validate checks t; errors name fields relative to t ("format: ...").
 func (t Trace) Validate() error {
-	formats := []string{FormatAzure, FormatMooncake, FormatBurstGPT}
+	formats := []string{FormatAzure, FormatMooncake, FormatBurstGPT, FormatSessions}
 	switch {
 	case !slices.Contains(formats, t.Format):
-		return fieldErr("format", "%q is not one of azure, mooncake, burstgpt", t.Format)
+		return fieldErr("format", "%q is not one of azure, mooncake, burstgpt, sessions", t.Format)
 	case t.Path == "":
 		return fieldErr("path", "must name a trace file")
 	case t.Limit < 0:
