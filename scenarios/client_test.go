@@ -80,7 +80,6 @@ func TestClientClosedLoopParsed(t *testing.T) {
 		"{concurrency: 4, requests: 3}":     "field workload.client.requests: must be at least concurrency (4), got 3",
 		"{concurrency: 4, requests: -3}":    "field workload.client.requests: must not be negative",
 		"{think_time: 1s}":                  "field workload.client.concurrency: think_time and requests need a closed loop",
-		"{concurrency: 4}\n  rate_scale: 1": "field workload.rate_scale: cannot be set with workload.client.concurrency",
 		"{concurrency: 4}\n  rate_scale: 2": "field workload.rate_scale: cannot be set with workload.client.concurrency",
 	} {
 		doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: "+value+"\n", 1)
@@ -106,5 +105,14 @@ func TestGatewayLatency(t *testing.T) {
 	if _, err := Parse([]byte(minimal+"gateway: {latency: -1ms}\n"), "m.yaml"); err == nil ||
 		!strings.Contains(err.Error(), "gateway.latency") {
 		t.Errorf("negative gateway latency: %v", err)
+	}
+}
+
+// A saved effective scenario writes rate_scale: 1, so a closed loop with it
+// loads back; only a scale that would change something is refused.
+func TestClosedLoopTakesRateScaleOne(t *testing.T) {
+	doc := strings.Replace(minimal, "workload:\n", "workload:\n  client: {concurrency: 4}\n  rate_scale: 1\n", 1)
+	if _, err := Parse([]byte(doc), "m.yaml"); err != nil {
+		t.Errorf("concurrency with rate_scale 1: %v", err)
 	}
 }

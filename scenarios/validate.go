@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"handoff/hardware/spec"
 	"handoff/hardware/units"
 	"handoff/scenarios/workload"
 )
@@ -87,17 +86,11 @@ func (l *Loaded) validateClient() error {
 		return l.errorf("workload.client.concurrency", "think_time and requests need a closed loop: set concurrency > 0")
 	case c.Requests > 0 && c.Requests < int64(c.Concurrency):
 		return l.errorf("workload.client.requests", "must be at least concurrency (%d), got %d", c.Concurrency, c.Requests)
-	case c.Concurrency > 0 && l.rateScaleSet():
+	case c.Concurrency > 0 && l.Workload.RateScale != defaultRateScale:
+		// 1 is accepted: a saved effective scenario writes it.
 		return l.errorf("workload.rate_scale", "cannot be set with workload.client.concurrency: a closed loop ignores the source's arrival times")
 	}
 	return nil
-}
-
-// rateScaleSet reports whether the scenario sets workload.rate_scale,
-// even to its default.
-func (l *Loaded) rateScaleSet() bool {
-	n := spec.Find(l.root, "workload.rate_scale")
-	return l.Scenario.Workload.RateScale != defaultRateScale || n != nil && n.Tag != "!!null"
 }
 
 func (l *Loaded) validateWorkload() error {
