@@ -75,19 +75,25 @@ func (in *Instance) finish(s *Seq) {
 		in.holding++
 		return
 	}
+	in.commitOutput(s)
 	in.mem.release(s)
 	s.state = stateDone
 }
 
 // settlePrivate hashes the sequence's full private blocks and records them
-// in its blocks, so that after a preemption it can find them again.
+// in its blocks, so that after a preemption it can find them again. Blocks
+// of a named output are shareable, so they are published instead.
 func (in *Instance) settlePrivate(s *Seq) {
 	if !in.cfg.PrefixCaching || s.committed <= s.shared {
 		return
 	}
 	in.hashTo(s, s.committed*in.cfg.BlockSize)
 	for j := s.shared; j < s.committed; j++ {
-		in.pool.CommitPrivate(s.blocks, j, s.hashes[j])
+		if s.namedOut {
+			in.pool.Commit(s.blocks, j, s.hashes[j])
+		} else {
+			in.pool.CommitPrivate(s.blocks, j, s.hashes[j])
+		}
 	}
 }
 
@@ -129,7 +135,7 @@ func (in *Instance) commitFull(s *Seq) {
 
 // hashTo extends the sequence's block hashes to cover its first tokens tokens.
 func (in *Instance) hashTo(s *Seq, tokens int) {
-	if len(s.hashes) < tokens/in.cfg.BlockSize {
-		s.hashes = kv.AppendBlockHashes(s.hashes, s.Prefix, s.UniqueID, tokens, in.cfg.BlockSize)
+	if n := tokens / in.cfg.BlockSize; len(s.hashes) < n {
+		s.hashes = kv.AppendBlockHashes(s.hashes, in.content(s, n), s.UniqueID, tokens, in.cfg.BlockSize)
 	}
 }

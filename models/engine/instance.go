@@ -33,6 +33,7 @@ type Instance struct {
 	res      StepResult
 	freeSeqs []*Seq
 	stats    Stats
+	segs     []kv.Segment // scratch: a named-output sequence's content (output.go)
 
 	mem memory // the paged pool or the slots (memory.go)
 
@@ -184,6 +185,7 @@ func (in *Instance) Enqueue(s *Seq, nowNs int64) {
 		panic("engine: prefix segments longer than the prompt")
 	}
 	s.shared = prefix / in.cfg.BlockSize
+	s.namedOut = s.Output.ID != 0 && s.Output.Tokens > 0 && prefix == s.PromptTokens
 	s.markNs = nowNs
 	s.state = stateWaiting
 	in.waiting.pushBack(s)

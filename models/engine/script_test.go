@@ -23,8 +23,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actua
 //	new blocks=N budget=T seqs=M [size=B] [maxlen=L] [nocache] [nochunk] [async] [shared]
 //	    [policy=recompute|swap|reject] [host=H] [window=W groups=G]
 //	    [slots=CxT,CxT;CxT,... pressure=queue|reject|recompile]   a fresh instance
-//	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [remote] [hold] [threshold=F]
-//	                    enqueue a sequence at the current time (prefix tokens from shared segments)
+//	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [output=ID:TOKENS] [remote] [hold] [threshold=F]
+//	                    enqueue a sequence at the current time (prefix tokens from shared segments,
+//	                    output tokens from a named segment)
 //	step [n=K]          K times: Schedule, print the batch and the result, Complete (10ns later), print its result
 //	wait NS             advance the clock with the instance idle
 //	arrive NAME | lost NAME | release NAME | abort NAME
@@ -263,13 +264,21 @@ func (e *engineScript) add(name string, a map[string]string) {
 	}
 	if v, ok := a["prefix"]; ok {
 		for _, seg := range strings.Split(v, ",") {
-			id, tokens, _ := strings.Cut(seg, ":")
-			s.Prefix = append(s.Prefix, kv.Segment{ID: uint64(e.atoi(id)), Tokens: e.atoi(tokens)})
+			s.Prefix = append(s.Prefix, e.segment(seg))
 		}
+	}
+	if v, ok := a["output"]; ok {
+		s.Output = e.segment(v)
 	}
 	e.seqs[name] = s
 	e.names = append(e.names, name)
 	e.in.Enqueue(s, e.nowNs)
+}
+
+// segment parses "ID:TOKENS".
+func (e *engineScript) segment(v string) kv.Segment {
+	id, tokens, _ := strings.Cut(v, ":")
+	return kv.Segment{ID: uint64(e.atoi(id)), Tokens: e.atoi(tokens)}
 }
 
 // step plans, prints, and completes one step 10ns long.

@@ -47,6 +47,13 @@ type Seq struct {
 	UniqueID uint64       // identity of tokens past Prefix and of generated tokens
 	Remote   bool         // prompt KV arrives by transfer (decode role)
 
+	// Output, when its ID is not 0 and Prefix covers the whole prompt, is
+	// the content identity of the generated tokens: output token k is
+	// (Output.ID, k), so a later prompt that repeats [Prefix…, Output]
+	// finds this sequence's full output blocks in the prefix cache once it
+	// finishes here (outputBlocks). Zero: they are unique (UniqueID).
+	Output kv.Segment
+
 	CachedTokens int // prompt tokens found in the prefix cache at first admission
 	Preemptions  int // times preempted on this instance
 	RemoteTokens int // decode role: prompt tokens to pull (prompt minus local prefix hits)
@@ -61,13 +68,14 @@ type Seq struct {
 	slotClass  int // slot mode: the class of the slot it holds
 	admitted   bool
 	victim     bool // preempted and not yet recovered nor rejected (Instance.Victims)
+	namedOut   bool // Output identifies its generated tokens (set by Enqueue)
 	hashes     []uint64
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 	_          [seqPad]byte
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 32
+const seqPad = 16
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
