@@ -131,7 +131,7 @@ func (c *cluster) place(ref int32) bool {
 
 func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 	s.Ref = ref
-	s.Prefix = r.Prefix
+	s.Prefix, s.Output = r.Prefix, r.Output
 	s.UniqueID = uint64(r.ID) + 1
 	s.PromptTokens = r.PromptTokens
 	s.MaxNew = r.OutputTokens

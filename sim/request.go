@@ -9,6 +9,7 @@ type Request struct {
 	PromptTokens int          // input length (ISL)
 	OutputTokens int          // tokens the server will generate (OSL), ≥ 1
 	Prefix       []kv.Segment // prompt content; tokens past the segments are unique to the request
+	Output       kv.Segment   // output content, as a later prompt repeats it (engine.Seq.Output); zero = unique
 	Session      int32        // the session it belongs to (SessionSource only; dense from 0)
 	Turn         uint16       // its turn in the session, from 1; 0 = not part of a session
 }

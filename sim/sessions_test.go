@@ -12,6 +12,7 @@ import (
 type scriptTurn struct {
 	prompt, output int
 	prefix         []kv.Segment
+	out            kv.Segment // the answer's content, as the next turn repeats it
 	thinkNs        int64
 }
 
@@ -31,7 +32,7 @@ func newScript(startsNs []int64, turns [][]scriptTurn) *scriptSessions {
 
 func (s *scriptSessions) fill(r *Request, i, t int) {
 	tt := s.turns[i][t]
-	*r = Request{PromptTokens: tt.prompt, OutputTokens: tt.output, Prefix: tt.prefix, Session: int32(i), Turn: uint16(t + 1)}
+	*r = Request{PromptTokens: tt.prompt, OutputTokens: tt.output, Prefix: tt.prefix, Output: tt.out, Session: int32(i), Turn: uint16(t + 1)}
 }
 
 func (s *scriptSessions) Next(r *Request) (bool, error) {
@@ -57,7 +58,8 @@ func (s *scriptSessions) NextTurn(session int32, r *Request) (int64, bool, error
 }
 
 // chatSessions builds n sessions of k turns, each turn's prefix the previous
-// turn's prompt and output then 32 new tokens, all shared content.
+// turn's prompt and output then 32 new tokens, all shared content; each
+// turn names its output with the segment the next turn repeats.
 func chatSessions(n, k int, thinkNs int64) *scriptSessions {
 	starts := make([]int64, n)
 	turns := make([][]scriptTurn, n)
@@ -66,14 +68,15 @@ func chatSessions(n, k int, thinkNs int64) *scriptSessions {
 		var chain []kv.Segment
 		for t := range k {
 			if t > 0 {
-				chain = append(chain, kv.Segment{ID: uint64(i)<<20 | uint64(t)<<1 | 1, Tokens: 20})
+				chain = append(chain, turns[i][t-1].out)
 			}
 			chain = append(chain, kv.Segment{ID: uint64(i)<<20 | uint64(t+1)<<1, Tokens: 32})
 			p := 0
 			for _, s := range chain {
 				p += s.Tokens
 			}
-			turns[i] = append(turns[i], scriptTurn{prompt: p, output: 20, prefix: chain[:len(chain):len(chain)], thinkNs: thinkNs})
+			out := kv.Segment{ID: uint64(i)<<20 | uint64(t+1)<<1 | 1, Tokens: 20}
+			turns[i] = append(turns[i], scriptTurn{prompt: p, output: 20, prefix: chain[:len(chain):len(chain)], out: out, thinkNs: thinkNs})
 		}
 	}
 	return newScript(starts, turns)
@@ -115,16 +118,19 @@ func TestSessionThinkTime(t *testing.T) {
 	}
 }
 
-// TestSessionPrefixHit: on one instance with the prefix cache, turn 2
-// finds turn 1's full prompt blocks: 32 tokens = 2 blocks of 16; turn 3
-// finds turn 2's 32+20+32 = 84 tokens' 5 full blocks.
+// TestSessionPrefixHit: on one instance with the prefix cache, each turn
+// finds every full block the previous one computed, prompt and output: turn
+// 1 computed its 32-token prompt and 19 of its 20 output tokens (the last
+// has no KV), 51 tokens, 3 blocks of 16 = 48; turn 2, 84 + 19 = 103 tokens,
+// 6 blocks = 96 (of turn 3's 136-token prompt). Without the output's
+// identity they would find the prompt blocks only: 32 and 80.
 func TestSessionPrefixHit(t *testing.T) {
 	cfg := colocatedConfig(t, 4096, nil)
 	cfg.Instances[0].Engine = engineCfg(t, 100, 4096, 8, true)
 	cfg.Source = chatSessions(1, 3, 0)
 	res := mustRun(t, cfg)
 	checkConservation(t, res.Records, 3)
-	for i, want := range []int32{0, 32, 80} {
+	for i, want := range []int32{0, 48, 96} {
 		if got := res.Records[i].CachedTokens; got != want {
 			t.Errorf("turn %d: %d cached tokens, want %d", i+1, got, want)
 		}

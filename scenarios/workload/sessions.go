@@ -98,7 +98,13 @@ type session struct {
 func (p *session) request(r *sim.Request, t int) {
 	n := p.sys + 2*t + 1
 	*r = sim.Request{PromptTokens: prefixTokensOf(p.chain[:n]), OutputTokens: p.outputs[t],
-		Prefix: p.chain[:n:n], Session: p.id, Turn: uint16(t + 1)}
+		Prefix: p.chain[:n:n], Output: p.output(t), Session: p.id, Turn: uint16(t + 1)}
+}
+
+// output is the segment of turn t's (from 0) answer, as the next turn's
+// prompt repeats it.
+func (p *session) output(t int) kv.Segment {
+	return kv.Segment{ID: segSessionOutput | uint64(p.id)<<16 | uint64(t+1), Tokens: p.outputs[t]}
 }
 
 // prefixTokensOf sums the segments' tokens.
@@ -115,15 +121,14 @@ func prefixTokensOf(segs []kv.Segment) int {
 // maxTokens (the first is bounded by validation).
 func (p *session) add(input, output int, thinkNs int64) bool {
 	t := len(p.outputs) // turns are numbered from 1 in the IDs: this is turn t+1
-	key := uint64(p.id) << 16
 	if t > 0 {
-		p.chain = append(p.chain, kv.Segment{ID: segSessionOutput | key | uint64(t), Tokens: p.outputs[t-1]})
+		p.chain = append(p.chain, p.output(t-1))
 		if prefixTokensOf(p.chain)+input > maxTokens {
 			p.chain = p.chain[:len(p.chain)-1]
 			return false
 		}
 	}
-	p.chain = append(p.chain, kv.Segment{ID: segSessionInput | key | uint64(t+1), Tokens: input})
+	p.chain = append(p.chain, kv.Segment{ID: segSessionInput | uint64(p.id)<<16 | uint64(t+1), Tokens: input})
 	p.outputs, p.thinkNs = append(p.outputs, output), append(p.thinkNs, thinkNs)
 	return true
 }

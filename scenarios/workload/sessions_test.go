@@ -46,7 +46,7 @@ func fixed(v int) Length { return Length{Dist: DistFixed, Value: v} }
 // TestSessionsThreeTurnsByHand: system prompt 5, input 10, output 7, 3
 // turns, think 2 s: prompts 15, 15+7+10 = 32, 32+7+10 = 49, every token
 // shared content, each prefix the previous one's plus the previous output
-// and the new input.
+// (exactly the segment that turn named as its Output) and the new input.
 func TestSessionsThreeTurnsByHand(t *testing.T) {
 	think := fixed(2000)
 	src, err := NewSessions(Sessions{Sessions: 2, Arrival: Arrival{Process: ProcessConstant, Rate: 0.5},
@@ -69,12 +69,13 @@ func TestSessionsThreeTurnsByHand(t *testing.T) {
 				wantThink = 0
 			}
 			if r.PromptTokens != []int{15, 32, 49}[k] || r.OutputTokens != 7 || r.Turn != uint16(k+1) ||
-				r.Session != int32(s) || tt.thinkNs != wantThink || prefixTokensOf(r.Prefix) != r.PromptTokens {
+				r.Session != int32(s) || tt.thinkNs != wantThink || prefixTokensOf(r.Prefix) != r.PromptTokens ||
+				r.Output.ID == 0 || r.Output.Tokens != 7 {
 				t.Errorf("session %d turn %d: %+v think %d", s, k+1, r, tt.thinkNs)
 			}
 			if k > 0 {
 				prev := turns[k-1].req.Prefix
-				if !slices.Equal(r.Prefix[:len(prev)], prev) || r.Prefix[len(prev)].Tokens != 7 || len(r.Prefix) != len(prev)+2 {
+				if !slices.Equal(r.Prefix[:len(prev)], prev) || r.Prefix[len(prev)] != turns[k-1].req.Output || len(r.Prefix) != len(prev)+2 {
 					t.Errorf("session %d turn %d: prefix %v does not extend %v by the output and the input", s, k+1, r.Prefix, prev)
 				}
 			}
@@ -110,9 +111,10 @@ func TestSessionsClosedForm(t *testing.T) {
 		for k := 1; k < len(turns); k++ {
 			prev, r := turns[k-1].req, turns[k].req
 			in := r.Prefix[len(r.Prefix)-1].Tokens
-			if r.PromptTokens != prev.PromptTokens+prev.OutputTokens+in || turns[k].thinkNs < 1e6 {
-				t.Fatalf("session %d turn %d: prompt %d, want %d + %d + %d; think %d", s, k+1, r.PromptTokens,
-					prev.PromptTokens, prev.OutputTokens, in, turns[k].thinkNs)
+			if r.PromptTokens != prev.PromptTokens+prev.OutputTokens+in || turns[k].thinkNs < 1e6 ||
+				r.Prefix[len(prev.Prefix)] != prev.Output {
+				t.Fatalf("session %d turn %d: prompt %d, want %d + %d + %d; think %d; repeats %v for output %v", s, k+1, r.PromptTokens,
+					prev.PromptTokens, prev.OutputTokens, in, turns[k].thinkNs, r.Prefix[len(prev.Prefix)], prev.Output)
 			}
 		}
 	}
