@@ -94,11 +94,16 @@ type session struct {
 
 // request fills r with turn t (from 0) of the session: its prefix is the
 // chain up to and including turn t's input, so every token of the prompt is
-// shared content.
+// shared content, and its output is named by the segment the next turn
+// repeats. The last turn's answer, which no prompt repeats, stays unnamed:
+// caching its blocks would change nothing but the work of indexing them.
 func (p *session) request(r *sim.Request, t int) {
 	n := p.sys + 2*t + 1
 	*r = sim.Request{PromptTokens: prefixTokensOf(p.chain[:n]), OutputTokens: p.outputs[t],
-		Prefix: p.chain[:n:n], Output: p.output(t), Session: p.id, Turn: uint16(t + 1)}
+		Prefix: p.chain[:n:n], Session: p.id, Turn: uint16(t + 1)}
+	if t+1 < len(p.outputs) {
+		r.Output = p.output(t)
+	}
 }
 
 // output is the segment of turn t's (from 0) answer, as the next turn's

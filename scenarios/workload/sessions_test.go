@@ -46,7 +46,8 @@ func fixed(v int) Length { return Length{Dist: DistFixed, Value: v} }
 // TestSessionsThreeTurnsByHand: system prompt 5, input 10, output 7, 3
 // turns, think 2 s: prompts 15, 15+7+10 = 32, 32+7+10 = 49, every token
 // shared content, each prefix the previous one's plus the previous output
-// (exactly the segment that turn named as its Output) and the new input.
+// (exactly the segment that turn named as its Output) and the new input;
+// the last turn's output, which nothing repeats, is unnamed.
 func TestSessionsThreeTurnsByHand(t *testing.T) {
 	think := fixed(2000)
 	src, err := NewSessions(Sessions{Sessions: 2, Arrival: Arrival{Process: ProcessConstant, Rate: 0.5},
@@ -70,7 +71,7 @@ func TestSessionsThreeTurnsByHand(t *testing.T) {
 			}
 			if r.PromptTokens != []int{15, 32, 49}[k] || r.OutputTokens != 7 || r.Turn != uint16(k+1) ||
 				r.Session != int32(s) || tt.thinkNs != wantThink || prefixTokensOf(r.Prefix) != r.PromptTokens ||
-				r.Output.ID == 0 || r.Output.Tokens != 7 {
+				(r.Output.ID == 0) != (k == 2) || k < 2 && r.Output.Tokens != 7 {
 				t.Errorf("session %d turn %d: %+v think %d", s, k+1, r, tt.thinkNs)
 			}
 			if k > 0 {
