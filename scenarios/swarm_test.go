@@ -51,7 +51,7 @@ func TestScenarioSwarm(t *testing.T) {
 // swarmTags are what the swarm must draw at least once in 100 cases.
 var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "topology", "stale", "trace", "shared_prefix",
 	"servegen", "swap", "reject", "recompile", "round_robin", "least_loaded", "dynamo", "llmd",
-	"topology_aware", "dp"}
+	"topology_aware", "dp", "sessions"}
 
 func swarmScenarioOne(t *testing.T, doc string) {
 	l, err := Parse([]byte(doc), "swarm.yaml")
@@ -162,7 +162,17 @@ func (d *swarmDoc) workload() {
 	rng := d.rng
 	n := 20 + rng.IntN(40)
 	d.line("workload:")
-	switch rng.IntN(5) {
+	switch rng.IntN(6) {
+	case 5:
+		d.tag("sessions") // multi-turn: each turn's history, answers included, a prefix hit
+		d.line("  sessions:")
+		d.line("    sessions: %d", 1+n/4)
+		d.line("    arrival: {process: poisson, rate: %d/s}", 1+rng.IntN(100))
+		d.line("    turns: {dist: uniform, min: 1, max: %d}", 1+rng.IntN(6))
+		d.line("    input_tokens: {dist: lognormal, mean: %d, stddev: %d, max: 2000}", 5+rng.IntN(300), 1+rng.IntN(200))
+		d.line("    output_tokens: {dist: uniform, min: 1, max: %d}", 1+rng.IntN(400))
+		d.line("    think_ms: {dist: uniform, min: 1, max: %d}", 1+rng.IntN(2000))
+		d.line("    system_prompt_tokens: %d", rng.IntN(500))
 	case 0:
 		d.tag("trace")
 		d.line("  trace: {format: mooncake, path: traces/mooncake-conversation.jsonl, limit: %d}", n)
