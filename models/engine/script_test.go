@@ -3,12 +3,12 @@ package engine
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"handoff/models/internal/script"
 	"handoff/models/kv"
 )
 
@@ -52,40 +52,11 @@ func TestScripts(t *testing.T) {
 // runScript runs one script and returns its output; it checks it against
 // the file (or rewrites the file) when cruising.
 func runScript(t *testing.T, path string, noCruise bool) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out strings.Builder
 	s := &engineScript{t: t, path: path, noCruise: noCruise}
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if line == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			continue
-		}
-		if i+1 >= len(lines) || lines[i+1] != "----" {
-			t.Fatalf("%s:%d: command %q not followed by ----", path, i+1, line)
-		}
-		s.line = i + 1
-		i += 2
-		var want []string
-		for ; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := s.run(line)
-		if g, w := strings.TrimRight(got, "\n"), strings.Join(want, "\n"); g != w && !*rewrite && !noCruise {
-			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", path, s.line, line, g, w)
-		}
-		out.WriteString(line + "\n----\n" + got + "\n")
-	}
-	if *rewrite && !noCruise {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out.String()
+	return script.Run(t, path, !noCruise, *rewrite, func(lineNo int, cmd string) string {
+		s.line = lineNo
+		return s.run(cmd)
+	})
 }
 
 // engineScript is the interpreter state of one script.

@@ -3,12 +3,13 @@ package kv
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"handoff/models/internal/script"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actual output")
@@ -42,39 +43,8 @@ func TestScripts(t *testing.T) {
 }
 
 func runScript(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out strings.Builder
 	s := &scriptState{}
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if line == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			continue
-		}
-		if i+1 >= len(lines) || lines[i+1] != "----" {
-			t.Fatalf("%s:%d: command %q not followed by ----", path, i+1, line)
-		}
-		cmdLine := i + 1
-		i += 2
-		var want []string
-		for ; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := s.run(t, path, cmdLine, line)
-		if g, w := strings.TrimRight(got, "\n"), strings.Join(want, "\n"); g != w && !*rewrite {
-			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", path, cmdLine, line, g, w)
-		}
-		out.WriteString(line + "\n----\n" + got + "\n")
-	}
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	script.Run(t, path, true, *rewrite, func(lineNo int, cmd string) string { return s.run(t, path, lineNo, cmd) })
 }
 
 // scriptState is the interpreter state of one script.
