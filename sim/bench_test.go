@@ -8,14 +8,14 @@ import (
 	"handoff/sim"
 )
 
-// benchRun runs a shipped performance scenario once per iteration and
+// benchRun runs a shipped scenario (with sets) once per iteration and
 // reports simulated requests per wall-second and the heap still held per
 // finished request (the records) after the run.
-func benchRun(b *testing.B, file string) {
+func benchRun(b *testing.B, file string, sets ...scenarios.Set) {
 	b.ReportAllocs()
 	var res *sim.Result
 	for b.Loop() {
-		l, err := scenarios.Load(file)
+		l, err := scenarios.Load(file, sets...)
 		if err != nil {
 			b.Fatal(err)
 		}
