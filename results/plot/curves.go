@@ -119,19 +119,22 @@ func curveXYs(pts []CurvePoint, value func(CurvePoint) float64) plotter.XYs {
 
 // rateLabel returns the first curve's non-empty RateLabel.
 func rateLabel(curves []Curve) string {
-	for _, c := range curves {
-		if c.RateLabel != "" {
-			return c.RateLabel
-		}
+	if l := firstSet(curves, func(c Curve) string { return c.RateLabel }); l != "" {
+		return l
 	}
 	return defaultRateLabel
 }
 
 // legendTitle returns the first curve's non-empty LegendTitle, or "".
 func legendTitle(curves []Curve) string {
-	for _, c := range curves {
-		if c.LegendTitle != "" {
-			return c.LegendTitle
+	return firstSet(curves, func(c Curve) string { return c.LegendTitle })
+}
+
+// firstSet returns the first non-empty field(x) over xs, or "".
+func firstSet[T any](xs []T, field func(T) string) string {
+	for _, x := range xs {
+		if v := field(x); v != "" {
+			return v
 		}
 	}
 	return ""

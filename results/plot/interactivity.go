@@ -124,10 +124,5 @@ func tiXYs(pts []TIPoint) plotter.XYs {
 
 // tiLegendTitle returns the first non-empty LegendTitle, or "".
 func tiLegendTitle(curves []TICurve) string {
-	for _, c := range curves {
-		if c.LegendTitle != "" {
-			return c.LegendTitle
-		}
-	}
-	return ""
+	return firstSet(curves, func(c TICurve) string { return c.LegendTitle })
 }
