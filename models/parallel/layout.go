@@ -75,6 +75,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error names the degree and the reason: "ep: ep 3 does not divide …".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 func refuse(field, format string, args ...any) *FieldError {
