@@ -36,7 +36,7 @@ func wideEPStep(t *testing.T, file string, batch int, ctx int64, sets ...string)
 		for r := range ranks {
 			ranks[r] = &perf.Batch{DecodeSeqs: batch, DecodeContext: int64(batch) * ctx}
 		}
-		return in.GroupTimer.GroupStepNs(ranks)
+		return in.Timer.(perf.GroupTimer).GroupStepNs(ranks)
 	}
 	t.Fatalf("%s: no decode-0-dp0", file)
 	return 0

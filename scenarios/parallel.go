@@ -16,12 +16,11 @@ func (l *Loaded) dpRanks(at string, p *Pool, tmpl *sim.Instance) error {
 	if p.DP == 1 {
 		return nil
 	}
-	g, ok := tmpl.Timer.(perf.GroupTimer)
-	if !ok {
+	if _, ok := tmpl.Timer.(perf.GroupTimer); !ok {
 		return l.errorf(at+".step_time.model", "%s cannot price the synchronous steps of dp %d ranks: use the roofline",
 			p.StepTime.Model, p.DP)
 	}
-	tmpl.DPRanks, tmpl.GroupTimer, tmpl.DPBalance = p.DP, g, p.DPRouting == "balancer"
+	tmpl.DPRanks, tmpl.DPBalance = p.DP, p.DPRouting == "balancer"
 	return nil
 }
 

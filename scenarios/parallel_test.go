@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"handoff/models/perf"
 )
 
 // moePools is a P/D scenario of qwen3-235b-a22b whose decode pool takes
@@ -34,9 +36,9 @@ func TestDataParallelRanks(t *testing.T) {
 	var names []string
 	for _, in := range b.Config.Instances[1:] {
 		names = append(names, in.Name)
-		if in.GPUs != 1 || in.DPRanks != 8 || in.GroupTimer == nil || !in.DPBalance {
+		if in.GPUs != 1 || in.DPRanks != 8 || !isGroupTimer(in.Timer) || !in.DPBalance {
 			t.Errorf("%s: gpus %d, ranks %d, group timer %v, balanced %v", in.Name, in.GPUs, in.DPRanks,
-				in.GroupTimer != nil, in.DPBalance)
+				isGroupTimer(in.Timer), in.DPBalance)
 		}
 	}
 	if len(names) != 16 || names[0] != "decode-0-dp0" || names[7] != "decode-0-dp7" || names[8] != "decode-1-dp0" {
@@ -84,3 +86,5 @@ func TestParallelRefusals(t *testing.T) {
 		t.Errorf("dense dp: error %v", err)
 	}
 }
+
+func isGroupTimer(t perf.StepTimer) bool { _, ok := t.(perf.GroupTimer); return ok }

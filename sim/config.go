@@ -67,12 +67,12 @@ type Instance struct {
 
 	// DPRanks > 1 makes the instance rank DPRank of a data-parallel group
 	// of DPRanks consecutive instances that step together, each step priced
-	// by GroupTimer over all the ranks' batches (dpgroup.go); the router
+	// over all the ranks' batches by its Timer, which must then also be a
+	// perf.GroupTimer (dpgroup.go); the router
 	// sees every rank as a worker of its own, and with DPBalance the rank
 	// it picks stands for the instance: vLLM's load balancer chooses the
 	// rank (balanceRank).
 	DPRanks, DPRank int
-	GroupTimer      perf.GroupTimer
 	DPBalance       bool
 }
 

@@ -38,7 +38,7 @@ func (c *Config) checkGroups() error {
 			i++
 			continue
 		}
-		if in.GroupTimer == nil {
+		if _, ok := in.Timer.(perf.GroupTimer); !ok {
 			return fmt.Errorf("sim: instance %s: a data-parallel rank needs a group step timer", in.Name)
 		}
 		for r := range in.DPRanks {
@@ -65,7 +65,7 @@ func (c *cluster) initGroups() {
 		}
 		g := int32(len(c.groups))
 		c.groups = append(c.groups, dpGroup{first: i, size: in.DPRanks,
-			batches: make([]*perf.Batch, in.DPRanks), timer: in.GroupTimer})
+			batches: make([]*perf.Batch, in.DPRanks), timer: in.Timer.(perf.GroupTimer)})
 		for r := range in.DPRanks {
 			c.replicas[i+r].group = g
 		}

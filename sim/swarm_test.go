@@ -198,7 +198,7 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 		// One data-parallel group of every instance: they step together.
 		group := groupTimer{timer, 10 + rng.Int64N(1000)}
 		for i := range insts {
-			insts[i].DPRanks, insts[i].DPRank, insts[i].GroupTimer = len(insts), i, group
+			insts[i].DPRanks, insts[i].DPRank, insts[i].Timer = len(insts), i, group
 			insts[i].DPBalance = rng.IntN(2) == 0
 		}
 	}
@@ -325,6 +325,8 @@ type groupTimer struct {
 	rank  perf.StepTimer
 	a2aNs int64
 }
+
+func (g groupTimer) StepNs(b *perf.Batch) int64 { return g.rank.StepNs(b) }
 
 func (g groupTimer) GroupStepNs(ranks []*perf.Batch) int64 {
 	worst := int64(0)
