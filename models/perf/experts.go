@@ -68,9 +68,6 @@ type ExpertConfig struct {
 	Imbalance float64
 	ScaleOut  hardware.Link // the NIC between scale-up domains; used when the group spans more than one
 	Domain    int           // devices one scale-up domain joins; 0 = the whole group
-	// DispatchBytes is one dispatched activation value's bytes (the
-	// compute dtype's); 0 = 2 (BF16).
-	DispatchBytes float64
 }
 
 // alltoallShare is the share of a link's bandwidth DeepEP's low-latency
@@ -114,9 +111,9 @@ func (x *expertTerms) allToAll(cfg *RooflineConfig) error {
 		return fmt.Errorf("perf: roofline %s: dp × tp = %d devices span more than one scale-up domain of %d "+
 			"and there is no scale-out link", cfg.Device.Name, group, domain)
 	}
-	dispatch := ec.DispatchBytes
-	if dispatch == 0 {
-		dispatch = 2
+	dispatch := 2.0 // BF16 activations
+	if computeName(cfg.Compute) != "bf16" {
+		dispatch = 1 // DeepEP's FP8 dispatch
 	}
 	// Bytes one device sends per token of its rank, over all MoE layers.
 	perToken := float64(m.MoELayers()) * x.topK * float64(m.Hidden) * (dispatch + 2) * (x.ep - 1) / x.ep / float64(l.TP)

@@ -35,6 +35,16 @@ func TestAllToAllBytesByHand(t *testing.T) {
 	if math.Abs(got-wantNs) > 1e-6 {
 		t.Errorf("all-to-all = %.3f ns, want %.3f", got, wantNs)
 	}
+	// Computing in FP8, the dispatch sends one byte a value (the combine
+	// stays BF16): 2 · n · 2 · 1024 · (1 + 2) · 3/4 bytes.
+	m := smallMoE().WithPrecision(llm.FP8, llm.FP8, "")
+	fp8 := mustRoofline(t, RooflineConfig{Model: m, Device: testH100(), ScaleUp: testLink, StepOverheadNs: -1,
+		Layout: parallel.Layout{TP: 1, DP: 4, EP: 4, PP: 1}, Compute: "fp8"})
+	bytes = 2.0 * n * 2 * 1024 * (1 + 2) * 3 / 4
+	wantNs = bytes/(450e9*alltoallShare)*1e9 + 4*1000
+	if got := n*fp8.experts.a2aNsPerToken + fp8.experts.a2aFixedNs; math.Abs(got-wantNs) > 1e-6 {
+		t.Errorf("fp8 all-to-all = %.3f ns, want %.3f", got, wantNs)
+	}
 }
 
 // TestGroupWaitsForLargestRank: two ranks with the same tokens (so the
