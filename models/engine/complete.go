@@ -12,6 +12,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 		panic("engine: completing with no step in flight")
 	}
 	in.res.reset()
+	in.clockNs = nowNs
 	in.completeCruising(nowNs)
 	in.busyNs += nowNs - startNs
 	in.lastEndNs, in.lastStart = nowNs, startNs
@@ -44,6 +45,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 	if len(in.res.Finished) > 0 {
 		in.removeFinished()
 	}
+	in.settleEvictions()
 	in.inStep = false
 	return &in.res
 }
@@ -68,6 +70,7 @@ func (in *Instance) emitToken(s *Seq, nowNs int64) {
 func (in *Instance) finish(s *Seq) {
 	in.res.Finished = append(in.res.Finished, s)
 	if s.Hold {
+		in.offloadFinished(s)
 		// What slid out of the window is freed before the transfer
 		// (_connector_finished in vllm/v1/core/sched/scheduler.py).
 		in.slidingFree(s, s.computed)
@@ -76,6 +79,7 @@ func (in *Instance) finish(s *Seq) {
 		return
 	}
 	in.commitOutput(s)
+	in.offloadFinished(s)
 	in.mem.release(s)
 	s.state = stateDone
 }

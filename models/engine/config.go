@@ -27,7 +27,11 @@ type Config struct {
 	PrefixCaching    bool // share full blocks through chained hashes
 	NoChunkedPrefill bool // admit a prefill only if it fits the budget whole
 	Preemption       Policy
-	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute)
+	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute), without a host Tier
+
+	// Tiers are the lower KV tiers below HBM, in order host → disk →
+	// store (tiers.go); empty: none.
+	Tiers []*Tier
 
 	// Hybrid attention (vLLM's hybrid KV cache manager, sliding.go): each
 	// block holds one KV cache group's layers; a sequence's table is its
@@ -94,6 +98,8 @@ func (c *Config) Validate() error {
 			c.SlidingWindow, c.SlidingGroups)
 	case c.SlidingGroups > 0 && c.slotMode():
 		return fmt.Errorf("sliding-window KV cache groups need a paged pool, not slots")
+	case c.validateTiers() != nil:
+		return c.validateTiers()
 	case c.MaxBatchedTokens < c.MaxSeqs:
 		// As vLLM: every running sequence may need a token in one step.
 		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_num_seqs (%d): raise the budget or lower max_num_seqs",

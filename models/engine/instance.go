@@ -33,7 +33,10 @@ type Instance struct {
 	res      StepResult
 	freeSeqs []*Seq
 	stats    Stats
-	segs     []kv.Segment // scratch: a named-output sequence's content (output.go)
+	segs     []kv.Segment   // scratch: a named-output sequence's content (output.go)
+	clockNs  int64          // the time of the current Schedule or Complete (tiers' writes)
+	evicted  []tierEviction // scratch: blocks on their way down the tiers (tiers.go)
+	scratch  []uint64       // scratch: hashes a host tier evicted for swap room
 
 	mem memory // the paged pool or the slots (memory.go)
 
@@ -60,6 +63,9 @@ type Stats struct {
 	SwappedBlocks    int64 // blocks copied out and back in
 	Rejections       int64 // sequences rejected (low cache hit, or no slot under the reject pressure policy)
 	Recompiles       int64 // slot mode: recompile pauses
+
+	TierHitBlocks     [NumTiers]int64 // blocks onboarded from each lower tier
+	TierWrittenBlocks [NumTiers]int64 // blocks written to each lower tier
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices
@@ -68,7 +74,8 @@ type StepResult struct {
 	FirstTokens []*Seq  // produced their first token on this instance
 	Finished    []*Seq  // generated their last token here
 	Preempted   []*Seq  // preempted while planning the step
-	Pulls       []*Seq  // decode role: blocks reserved, start the KV transfer now
+	Pulls       []*Seq  // decode role: blocks reserved, start the KV transfer now (and its Onboard reads)
+	Onboards    []*Seq  // blocks reserved for their lower-tier hit (Seq.Onboard): time the copies, then Onboarded
 	Rejected    []*Seq  // reject policy: refused on re-admission; they hold nothing and are done here
 	FinalChunks []*Seq  // prefill role: computing their last prompt tokens in this step (layer-wise streaming may start)
 	Recovered   []*Seq  // finished recomputing their context, or swapped back in
@@ -82,6 +89,9 @@ type StepResult struct {
 // New returns an instance with an empty pool. cfg must have passed Validate.
 func New(cfg Config) *Instance {
 	in := &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
+	if len(cfg.Tiers) > 0 {
+		in.pool.LogEvictions()
+	}
 	if cfg.slotMode() {
 		in.mem = newSlots(in)
 	} else {
@@ -109,7 +119,8 @@ func (in *Instance) Waiting() int {
 	return n
 }
 
-// HostBlocksUsed is the number of host-tier blocks holding swapped-out KV.
+// HostBlocksUsed is the number of host-tier blocks holding swapped-out KV
+// (not those caching blocks in a host Tier).
 func (in *Instance) HostBlocksUsed() int { return in.mem.hostBlocks() }
 
 // Victims is the number of preempted sequences that have neither recovered

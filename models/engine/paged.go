@@ -1,8 +1,9 @@
 package engine
 
 // paged is vLLM's memory: the pool of fixed-size KV blocks (kv.Pool), a
-// table of them per sequence, shared through the prefix cache, and, under
-// the swap policy, a host tier of Config.HostBlocks blocks to preempt to.
+// table of them per sequence, shared through the prefix cache, the lower
+// tiers it reads prefix hits from (tiers.go), and, under the swap policy, a
+// host tier to preempt to: the host Tier, or Config.HostBlocks blocks.
 type paged struct {
 	in       *Instance
 	hostUsed int // host-tier blocks in use
@@ -13,14 +14,18 @@ type paged struct {
 // under the reject policy below its cache-hit threshold, is refused.
 func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	in := p.in
-	hit := 0
+	hit, lower := 0, 0
 	if s.computed == 0 && len(s.blocks) == 0 {
 		hit = in.match(s)
+		lower = in.lowerMatch(s, hit)
 	}
-	start := max(s.computed, hit*in.cfg.BlockSize)
+	start := max(s.computed, (hit+lower)*in.cfg.BlockSize)
 	if s.reprefill && s.CacheHitThreshold > 0 && float64(start) < s.CacheHitThreshold*float64(s.Tokens()) {
 		in.reject(q, s)
 		return 0, true
+	}
+	if lower > 0 {
+		return 0, p.onboard(s, hit, lower)
 	}
 	n := s.Tokens() - start
 	if in.cfg.NoChunkedPrefill && n > budget {
@@ -39,14 +44,39 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	if s.computed == 0 {
 		s.computed, s.committed = start, hit
 	}
+	p.firstAdmission(s, start)
+	in.startRunning(q, s, n)
+	return n, true
+}
+
+// firstAdmission counts a sequence's prefix-cache hit, start tokens, the
+// first time it is admitted.
+func (p *paged) firstAdmission(s *Seq, start int) {
 	if !s.admitted {
 		s.admitted = true
 		s.CachedTokens = min(start, s.PromptTokens)
-		in.stats.PrefixHitTokens += int64(s.CachedTokens)
-		in.stats.PromptTokensSeen += int64(s.PromptTokens)
+		p.in.stats.PrefixHitTokens += int64(s.CachedTokens)
+		p.in.stats.PromptTokensSeen += int64(s.PromptTokens)
 	}
-	in.startRunning(q, s, n)
-	return n, true
+}
+
+// onboard gives the waiting head s, whose prefix is hit blocks in HBM and
+// lower blocks past them in the lower tiers, blocks for the lower ones and
+// starts their copy up (vLLM allocates only the external tokens' blocks
+// for an asynchronous load: Scheduler.schedule, load_kv_async). False when
+// the room is not there.
+func (p *paged) onboard(s *Seq, hit, lower int) bool {
+	in := p.in
+	if lower > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+		return false
+	}
+	in.acquire(s, hit)
+	s.blocks, _ = in.pool.Allocate(s.blocks, lower)
+	s.committed = hit
+	in.touchLower(s, hit, lower)
+	p.firstAdmission(s, (hit+lower)*in.cfg.BlockSize)
+	in.startOnboard(s, lower)
+	return true
 }
 
 // reserve is memory.reserve: blocks for the whole prompt, its local
@@ -54,6 +84,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 func (p *paged) reserve(s *Seq) bool {
 	in := p.in
 	hit := in.match(s)
+	lower := in.lowerMatch(s, hit)
 	need := in.blocksFor(s.PromptTokens) - hit
 	// The sliding-window groups take the prompt's last window only
 	// (allocate_new_computed_blocks pads the rest with null blocks).
@@ -67,7 +98,8 @@ func (p *paged) reserve(s *Seq) bool {
 	s.committed = hit
 	s.CachedTokens = hit * in.cfg.BlockSize
 	in.stats.PrefixHitTokens += int64(s.CachedTokens)
-	in.startPulling(s, s.PromptTokens-s.CachedTokens)
+	in.touchLower(s, hit, lower)
+	in.startPulling(s, s.PromptTokens-(hit+lower)*in.cfg.BlockSize)
 	return true
 }
 
@@ -94,8 +126,35 @@ func (p *paged) release(s *Seq) {
 	in.slidingFreeAll(s)
 	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
 	s.blocks = s.blocks[:0]
+	p.freeHost(s)
+}
+
+// freeHost gives back the host-tier room s holds while swapped out.
+func (p *paged) freeHost(s *Seq) {
+	if t := p.in.cfg.hostTier(); t != nil && s.hostBlocks > 0 {
+		t.Blocks.Unreserve(s.hostBlocks)
+	}
 	p.hostUsed -= s.hostBlocks
 	s.hostBlocks = 0
+}
+
+// reserveHost holds host-tier room for n swapped-out blocks: in the host
+// Tier, evicting its cached blocks (down a tier when it writes back), or
+// in the swap space.
+func (p *paged) reserveHost(n int) bool {
+	in := p.in
+	t := in.cfg.hostTier()
+	if t == nil {
+		return p.hostUsed+n <= in.cfg.HostBlocks
+	}
+	var ok bool
+	if in.scratch, ok = t.Blocks.Reserve(n, in.scratch[:0]); !ok {
+		return false
+	}
+	for _, h := range in.scratch {
+		in.evicted = append(in.evicted, tierEviction{from: TierHost, hash: h})
+	}
+	return true
 }
 
 // room is memory.room: what the table's last block has left.
@@ -110,7 +169,7 @@ func (p *paged) hostBlocks() int { return p.hostUsed }
 func (p *paged) preemptOut(s *Seq) bool {
 	in := p.in
 	n := in.SeqBlocks(s)
-	if in.cfg.Preemption != Swap || p.hostUsed+n > in.cfg.HostBlocks {
+	if in.cfg.Preemption != Swap || !p.reserveHost(n) {
 		return false
 	}
 	p.hostUsed += n
@@ -145,10 +204,9 @@ func (p *paged) swapIn(s *Seq, budget int) (int, bool) {
 	}
 	s.blocks, _ = in.pool.Allocate(s.blocks, need)
 	in.slidingTake(s, s.computed, sliding)
-	p.hostUsed -= s.hostBlocks
 	in.stats.SwappedBlocks += int64(s.hostBlocks)
 	in.batch.SwapBlocks += s.hostBlocks
-	s.hostBlocks = 0
+	p.freeHost(s)
 	in.commitFull(s)
 	in.swapped.popFront()
 	s.state = stateRunning

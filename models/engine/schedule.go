@@ -24,6 +24,7 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 		panic("engine: scheduling while a step is in flight")
 	}
 	in.res.reset()
+	in.clockNs = nowNs
 	in.batch = perf.Batch{}
 	in.cutoffNs = math.MaxInt64
 	pipelined := in.cfg.AsyncScheduling && in.stats.Steps > 0 && nowNs == in.lastEndNs
@@ -43,6 +44,7 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 		in.cutoffNs = math.MaxInt64 // nothing else to run: the engine is idle, not pipelined
 		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
+	in.settleEvictions()
 	if len(in.step)+in.cruising == 0 {
 		return nil, &in.res
 	}
@@ -260,6 +262,7 @@ func (r *StepResult) reset() {
 	r.Finished = r.Finished[:0]
 	r.Preempted = r.Preempted[:0]
 	r.Pulls = r.Pulls[:0]
+	r.Onboards = r.Onboards[:0]
 	r.Rejected = r.Rejected[:0]
 	r.FinalChunks = r.FinalChunks[:0]
 	r.Recovered = r.Recovered[:0]

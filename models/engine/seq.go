@@ -9,7 +9,7 @@ const (
 	stateNew     seqState = iota // enqueued, never admitted
 	stateWaiting                 // in the waiting queue (new, preempted or KV arrived)
 	stateRunning                 // in the running set
-	statePulling                 // decode role: blocks reserved, prompt KV in flight
+	statePulling                 // blocks reserved, prompt KV in flight (decode role) or copied up from a lower tier
 	stateHolding                 // prefill role: finished, blocks held until released
 	stateSwapped                 // swapped out to the host tier
 	stateDone                    // finished or rejected; blocks freed
@@ -64,8 +64,17 @@ type Seq struct {
 	// re-admitted; below it the sequence is rejected (vLLM RFC #24256).
 	CacheHitThreshold float64
 
-	hostBlocks int // blocks it holds in the host tier while swapped out
-	slotClass  int // slot mode: the class of the slot it holds
+	// Onboard is how many blocks its last onboard read from each lower
+	// tier (tiers.go), readable from OnboardReadyNs; OnboardNs is the time
+	// it has waited for onboards here (Instance.Onboarded), which its
+	// caller may take.
+	Onboard        [NumTiers]int32
+	OnboardReadyNs int64
+	OnboardNs      int64
+
+	onboarding int32 // blocks being copied up from lower tiers
+	hostBlocks int   // blocks it holds in the host tier while swapped out
+	slotClass  int   // slot mode: the class of the slot it holds
 	admitted   bool
 	victim     bool // preempted and not yet recovered nor rejected (Instance.Victims)
 	namedOut   bool // Output identifies its generated tokens (set by Enqueue)
@@ -75,7 +84,7 @@ type Seq struct {
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 16
+const seqPad = 40
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }

@@ -59,6 +59,21 @@ type Pool struct {
 	numFree       int       // live ring entries: blocks with refcount 0
 	cached        index     // hash → the block holding it (see index.go)
 	stats         Stats
+	logEvictions  bool     // keep evictedLog (LogEvictions)
+	evictedLog    []uint64 // shareable hashes evicted since the last TakeEvicted
+}
+
+// LogEvictions makes the pool keep the shareable hashes Allocate evicts,
+// for TakeEvicted: what a write-back lower tier receives.
+func (p *Pool) LogEvictions() { p.logEvictions = true }
+
+// TakeEvicted returns the shareable hashes evicted since its last call,
+// oldest first, and forgets them; the slice is reused by the next
+// eviction.
+func (p *Pool) TakeEvicted() []uint64 {
+	log := p.evictedLog
+	p.evictedLog = p.evictedLog[:0]
+	return log
 }
 
 // block is one block's state. The fields live together, not in parallel
@@ -248,6 +263,9 @@ func (p *Pool) evict(b BlockID) {
 	if blk.hash != noneHash {
 		if !blk.private {
 			p.cached.del(blk.hash)
+			if p.logEvictions {
+				p.evictedLog = append(p.evictedLog, blk.hash)
+			}
 		}
 		blk.hash, blk.private = noneHash, false
 		p.stats.Evicted++

@@ -10,16 +10,16 @@ import (
 func TestTierLRU(t *testing.T) {
 	tr := NewTier("host", 3)
 	for _, h := range []uint64{1, 2, 3} {
-		if _, ev := tr.Put(h); ev {
+		if _, ev := tr.Put(h, 0); ev {
 			t.Fatalf("put %d evicted into a tier with room", h)
 		}
 	}
 	tr.Touch([]uint64{1}) // order now 2, 3, 1
-	if ev, ok := tr.Put(4); !ok || ev != 2 {
+	if ev, ok := tr.Put(4, 0); !ok || ev != 2 {
 		t.Errorf("put 4 evicted %d (%v), want 2", ev, ok)
 	}
-	tr.Put(3)                                // order 1, 4, 3
-	if ev, ok := tr.Put(5); !ok || ev != 1 { // evicts 1
+	tr.Put(3, 0)                                // order 1, 4, 3
+	if ev, ok := tr.Put(5, 0); !ok || ev != 1 { // evicts 1
 		t.Errorf("put 5 evicted %d (%v), want 1", ev, ok)
 	}
 	if tr.Len() != 3 || tr.Has(1) || tr.Has(2) || !tr.Has(3) || !tr.Has(4) || !tr.Has(5) {
@@ -35,7 +35,7 @@ func TestTierLRU(t *testing.T) {
 func TestTierMatchIsALeadingRun(t *testing.T) {
 	tr := NewTier("disk", 8)
 	for _, h := range []uint64{10, 11, 13} {
-		tr.Put(h)
+		tr.Put(h, 0)
 	}
 	for _, c := range []struct {
 		hashes []uint64
@@ -60,7 +60,7 @@ func TestTierConserves(t *testing.T) {
 			tr.Touch([]uint64{h})
 			ref = touchRef(ref, h, false)
 		} else {
-			ev, ok := tr.Put(h)
+			ev, ok := tr.Put(h, 0)
 			before := ref
 			ref = touchRef(ref, h, true)
 			if len(ref) > 17 {
@@ -104,10 +104,47 @@ func touchRef(ref []uint64, h uint64, put bool) []uint64 {
 func TestTierPutDoesNotAllocate(t *testing.T) {
 	tr := NewTier("host", 64)
 	for h := uint64(1); h <= 64; h++ {
-		tr.Put(h)
+		tr.Put(h, 0)
 	}
 	next := uint64(65)
-	if n := testing.AllocsPerRun(1000, func() { tr.Put(next); next++ }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { tr.Put(next, 0); next++ }); n != 0 {
 		t.Errorf("Put allocates %.1f times per call", n)
+	}
+}
+
+// TestTierReserveSharesTheCapacity: reserved room (a host tier's swapped
+// KV) and cached blocks together never exceed the capacity; reserving
+// evicts the least recently used cached blocks, never reserved room, and
+// a wholly reserved tier caches nothing.
+func TestTierReserveSharesTheCapacity(t *testing.T) {
+	tr := NewTier("host", 4)
+	for h := uint64(1); h <= 4; h++ {
+		tr.Put(h, int64(h))
+	}
+	ev, ok := tr.Reserve(3, nil)
+	if !ok || len(ev) != 3 || ev[0] != 1 || ev[1] != 2 || ev[2] != 3 {
+		t.Fatalf("reserve 3 evicted %v (%v), want [1 2 3]", ev, ok)
+	}
+	if _, ok := tr.Reserve(2, nil); ok {
+		t.Error("reserved 2 more in a tier with 1 unreserved block")
+	}
+	if ev, ok := tr.Put(9, 0); !ok || ev != 4 || tr.Len() != 1 {
+		t.Errorf("put into a tier with one unreserved block evicted %d (%v), holds %d", ev, ok, tr.Len())
+	}
+	if ready, ok := tr.Lookup(9); !ok || ready != 0 {
+		t.Errorf("lookup 9 = %d, %v", ready, ok)
+	}
+	tr.Reserve(1, nil)
+	if _, ok := tr.Put(10, 0); ok || tr.Has(10) || tr.Len() != 0 {
+		t.Error("a wholly reserved tier cached a block")
+	}
+	tr.Unreserve(4)
+	for h := uint64(20); h < 24; h++ {
+		if _, ev := tr.Put(h, 0); ev {
+			t.Errorf("put %d evicted from a tier with room", h)
+		}
+	}
+	if err := tr.Check(); err != nil || tr.Len() != 4 {
+		t.Fatalf("after unreserving: %v, len %d", err, tr.Len())
 	}
 }

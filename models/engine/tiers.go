@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"fmt"
+
+	"handoff/models/kv"
+)
+
+// Lower KV tiers: host DRAM, a local disk, a shared store.
+//
+// A paged instance may keep copies of full KV blocks below HBM, each tier
+// a kv.Tier of block hashes with its own LRU order. Blocks are written
+// down a tier when a sequence finishes (write-through: vLLM's
+// OffloadingConnector stores a request's blocks as they are computed,
+// LMCache stores every chunk it computes, Dynamo's KVBM offloads blocks to
+// host as they are registered), when the tier above drops them
+// (write-back: SGLang HiCache's write_back policy), or both. A write lands
+// after the tier's write queue drains to it; a block can be read from
+// then.
+//
+// At admission a sequence's prefix is looked up in HBM first, then block
+// by block in the tiers in order; the leading run found below HBM is
+// copied up before its prefill goes on: the sequence takes blocks for it,
+// leaves the queue, and waits (in the pulling state, as vLLM's requests
+// wait in WAITING_FOR_REMOTE_KVS for a connector's asynchronous load)
+// until the caller has timed the copies (StepResult.Onboards) and calls
+// Onboarded. A decode-role sequence reads what its tiers hold of its
+// prompt the same way, with its pull from the prefiller.
+//
+// The swap policy's host tier is the host Tier when there is one: a
+// swapped-out sequence reserves room in it, evicting cached blocks, so
+// swap and offload share one capacity.
+
+// TierKind is a lower tier's place in the hierarchy, HBM → host → disk →
+// store.
+type TierKind uint8
+
+// The lower tiers, in order.
+const (
+	TierHost  TierKind = iota // host DRAM over PCIe
+	TierDisk                  // a local NVMe drive
+	TierStore                 // a store shared over the network (Mooncake Store, LMCache remote)
+	NumTiers
+)
+
+// String names the tier as scenarios do.
+func (k TierKind) String() string { return [...]string{"host", "disk", "store"}[k] }
+
+// Offload says when blocks are written to a tier, as a set of bits.
+type Offload uint8
+
+// The offload modes.
+const (
+	OffloadOnCompletion Offload = 1 << iota // a finishing sequence's full blocks (write-through)
+	OffloadOnEviction                       // blocks dropped by the tier above (write-back)
+)
+
+// Tier is one lower tier as the instances using it see it. Host and disk
+// tiers belong to one instance; a shared store is one *Tier that the
+// configurations of every instance reaching it point to, so its contents
+// and its write queue are shared (the simulator is single-threaded).
+type Tier struct {
+	Kind            TierKind
+	Blocks          *kv.Tier
+	Offload         Offload
+	WriteNsPerBlock float64 // time to write one block at the tier's write bandwidth
+	WriteLatencyNs  int64   // from the end of a block's write to when it can be read
+
+	writeFreeNs float64 // when the write queue is empty
+}
+
+// write queues the writes of blocks blocks at nowNs and returns when the
+// last lands.
+func (t *Tier) write(blocks int, nowNs int64) int64 {
+	t.writeFreeNs = max(t.writeFreeNs, float64(nowNs)) + float64(blocks)*t.WriteNsPerBlock
+	return int64(t.writeFreeNs+0.5) + t.WriteLatencyNs
+}
+
+// validateTiers checks the tiers' order and values.
+func (c *Config) validateTiers() error {
+	for i, t := range c.Tiers {
+		switch {
+		case t == nil || t.Blocks == nil:
+			return fmt.Errorf("KV tier %d has no blocks", i)
+		case t.Kind >= NumTiers:
+			return fmt.Errorf("KV tier %d has an unknown kind %d", i, t.Kind)
+		case i > 0 && t.Kind <= c.Tiers[i-1].Kind:
+			return fmt.Errorf("KV tiers must run HBM → host → disk → store: %s after %s", t.Kind, c.Tiers[i-1].Kind)
+		case t.Offload == 0 || t.Offload > OffloadOnCompletion|OffloadOnEviction:
+			return fmt.Errorf("KV tier %s: offload must be on completion, on eviction or both", t.Kind)
+		case !(t.WriteNsPerBlock >= 0) || t.WriteLatencyNs < 0:
+			return fmt.Errorf("KV tier %s: write time must not be negative", t.Kind)
+		}
+	}
+	switch {
+	case len(c.Tiers) > 0 && !c.PrefixCaching:
+		return fmt.Errorf("KV tiers need prefix caching: blocks are found by their prefix hashes")
+	case len(c.Tiers) > 0 && (c.slotMode() || c.SlidingGroups > 0):
+		return fmt.Errorf("KV tiers need a paged pool of full-attention blocks")
+	case c.hostTier() != nil && c.HostBlocks > 0:
+		return fmt.Errorf("swap space and a host KV tier are one capacity: give only the tier's")
+	}
+	return nil
+}
+
+// hostTier is the instance's host tier, or nil.
+func (c *Config) hostTier() *Tier {
+	if len(c.Tiers) > 0 && c.Tiers[0].Kind == TierHost {
+		return c.Tiers[0]
+	}
+	return nil
+}
+
+// lowerMatch counts the leading blocks of s's shareable prompt from block
+// from on that the lower tiers hold, each found in the first tier holding
+// it, into s.Onboard; s.OnboardReadyNs is when the last of them can be
+// read. Cost O(blocks found × tiers).
+func (in *Instance) lowerMatch(s *Seq, from int) int {
+	s.Onboard = [NumTiers]int32{}
+	s.OnboardReadyNs = 0
+	if len(in.cfg.Tiers) == 0 {
+		return 0
+	}
+	end := min(s.shared, (s.Tokens()-1)/in.cfg.BlockSize)
+	j := from
+	for ; j < end; j++ {
+		t, ready := in.lowerHolder(s.hashes[j])
+		if t == nil {
+			break
+		}
+		s.Onboard[t.Kind]++
+		s.OnboardReadyNs = max(s.OnboardReadyNs, ready)
+	}
+	return j - from
+}
+
+// lowerHolder is the first tier holding the block of hash h, and when it
+// can be read there.
+func (in *Instance) lowerHolder(h uint64) (*Tier, int64) {
+	for _, t := range in.cfg.Tiers {
+		if ready, ok := t.Blocks.Lookup(h); ok {
+			return t, ready
+		}
+	}
+	return nil, 0
+}
+
+// touchLower makes the lower-tier blocks s reads, blocks from…from+n−1,
+// the most recently used in the tiers they are read from, and counts them.
+func (in *Instance) touchLower(s *Seq, from, n int) {
+	for _, h := range s.hashes[from : from+n] {
+		if t, _ := in.lowerHolder(h); t != nil {
+			t.Blocks.Touch([]uint64{h})
+			in.stats.TierHitBlocks[t.Kind]++
+		}
+	}
+}
+
+// startOnboard moves the waiting head s, which holds blocks for its hit
+// and for the lower tiers' onboard blocks past it, to the pulling state
+// and hands it to the caller to time the copies.
+func (in *Instance) startOnboard(s *Seq, onboard int) {
+	in.waiting.popFront()
+	if in.cfg.SharedQueue {
+		in.skipped.pushBack(s)
+	}
+	s.onboarding = int32(onboard)
+	s.state = statePulling
+	in.pulling++
+	in.res.Onboards = append(in.res.Onboards, s)
+}
+
+// Onboarded marks a sequence's copies from the lower tiers as done: its
+// onboarded blocks count as computed, it joins the ready queue, and the
+// time since it began waiting for them is its OnboardNs.
+func (in *Instance) Onboarded(s *Seq, nowNs int64) {
+	if s.state != statePulling || s.onboarding == 0 {
+		panic("engine: onboarded a sequence that is not onboarding")
+	}
+	in.pulling--
+	s.OnboardNs += nowNs - s.markNs
+	s.markNs = nowNs
+	s.computed = (s.committed + int(s.onboarding)) * in.cfg.BlockSize
+	s.onboarding = 0
+	in.commitFull(s)
+	in.readyUp(s)
+}
+
+// offloadFinished writes a finishing sequence's full shareable blocks to
+// the tiers that take blocks on completion.
+func (in *Instance) offloadFinished(s *Seq) {
+	if len(in.cfg.Tiers) == 0 {
+		return
+	}
+	n := min(s.shared, s.committed, len(s.blocks))
+	if s.namedOut {
+		n = min(s.committed, len(s.blocks))
+	}
+	if n == 0 {
+		return
+	}
+	in.hashTo(s, n*in.cfg.BlockSize)
+	for _, t := range in.cfg.Tiers {
+		if t.Offload&OffloadOnCompletion != 0 {
+			in.writeTo(t, s.hashes[:n])
+		}
+	}
+}
+
+// writeTo writes the blocks of hashes the tier does not hold yet, queued
+// behind its earlier writes, and sends what they evict down.
+func (in *Instance) writeTo(t *Tier, hashes []uint64) {
+	fresh := 0
+	for _, h := range hashes {
+		if !t.Blocks.Has(h) {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		t.Blocks.Touch(hashes)
+		return
+	}
+	ready := t.write(fresh, in.clockNs)
+	in.stats.TierWrittenBlocks[t.Kind] += int64(fresh)
+	for _, h := range hashes {
+		if ev, ok := t.Blocks.Put(h, ready); ok {
+			in.evicted = append(in.evicted, tierEviction{from: t.Kind, hash: ev})
+		}
+	}
+	in.settleEvictions()
+}
+
+// tierEviction is a block a tier dropped, on its way to the tier below.
+type tierEviction struct {
+	from TierKind // the tier that dropped it; NumTiers for HBM
+	hash uint64
+}
+
+// settleEvictions sends each dropped block to the tier below the one that
+// dropped it, when that tier takes blocks on eviction (write-back); it is
+// gone otherwise. HBM's evictions come from the pool's log.
+func (in *Instance) settleEvictions() {
+	if len(in.cfg.Tiers) == 0 {
+		return
+	}
+	for _, h := range in.pool.TakeEvicted() {
+		in.evicted = append(in.evicted, tierEviction{from: NumTiers, hash: h})
+	}
+	for len(in.evicted) > 0 {
+		e := in.evicted[len(in.evicted)-1]
+		in.evicted = in.evicted[:len(in.evicted)-1]
+		if t := in.tierBelow(e.from); t != nil && t.Offload&OffloadOnEviction != 0 && !t.Blocks.Has(e.hash) {
+			ready := t.write(1, in.clockNs)
+			in.stats.TierWrittenBlocks[t.Kind]++
+			if ev, ok := t.Blocks.Put(e.hash, ready); ok {
+				in.evicted = append(in.evicted, tierEviction{from: t.Kind, hash: ev})
+			}
+		}
+	}
+}
+
+// tierBelow is the tier under the one of kind from (NumTiers: HBM), or nil.
+func (in *Instance) tierBelow(from TierKind) *Tier {
+	for _, t := range in.cfg.Tiers {
+		if from == NumTiers || t.Kind > from {
+			return t
+		}
+	}
+	return nil
+}
+
+// TierBlocks is how many blocks the instance's tier of kind k caches, and
+// its capacity (0, 0 without one).
+func (in *Instance) TierBlocks(k TierKind) (cached, capacity int) {
+	for _, t := range in.cfg.Tiers {
+		if t.Kind == k {
+			return t.Blocks.Len(), t.Blocks.Capacity()
+		}
+	}
+	return 0, 0
+}
