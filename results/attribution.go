@@ -27,7 +27,7 @@ type OwnerTime struct {
 
 // attribute computes the Attribution of the completed records: router
 // time is the router owner's, transfer time the transfer owner's,
-// prefill queueing and compute the prefill instance's owner's, every
+// prefill queueing, compute and onboarding the prefill instance's owner's, every
 // decoder component the decode instance's owner's (the prefill instance's
 // when colocated, DecodeInstance = −1), rejection time Nobody's. An index
 // with no InstanceInfo is owned by "unknown". O(len(recs)·NumTimes), no
@@ -52,7 +52,7 @@ func attribute(recs []Record, info RunInfo) Attribution {
 		if r.DecodeInstance < 0 {
 			dec = pf
 		}
-		slotNs[pf][0] += float64(r.Time[TFrontend] + r.Time[TPrefillQueue] + r.Time[TPrefillCompute])
+		slotNs[pf][0] += float64(r.Time[TFrontend] + r.Time[TPrefillQueue] + r.Time[TPrefillCompute] + r.Time[TOnboard])
 		slotNs[dec][1] += float64(r.Time[TDecodeFirst])
 		slotNs[dec][2] += float64(r.Time[TDecodeCompute] + r.Time[TDecodeQueue] + r.Time[TReprefill] + r.Time[TSwap] + r.Time[TEmit])
 		used[pf], used[dec] = true, true

@@ -34,9 +34,9 @@ func attrRecords() ([]Record, RunInfo) {
 		return r
 	}
 	recs := []Record{
-		rec(0, 1, Completed, 0, 30, 30, 30, 60, 0, 900),
-		rec(0, 1, Completed, 0, 0, 0, 60, 30, 60, 300, 150, 0, 0, 150),
-		rec(0, -1, Completed, 0, 0, 30, 60, 0, 60, 300),
+		rec(0, 1, Completed, 0, 30, 30, 30, 0, 60, 0, 900),
+		rec(0, 1, Completed, 0, 0, 0, 60, 0, 30, 60, 300, 150, 0, 0, 150),
+		rec(0, -1, Completed, 0, 0, 30, 60, 0, 0, 60, 300),
 		rec(-1, -1, Dropped, 0, 1000),
 	}
 	recs[1].Rejections, recs[1].WastedTokens = 1, 5
@@ -51,7 +51,7 @@ func attrRecords() ([]Record, RunInfo) {
 func TestAttributionByHand(t *testing.T) {
 	recs, info := attrRecords()
 	a := Summarize(recs, nil, info).Attribution
-	wantTTFT := map[string]float64{"frontend": 0, "router_queue": 0.010, "prefill_queue": 0.020, "prefill_compute": 0.050,
+	wantTTFT := map[string]float64{"frontend": 0, "router_queue": 0.010, "prefill_queue": 0.020, "prefill_compute": 0.050, "onboard": 0,
 		"transfer": 0.030, "decode_queue_first": 0.040}
 	wantDecode := map[string]float64{"decode_compute": 0.500, "decode_queue": 0.050, "reprefill": 0,
 		"swap": 0, "rejection": 0.050, "emit": 0}

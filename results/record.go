@@ -45,8 +45,9 @@ type Record struct {
 	PrefillInstance int32
 	DecodeInstance  int32
 	Preemptions     int32
-	Rejections      int32 // times a decoder refused it and the router re-sent it
-	WastedTokens    int32 // generated tokens thrown away by phase-1 rejections
+	Rejections      int32    // times a decoder refused it and the router re-sent it
+	WastedTokens    int32    // generated tokens thrown away by phase-1 rejections
+	TierTokens      [3]int32 // prompt tokens read from each lower KV tier (host, disk, store), every admission counted
 	Status          Status
 	Turn            uint16 // turn in its session, from 1; 0 = not part of a session
 	Session         int32  // its session (dense from 0) when Turn > 0
@@ -58,13 +59,14 @@ type Record struct {
 	Time [NumTimes]int64
 }
 
-// The time components of a request. The first six split TTFT, the rest
+// The time components of a request. The first seven split TTFT, the rest
 // the time from the first token to the last.
 const (
 	TFrontend       = iota // the serving front end: client → engine (HTTP, tokenization) and the first token's way back
 	TRouter                // reached the router → enqueued on its prefill instance
 	TPrefillQueue          // waiting on the prefill instance (and recomputing there after a preemption)
 	TPrefillCompute        // prefill steps
+	TOnboard               // copying prefix hits up from lower KV tiers (host, disk, store) before the prefill goes on
 	TTransfer              // KV transfer and staging into the decoder
 	TDecodeFirst           // on the decoder before the first token: waiting for blocks, then the first step
 	TDecodeCompute         // decode steps
@@ -80,5 +82,5 @@ const (
 const FirstDecodeTime = TDecodeCompute
 
 // TimeNames are the components' names in reports, index by T*.
-var TimeNames = [NumTimes]string{"frontend", "router_queue", "prefill_queue", "prefill_compute", "transfer",
+var TimeNames = [NumTimes]string{"frontend", "router_queue", "prefill_queue", "prefill_compute", "onboard", "transfer",
 	"decode_queue_first", "decode_compute", "decode_queue", "reprefill", "swap", "rejection", "emit"}

@@ -22,6 +22,7 @@ type RunInfo struct {
 	TransferOwner string // who answers for KV transfer time; "" = Nobody
 	RouterOwner   string // who answers for router queueing; "" = Nobody
 	Links         []LinkInfo
+	Tiers         []TierInfo // the lower KV tiers, when any instance has them
 }
 
 // RequestCounts counts requests by final status; Total is their sum.
@@ -88,6 +89,7 @@ type Summary struct {
 	WallTimeS          float64           `json:"wall_time_s"`
 	Events             int64             `json:"events"`
 	Instances          []InstanceSummary `json:"instances"`
+	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
 }
 
 // Summarize computes a run's Summary. recs is not modified; itl (may be nil)
@@ -142,6 +144,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.Attribution = attribute(recs, info)
 	s.Network = summarizeNetwork(info.Links)
 	s.Instances = summarizeInstances(info.Instances)
+	s.KVTiers = summarizeTiers(recs, info.Tiers)
 	return s
 }
 

@@ -38,13 +38,13 @@ func handRecords() []Record {
 	rs[5].Preemptions = 2
 	rs[5].Rejections, rs[5].WastedTokens = 1, 4
 	// Time components in ms: frontend, router, prefill queue, prefill compute,
-	// transfer, decode queue first | decode compute, decode queue,
+	// onboard, transfer, decode queue first | decode compute, decode queue,
 	// reprefill, swap, rejection. Each row sums to TTFT | E2E − TTFT.
 	times := map[int][NumTimes]int64{
-		0: {0, 0, 20, 50, 10, 20, 1000},
-		1: {0, 5, 200, 75, 10, 10},
-		2: {0, 0, 0, 30, 10, 10},
-		5: {0, 0, 0, 60, 20, 20, 1200, 100, 300, 0, 400},
+		0: {0, 0, 20, 50, 0, 10, 20, 1000},
+		1: {0, 5, 200, 75, 0, 10, 10},
+		2: {0, 0, 0, 30, 0, 10, 10},
+		5: {0, 0, 0, 60, 0, 20, 20, 1200, 100, 300, 0, 400},
 	}
 	for i, ts := range times {
 		for k := range ts {

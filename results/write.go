@@ -22,7 +22,7 @@ func WriteJSON(w io.Writer, s Summary) error {
 // columns are Record.Time, one per TimeNames entry, with "_s" appended.
 const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_tokens," +
 	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason,rejections,wasted_tokens," +
-	"frontend_s,router_queue_s,prefill_queue_s,prefill_compute_s,transfer_s,decode_queue_first_s," +
+	"frontend_s,router_queue_s,prefill_queue_s,prefill_compute_s,onboard_s,transfer_s,decode_queue_first_s," +
 	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s,emit_s"
 
 // SessionColumns are the columns WriteRequestsCSV appends after
@@ -32,19 +32,24 @@ const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_t
 const SessionColumns = ",session,turn"
 
 // WriteRequestsCSV writes one RFC 4180 line per record after
-// RequestsCSVHeader (and SessionColumns when any record has a turn). Times are seconds with 6 decimals (µs resolution);
+// RequestsCSVHeader (then SessionColumns when any record has a turn, and
+// TierColumns when tiers: the run has lower KV tiers). Times are seconds
+// with 6 decimals (µs resolution);
 // instance columns hold instances[index] and are empty for -1; ttft_s is
 // empty when no token was delivered, tpot_s unless the request completed
 // with ≥ 2 tokens; e2e_s is the time from arrival to the end, whatever the
 // status. An index with no name in instances is written as the number.
 // The time components are seconds with 6 decimals.
 // Buffered; no fmt; O(len(recs)).
-func WriteRequestsCSV(w io.Writer, recs []Record, instances []string) error {
+func WriteRequestsCSV(w io.Writer, recs []Record, instances []string, tiers bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	sessions := hasSessions(recs)
 	bw.WriteString(RequestsCSVHeader)
 	if sessions {
 		bw.WriteString(SessionColumns)
+	}
+	if tiers {
+		bw.WriteString(TierColumns)
 	}
 	bw.WriteString("\n")
 	line := make([]byte, 0, 512)
@@ -52,6 +57,9 @@ func WriteRequestsCSV(w io.Writer, recs []Record, instances []string) error {
 		line = appendCSVRecord(line[:0], &recs[i], instances)
 		if sessions {
 			line = appendSessionFields(line[:len(line)-1], &recs[i])
+		}
+		if tiers {
+			line = appendTierFields(line[:len(line)-1], &recs[i])
 		}
 		if _, err := bw.Write(line); err != nil {
 			return err
@@ -119,6 +127,15 @@ func appendSessionFields(b []byte, r *Record) []byte {
 		b = strconv.AppendInt(b, int64(r.Turn), 10)
 	} else {
 		b = append(b, ',')
+	}
+	return append(b, '\n')
+}
+
+// appendTierFields appends r's tier columns and the newline.
+func appendTierFields(b []byte, r *Record) []byte {
+	for _, n := range r.TierTokens {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	return append(b, '\n')
 }

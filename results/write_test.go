@@ -65,7 +65,7 @@ func TestWriteRequestsCSV(t *testing.T) {
 	recs := handRecords()
 	recs[3].Reason = `cache "hit", low`
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances)); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -74,19 +74,19 @@ func TestWriteRequestsCSV(t *testing.T) {
 		RequestsCSVHeader,
 		// TTFT 0.1 s, TPOT 1 s / 20 = 0.05 s, E2E 1.1 s.
 		"0,0.000000,prefill-0,decode-0,100,21,50,0.100000,0.050000,1.100000,0,completed,,0,0," +
-			"0.000000,0.000000,0.020000,0.050000,0.010000,0.020000,1.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.000000,0.020000,0.050000,0.000000,0.010000,0.020000,1.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
 		// One token: no TPOT.
 		"1,1.000000,prefill-0,decode-0,200,1,0,0.300000,,0.300000,0,completed,,0,0," +
-			"0.000000,0.005000,0.200000,0.075000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.005000,0.200000,0.075000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
 		"2,2.000000,prefill-0,decode-0,100,1,50,0.050000,,0.050000,0,completed,,0,0," +
-			"0.000000,0.000000,0.000000,0.030000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.000000,0.000000,0.030000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
 		// Rejected before any token: no TTFT; reason quoted per RFC 4180.
 		`3,3.000000,prefill-0,decode-0,300,0,0,,,0.500000,1,rejected,"cache ""hit"", low",0,0,` + zeros,
 		// Dropped, never routed: empty instances.
 		"4,4.000000,,,5000,0,0,,,0.000000,0,dropped,too long,0,0," + zeros,
 		// One rejection that wasted 4 tokens; its components sum to 0.1 | 2.0 s.
 		"5,2.500000,prefill-0,decode-0,100,11,0,0.100000,0.200000,2.100000,2,completed,,1,4," +
-			"0.000000,0.000000,0.000000,0.060000,0.020000,0.020000,1.200000,0.100000,0.300000,0.000000,0.400000,0.000000",
+			"0.000000,0.000000,0.000000,0.060000,0.000000,0.020000,0.020000,1.200000,0.100000,0.300000,0.000000,0.400000,0.000000",
 		"",
 	}
 	if len(lines) != len(want) {
@@ -102,7 +102,7 @@ func TestWriteRequestsCSV(t *testing.T) {
 func TestWriteRequestsCSVMissingName(t *testing.T) {
 	var buf bytes.Buffer
 	recs := []Record{{PrefillInstance: 3, DecodeInstance: -1, Status: Dropped}}
-	if err := WriteRequestsCSV(&buf, recs, nil); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if line := strings.Split(buf.String(), "\n")[1]; !strings.HasPrefix(line, "0,0.000000,3,,") {
@@ -159,7 +159,7 @@ func BenchmarkWriteRequestsCSV(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if err := WriteRequestsCSV(io.Discard, recs, nil); err != nil {
+		if err := WriteRequestsCSV(io.Discard, recs, nil, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -209,7 +209,7 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 	recs := handRecords()[:2]
 	recs[1].Session, recs[1].Turn = 7, 3
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances)); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -225,12 +225,12 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 }
 
 // TestRecordSize: the session fields live in the padding after Status, so
-// a record stays 184 bytes (the README's ~185 B per retained record).
+// a record stays 208 bytes (the README's ~209 B per retained record).
 func TestRecordSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("the figure is for 64-bit platforms")
 	}
-	if n := unsafe.Sizeof(Record{}); n != 184 {
-		t.Errorf("Record is %d bytes, want 184", n)
+	if n := unsafe.Sizeof(Record{}); n != 208 {
+		t.Errorf("Record is %d bytes, want 208", n)
 	}
 }

@@ -32,6 +32,7 @@ type Built struct {
 	RouterOwner     string    // who answers for router queueing
 	Warnings        []string  // for the user (deprecated fields), one line each
 	closers         []io.Closer
+	store           *engine.Tier // the shared KV store, once a pool reads it
 }
 
 // Close releases the workload's open files.
@@ -112,6 +113,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err := l.applyPolicy(at, p, hw, m, &ecfg, &tmpl); err != nil {
 		return err
 	}
+	if err := l.applyTiers(at, p, hw, m, &ecfg, &tmpl, &b.store); err != nil {
+		return err
+	}
 	if p.Wafer != nil {
 		applyWafer(p, dev, &tmpl)
 	}
@@ -129,6 +133,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		for r := range p.DP {
 			inst := tmpl
 			inst.Name, inst.DPRank = fmt.Sprintf("%s-%d", p.Name, k), r
+			inst.Engine.Tiers = instanceTiers(tmpl.Engine.Tiers)
 			if p.DP > 1 {
 				inst.Name += fmt.Sprintf("-dp%d", r)
 			}

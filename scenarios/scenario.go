@@ -27,7 +27,8 @@ type Scenario struct {
 	Link     Link      `yaml:"link,omitempty"`     // one link kind between all instances; or:
 	Topology *Topology `yaml:"topology,omitempty"` // a hierarchy of links (topology.go)
 	Router   Router    `yaml:"router"`
-	Gateway  Gateway   `yaml:"gateway,omitempty"` // serving layers in front of the engines' API servers
+	Gateway  Gateway   `yaml:"gateway,omitempty"`  // serving layers in front of the engines' API servers
+	KVStore  *KVStore  `yaml:"kv_store,omitempty"` // a KV store shared by the pools whose kv_tiers list it (tiers.go)
 	Catalog  Catalog   `yaml:"catalog,omitempty"`
 	Metrics  Metrics   `yaml:"metrics"`
 	Sweep    *Sweep    `yaml:"sweep,omitempty"` // what `handoff sweep` varies; `run` ignores it
@@ -119,6 +120,7 @@ type Pool struct {
 	StepTime      StepTime       `yaml:"step_time"`
 	Placement     *Placement     `yaml:"placement,omitempty"` // with a topology only
 	Wafer         *WaferPool     `yaml:"wafer,omitempty"`     // wafer hardware only (wafer.go)
+	KVTiers       []KVTier       `yaml:"kv_tiers,omitempty"`  // lower KV tiers below HBM, in order (tiers.go)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

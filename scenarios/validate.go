@@ -38,6 +38,9 @@ func (l *Loaded) validate() error {
 	if err := l.validatePools(); err != nil {
 		return err
 	}
+	if err := l.validateStore(); err != nil {
+		return err
+	}
 	if err := l.validateTopology(); err != nil {
 		return err
 	}
@@ -198,6 +201,9 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 			return err
 		}
 	}
+	if err := l.validateTiers(at, p); err != nil {
+		return err
+	}
 	switch {
 	case p.Name == "":
 		return l.errorf(at+".name", "required")
@@ -223,7 +229,9 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
 	case p.Wafer == nil && st.Model == defaultWaferStepTime:
 		return l.errorf(at+".step_time.model", "the wafer model goes with a wafer block on wafer hardware")
-	case (p.Swap != nil) != (p.Preemption == "swap"):
+	case p.Swap != nil && len(p.KVTiers) > 0 && p.KVTiers[0].Tier == "host":
+		return l.errorf(at+".swap", "swap space and a host KV tier are one capacity: swap uses the host tier, drop swap")
+	case (p.Swap != nil) != (p.Preemption == "swap") && !(len(p.KVTiers) > 0 && p.KVTiers[0].Tier == "host"):
 		return l.errorf(at+".swap", "swap settings go with preemption: swap, and preemption: swap needs them "+
 			"(e.g. swap: {host_memory: 256GB})")
 	case (p.Reject != nil) != (p.Preemption == "reject"):

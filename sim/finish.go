@@ -132,6 +132,9 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	rp := &c.replicas[i]
 	c.records[c.flights[s.Ref].req.ID].Preemptions += int32(s.Preemptions)
+	if s.Onboarding() {
+		c.cancelOnboard(&c.flights[s.Ref])
+	}
 	rp.eng.Abort(s)
 	rp.eng.Recycle(s)
 	rp.outstanding--

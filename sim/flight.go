@@ -135,6 +135,10 @@ type flight struct {
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
 	routedHere   bool // counted in its decoder's routed (book.go)
+
+	onboardJob   int32 // 1 + the index of its sequence's local onboard (tiers.go); 0 none
+	readsPending bool  // its decoder's reads from its tiers are in flight beside its pull
+	pullDone     bool  // its pull finished while they were
 }
 
 // on reports whether one of the flight's sequences is on instance i.
@@ -238,6 +242,8 @@ func (c *cluster) chargePrefill(rec *results.Record, s *engine.Seq) {
 	rec.Time[results.TPrefillQueue] += s.Acct[engine.AcctQueue] + s.Acct[engine.AcctReprefill] +
 		s.Acct[engine.AcctSwap] + c.nowNs - s.MarkNs()
 	rec.Time[results.TPrefillCompute] += s.Acct[engine.AcctCompute]
+	rec.Time[results.TOnboard] += s.OnboardNs
+	s.OnboardNs = 0
 }
 
 // addDecodeTime charges the decoder time of s since this attempt's first
@@ -248,6 +254,8 @@ func (c *cluster) addDecodeTime(rec *results.Record, f *flight, s *engine.Seq) {
 	rec.Time[results.TDecodeQueue] += d[engine.AcctQueue]
 	rec.Time[results.TReprefill] += d[engine.AcctReprefill]
 	rec.Time[results.TSwap] += d[engine.AcctSwap]
+	rec.Time[results.TReprefill] += s.OnboardNs // recovering from a preemption
+	s.OnboardNs = 0
 }
 
 // newFlight starts a flight for request r in phase first: the front end,

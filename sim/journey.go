@@ -281,6 +281,10 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
 	bytes := c.kvBytes(d, s.RemoteTokens)
 	c.net.Start(ref, path, latencyNs, bytes, c.nowNs)
+	if s.Onboard != [engine.NumTiers]int32{} {
+		f.readsPending = true
+		c.startOnboard(d, s, true)
+	}
 	c.scheduleNetwork()
 }
 
@@ -289,7 +293,16 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 func (c *cluster) onNetwork() {
 	c.netAtNs = -1
 	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
+	c.tiers.kick = c.tiers.kick[:0]
 	for _, ref := range c.doneScratch {
+		if ref&onboardRef != 0 {
+			c.onboardDone(ref &^ onboardRef)
+			continue
+		}
+		if f := &c.flights[ref]; f.readsPending {
+			f.pullDone = true // its reads from the decoder's tiers finish it
+			continue
+		}
 		if c.flights[ref].phase == phaseStreaming {
 			c.enter(ref, phaseStreamed) // ahead of its prefill step: wait for it
 			continue
@@ -299,9 +312,15 @@ func (c *cluster) onNetwork() {
 	// Kick only after applying every transfer due now, so that a decoder
 	// batches all the sequences that became ready at this instant.
 	for _, ref := range c.doneScratch {
+		if ref&onboardRef != 0 || c.flights[ref].pullDone {
+			continue
+		}
 		f := &c.flights[ref]
 		c.kickSoon(f.route.Decode)
 		c.kickSoon(f.route.Prefill)
+	}
+	for _, i := range c.tiers.kick {
+		c.kickSoon(int(i))
 	}
 	if len(c.client.pending) > 0 {
 		c.retryAbandons()

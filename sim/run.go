@@ -20,7 +20,8 @@ type Result struct {
 	Events    int64 // events processed
 	Instances []InstanceResult
 	Links     []LinkResult
-	Timelines []Timeline // per instance, when Config.TimelineIntervalNs > 0
+	Timelines []Timeline   // per instance, when Config.TimelineIntervalNs > 0
+	Tiers     []TierResult // per kind of lower KV tier the instances have (tiers.go)
 }
 
 // InstanceResult is one instance's counters at the end of a run.
@@ -57,6 +58,8 @@ type cluster struct {
 	tl          timelines
 	parts       batchParts
 	net         *network.Network
+	linkNames   []string // per network link: the topology's, then the tiers'
+	tiers       tierState
 	netVersion  int32
 	netAtNs     int64
 	flights     []flight
@@ -133,6 +136,12 @@ func (c *cluster) checkEnd() error {
 		if err := pool.Check(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w (simulator bug)", name, err)
 		}
+		for _, t := range rp.cfg.Engine.Tiers {
+			if err := t.Blocks.Check(); err != nil || t.Blocks.Reserved() != 0 {
+				return fmt.Errorf("sim: instance %s: %s tier: %v, %d blocks still reserved (simulator bug)",
+					name, t.Kind, err, t.Blocks.Reserved())
+			}
+		}
 	}
 	return nil
 }
@@ -158,8 +167,12 @@ func newCluster(cfg *Config) *cluster {
 	if src, ok := cfg.Source.(Counted); ok {
 		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
 	}
+	var caps []float64
 	if cfg.Topology != nil {
-		c.net = network.New(cfg.Topology.Caps)
+		caps, c.linkNames = cfg.Topology.Caps, cfg.Topology.Names
+	}
+	if caps, c.linkNames = c.initTiers(caps, c.linkNames); len(caps) > 0 {
+		c.net = network.New(caps)
 	}
 	return c
 }
@@ -234,9 +247,10 @@ func (c *cluster) result() *Result {
 	}
 	if c.net != nil {
 		for l := range c.net.Links() {
-			r.Links = append(r.Links, LinkResult{Name: c.cfg.Topology.Names[l], Stats: c.net.Stats(l)})
+			r.Links = append(r.Links, LinkResult{Name: c.linkNames[l], Stats: c.net.Stats(l)})
 		}
 	}
+	r.Tiers = c.tierResults()
 	return r
 }
 
@@ -305,6 +319,9 @@ func (c *cluster) plan(i int) *perf.Batch {
 	}
 	for _, s := range res.Pulls {
 		c.startPull(i, s)
+	}
+	for _, s := range res.Onboards {
+		c.startOnboard(i, s, false)
 	}
 	if b == nil && inst.Running() == 0 {
 		if inst.Waiting() == 0 {

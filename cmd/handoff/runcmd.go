@@ -163,7 +163,9 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		write func(io.Writer) error
 	}{
 		{"summary.json", func(w io.Writer) error { return results.WriteJSON(w, sum) }},
-		{"requests.csv", func(w io.Writer) error { return results.WriteRequestsCSV(w, res.Records, instanceNames(res)) }},
+		{"requests.csv", func(w io.Writer) error {
+			return results.WriteRequestsCSV(w, res.Records, instanceNames(res), len(res.Tiers) > 0)
+		}},
 		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
 		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines) }},
 	}

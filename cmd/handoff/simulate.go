@@ -50,8 +50,18 @@ func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summ
 	wall := time.Since(start).Seconds()
 	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
 		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res)}
+		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res)}
 	return results.Summarize(res.Records, res.ITL, info), res, nil
+}
+
+// tierInfos copies the run's lower-tier totals for the summary.
+func tierInfos(res *sim.Result) []results.TierInfo {
+	var infos []results.TierInfo
+	for _, t := range res.Tiers {
+		infos = append(infos, results.TierInfo{Name: t.Name, ReadBytes: t.ReadBytes, WrittenBytes: t.WrittenBytes,
+			CapacityBlocks: t.CapacityBlocks, CachedBlocks: t.CachedBlocks})
+	}
+	return infos
 }
 
 // linkInfos copies the run's link counters for the summary.

@@ -66,6 +66,13 @@ type Tier struct {
 	WriteNsPerBlock float64 // time to write one block at the tier's write bandwidth
 	WriteLatencyNs  int64   // from the end of a block's write to when it can be read
 
+	// How the caller times reads (onboards): BlockBytes per block over a
+	// link of ReadBps bytes per second, after ReadLatencyNs. The engine
+	// does not read them.
+	BlockBytes    float64
+	ReadBps       float64
+	ReadLatencyNs int64
+
 	writeFreeNs float64 // when the write queue is empty
 }
 
@@ -88,8 +95,8 @@ func (c *Config) validateTiers() error {
 			return fmt.Errorf("KV tiers must run HBM → host → disk → store: %s after %s", t.Kind, c.Tiers[i-1].Kind)
 		case t.Offload == 0 || t.Offload > OffloadOnCompletion|OffloadOnEviction:
 			return fmt.Errorf("KV tier %s: offload must be on completion, on eviction or both", t.Kind)
-		case !(t.WriteNsPerBlock >= 0) || t.WriteLatencyNs < 0:
-			return fmt.Errorf("KV tier %s: write time must not be negative", t.Kind)
+		case !(t.WriteNsPerBlock >= 0) || t.WriteLatencyNs < 0 || t.ReadLatencyNs < 0 || !(t.BlockBytes >= 0):
+			return fmt.Errorf("KV tier %s: block size and write and read times must not be negative", t.Kind)
 		}
 	}
 	switch {
@@ -160,6 +167,7 @@ func (in *Instance) touchLower(s *Seq, from, n int) {
 // and for the lower tiers' onboard blocks past it, to the pulling state
 // and hands it to the caller to time the copies.
 func (in *Instance) startOnboard(s *Seq, onboard int) {
+	s.account(in.clockNs, in.clockNs) // its wait so far was queueing (or recovery)
 	in.waiting.popFront()
 	if in.cfg.SharedQueue {
 		in.skipped.pushBack(s)
@@ -169,6 +177,9 @@ func (in *Instance) startOnboard(s *Seq, onboard int) {
 	in.pulling++
 	in.res.Onboards = append(in.res.Onboards, s)
 }
+
+// Onboarding reports whether s waits for its copies from the lower tiers.
+func (s *Seq) Onboarding() bool { return s.onboarding > 0 }
 
 // Onboarded marks a sequence's copies from the lower tiers as done: its
 // onboarded blocks count as computed, it joins the ready queue, and the
