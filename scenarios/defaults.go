@@ -66,7 +66,8 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 		l.waferDefaults(at, p)
 	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
-	if p.Role == "prefill" {
+	fill(l, at+"kv_handoff", &p.KVHandoff, "direct")
+	if p.Role == "prefill" && p.KVHandoff != "store" { // a store handoff frees the KV when the store has it
 		fill(l, at+"kv_hold_timeout", &p.KVHoldTimeout, defaultKVHoldNs)
 	}
 	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)

@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1, DP: 1, EP: 1, DPRouting: "balancer",
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
 				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes, AsyncScheduling: &yes},
-			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}}},
+			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}, KVHandoff: "direct"}},
 		Link:    Link{Kind: "nvlink4"},
 		Router:  Router{Policy: "round_robin"},
 		Metrics: Metrics{LockupThreshold: 1e9, LockupAbort: 60e9},

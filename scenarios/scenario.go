@@ -118,9 +118,10 @@ type Pool struct {
 	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout,omitempty"`
 	StreamKV      bool           `yaml:"stream_kv,omitempty"`
 	StepTime      StepTime       `yaml:"step_time"`
-	Placement     *Placement     `yaml:"placement,omitempty"` // with a topology only
-	Wafer         *WaferPool     `yaml:"wafer,omitempty"`     // wafer hardware only (wafer.go)
-	KVTiers       []KVTier       `yaml:"kv_tiers,omitempty"`  // lower KV tiers below HBM, in order (tiers.go)
+	Placement     *Placement     `yaml:"placement,omitempty"`  // with a topology only
+	Wafer         *WaferPool     `yaml:"wafer,omitempty"`      // wafer hardware only (wafer.go)
+	KVTiers       []KVTier       `yaml:"kv_tiers,omitempty"`   // lower KV tiers below HBM, in order (tiers.go)
+	KVHandoff     string         `yaml:"kv_handoff,omitempty"` // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 
 	"handoff/hardware"
 	"handoff/hardware/units"
@@ -74,6 +75,20 @@ func (l *Loaded) validateTiers(at string, p *Pool) error {
 		if _, ok := offloads[t.Offload]; !ok {
 			return l.errorf(tat+".offload", "unknown offload %q: want completion, eviction or both", t.Offload)
 		}
+	}
+	switch p.KVHandoff {
+	case "", "direct":
+	case "store":
+		switch {
+		case p.Role != "prefill":
+			return l.errorf(at+".kv_handoff", "only a prefill pool hands its KV off")
+		case !slices.ContainsFunc(p.KVTiers, func(t KVTier) bool { return t.Tier == "store" }):
+			return l.errorf(at+".kv_handoff", "a handoff through the store needs {tier: store} in kv_tiers")
+		case p.KVHoldTimeout != 0:
+			return l.errorf(at+".kv_hold_timeout", "a pool handing off through the store frees its KV when the store has it: drop kv_hold_timeout")
+		}
+	default:
+		return l.errorf(at+".kv_handoff", "unknown handoff %q: want direct or store", p.KVHandoff)
 	}
 	if len(p.KVTiers) > 0 && p.Wafer != nil {
 		return l.errorf(at+".kv_tiers", "a wafer's slots have no paged pool to offload from")
@@ -198,6 +213,7 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 		return err
 	}
 	ecfg.Tiers = tiers
+	inst.KVViaStore = p.KVHandoff == "store"
 	if host := ecfg.Tiers[0]; host.Kind == engine.TierHost && ecfg.Preemption == engine.Swap {
 		perDevice := host.ReadBps / float64(p.layout().RankDevices())
 		inst.Timer = perf.WithSwap(inst.Timer, shardBytes/perDevice*1e9)

@@ -49,6 +49,12 @@ type Instance struct {
 	KVHoldTimeoutNs int64
 	StreamKV        bool
 
+	// KVViaStore, on a prefill instance with a store tier, hands its KV
+	// off through the store (Mooncake's KV-centric design): a finished
+	// prompt's KV is written there, the instance frees it once the write
+	// lands, and the decoder reads it from the store, not from here.
+	KVViaStore bool
+
 	// StagingBps, on a decoder whose KV layout differs from the prefillers'
 	// (a wafer), is the rate at which arriving KV is re-laid-out; 0 = none.
 	StagingBps float64

@@ -32,7 +32,7 @@ const (
 	phaseStreaming                 // prefilling, and its KV already streams to the decoder (layer-wise)
 	phaseStreamed                  // prefilling, and the streamed transfer has finished
 	phaseHolding                   // prefill done: the prefiller holds its KV until the decoder has room and pulls it
-	phaseLost                      // the prefiller freed its KV unpulled (hold timeout): the decoder will compute the prompt
+	phaseLost                      // the prefiller freed its KV unpulled (hold timeout): the decoder will compute the prompt (or read it from the store)
 	phaseTransferring              // its KV is on the wire
 	phaseStaging                   // its KV is re-laid-out for a wafer decoder
 	phaseStarting                  // on its decoder before this attempt's first token
@@ -96,7 +96,7 @@ func (p phase) successors() uint32 {
 	case phaseHolding:
 		return lost | transferring | rejected
 	case phaseLost:
-		return starting | rejected
+		return starting | transferring | rejected // transferring: from the store
 	case phaseTransferring:
 		return afterTransfer
 	case phaseStaging:
@@ -139,6 +139,8 @@ type flight struct {
 	onboardJob   int32 // 1 + the index of its sequence's local onboard (tiers.go); 0 none
 	readsPending bool  // its decoder's reads from its tiers are in flight beside its pull
 	pullDone     bool  // its pull finished while they were
+	viaStore     bool  // its prefiller hands its KV off through the store, where it lands at storeNs
+	storeNs      int64
 }
 
 // on reports whether one of the flight's sequences is on instance i.
@@ -180,7 +182,7 @@ func (c *cluster) enter(ref int32, to phase) {
 	case phaseStreaming:
 		f.pullNs = c.nowNs
 	case phaseTransferring:
-		if from == phaseHolding { // else it has streamed since the last prefill step began
+		if from == phaseHolding || from == phaseLost { // else it has streamed since the last prefill step began
 			f.pullNs = c.nowNs
 		}
 	case phaseStarting:

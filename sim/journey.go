@@ -203,10 +203,17 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		return
 	}
 	c.enter(ref, phaseHolding)
+	if c.replicas[p].cfg.KVViaStore {
+		f.viaStore, f.storeNs = true, c.replicas[p].eng.HandOffToStore(ps)
+	}
 	if f.dseq == nil {
 		c.handoff(ps) // the decoder may take it, or refuse it, at once
 	}
-	if t := c.replicas[p].cfg.KVHoldTimeoutNs; t > 0 && f.phase == phaseHolding {
+	switch t := c.replicas[p].cfg.KVHoldTimeoutNs; {
+	case f.phase != phaseHolding:
+	case f.viaStore: // it frees the KV once the store has it
+		c.holdUntil(p, ref, f.storeNs)
+	case t > 0:
 		c.holdUntil(p, ref, c.nowNs+t)
 	}
 }
@@ -231,7 +238,8 @@ func (c *cluster) chooseDecoder(ref int32) {
 
 // onHoldTimeout frees the KV a prefill instance held too long for flight
 // ref's decoder, which never pulled it; the decoder will compute the prompt
-// itself. The caller plans the instance's next step (hold.go).
+// itself — or, handed off through the store, read it from there. The
+// caller plans the instance's next step (hold.go).
 func (c *cluster) onHoldTimeout(ref int32) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
@@ -269,18 +277,26 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 	f := &c.flights[ref]
 	switch f.phase {
 	case phaseLost:
-		c.enter(ref, phaseStarting)
-		c.replicas[d].eng.KVLost(s, c.nowNs)
-		c.kickSoon(d)
-		return
+		if !f.viaStore {
+			c.enter(ref, phaseStarting)
+			c.replicas[d].eng.KVLost(s, c.nowNs)
+			c.kickSoon(d)
+			return
+		}
+		c.enter(ref, phaseTransferring) // from the store
 	case phasePrefilling: // streaming: the prompt's last step is running
 		c.enter(ref, phaseStreaming)
 	default:
 		c.enter(ref, phaseTransferring)
 	}
 	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
+	startNs := c.nowNs
+	if f.viaStore {
+		path, latencyNs = c.storePath(f.route.Prefill)
+		startNs = f.storeNs // it reads once the prefiller's write lands
+	}
 	bytes := c.kvBytes(d, s.RemoteTokens)
-	c.net.Start(ref, path, latencyNs, bytes, c.nowNs)
+	c.startAfter(startNs, ref, path, latencyNs, bytes)
 	if s.Onboard != [engine.NumTiers]int32{} {
 		f.readsPending = true
 		c.startOnboard(d, s, true)
@@ -334,9 +350,11 @@ func (c *cluster) onNetwork() {
 func (c *cluster) transferred(ref int32) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
-	rec.Preemptions += int32(f.pseq.Preemptions)
-	if f.attempt == 0 {
-		rec.CachedTokens = int32(f.pseq.CachedTokens)
+	if f.pseq != nil { // else it freed the KV after handing it to the store (onHoldTimeout)
+		rec.Preemptions += int32(f.pseq.Preemptions)
+		if f.attempt == 0 {
+			rec.CachedTokens = int32(f.pseq.CachedTokens)
+		}
 	}
 	if rate := c.replicas[f.route.Decode].cfg.StagingBps; rate > 0 {
 		c.enter(ref, phaseStaging)
@@ -375,9 +393,13 @@ func (c *cluster) kvBytes(d, tokens int) float64 {
 	return float64(tokens) * c.cfg.KVBytesPerToken
 }
 
-// releasePrefill frees the KV a flight's prefill instance holds; the
-// caller plans that instance's next step when it is time to.
+// releasePrefill frees the KV a flight's prefill instance holds, if it
+// still does; the caller plans that instance's next step when it is time
+// to.
 func (c *cluster) releasePrefill(f *flight) {
+	if f.pseq == nil {
+		return // freed already, its KV in the store
+	}
 	p := &c.replicas[f.route.Prefill]
 	p.eng.Release(f.pseq)
 	p.eng.Recycle(f.pseq)

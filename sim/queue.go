@@ -15,6 +15,7 @@ const (
 	classClient
 	classArrival
 	classFrontend
+	classNetStart
 	classKick
 )
 

@@ -122,6 +122,7 @@ func (c *cluster) checkEnd() error {
 	if n := len(c.routing.held) - c.routing.heldFrom; n != 0 {
 		return fmt.Errorf("sim: %d requests still held by the router (simulator bug)", n)
 	}
+	checked := map[*engine.Tier]bool{}
 	for i := range c.replicas {
 		rp := &c.replicas[i]
 		name, in := rp.cfg.Name, rp.eng
@@ -137,6 +138,10 @@ func (c *cluster) checkEnd() error {
 			return fmt.Errorf("sim: instance %s: %w (simulator bug)", name, err)
 		}
 		for _, t := range rp.cfg.Engine.Tiers {
+			if checked[t] {
+				continue // a shared store, audited once
+			}
+			checked[t] = true
 			if err := t.Blocks.Check(); err != nil || t.Blocks.Reserved() != 0 {
 				return fmt.Errorf("sim: instance %s: %s tier: %v, %d blocks still reserved (simulator bug)",
 					name, t.Kind, err, t.Blocks.Reserved())
@@ -207,6 +212,8 @@ func (c *cluster) dispatch(e event) {
 		c.onArrival(e.arg)
 	case classFrontend:
 		c.onFrontendDone(e.arg)
+	case classNetStart:
+		c.onNetStart(e.arg)
 	case classKick:
 		c.replicas[e.arg].kickPending = false
 		c.kick(int(e.arg))

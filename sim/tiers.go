@@ -23,11 +23,49 @@ const onboardRef = 1 << 30
 
 // tierState is a run's tier links and the onboards in flight.
 type tierState struct {
-	links    [][engine.NumTiers]int32 // per instance: the link each tier reads over; −1 none
-	paths    [][]int32                // per link: the one-link path
-	jobs     []onboardJob
-	freeJobs []int32
-	kick     []int32 // scratch: instances to kick after a network event
+	links      [][engine.NumTiers]int32 // per instance: the link each tier reads over; −1 none
+	paths      [][]int32                // per link: the one-link path
+	jobs       []onboardJob
+	freeJobs   []int32
+	starts     []pendingStart // reads waiting for their write to land
+	freeStarts []int32
+	kick       []int32 // scratch: instances to kick after a network event
+}
+
+// pendingStart is a read that waits for its blocks' write to land.
+type pendingStart struct {
+	ref       int32
+	path      []int32
+	latencyNs int64
+	bytes     float64
+}
+
+// startAfter starts a transfer at atNs: now, or, for a read of blocks
+// still being written, once their write lands.
+func (c *cluster) startAfter(atNs int64, ref int32, path []int32, latencyNs int64, bytes float64) {
+	if atNs <= c.nowNs {
+		c.net.Start(ref, path, latencyNs, bytes, c.nowNs)
+		return
+	}
+	t := &c.tiers
+	p := pendingStart{ref: ref, path: path, latencyNs: latencyNs, bytes: bytes}
+	k := int32(len(t.starts))
+	if n := len(t.freeStarts); n > 0 {
+		k, t.freeStarts = t.freeStarts[n-1], t.freeStarts[:n-1]
+		t.starts[k] = p
+	} else {
+		t.starts = append(t.starts, p)
+	}
+	c.q.push(atNs, classNetStart, k)
+}
+
+// onNetStart starts pending transfer k.
+func (c *cluster) onNetStart(k int32) {
+	t := &c.tiers
+	p := t.starts[k]
+	t.starts[k], t.freeStarts = pendingStart{}, append(t.freeStarts, k)
+	c.net.Start(p.ref, p.path, p.latencyNs, p.bytes, c.nowNs)
+	c.scheduleNetwork()
 }
 
 // onboardJob is one sequence's copies up from its tiers.
@@ -87,21 +125,35 @@ func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 	j := c.newJob(onboardJob{ref: s.Ref, inst: int32(i), live: true, remote: remote})
 	rec := &c.records[c.flights[s.Ref].req.ID]
 	bs := int32(c.replicas[i].cfg.Engine.BlockSize)
-	wait := max(0, s.OnboardReadyNs-c.nowNs)
 	for _, tr := range c.replicas[i].cfg.Engine.Tiers {
 		n := s.Onboard[tr.Kind]
 		if n == 0 {
 			continue
 		}
-		rec.TierTokens[tr.Kind] += n * bs
+		if !remote { // a decoder's reads are its prompt's handoff, not prefix hits
+			rec.TierTokens[tr.Kind] += n * bs
+		}
 		l := c.tiers.links[i][tr.Kind]
-		c.net.Start(onboardRef|j, c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs+wait, float64(n)*tr.BlockBytes, c.nowNs)
+		c.startAfter(s.OnboardReadyNs, onboardRef|j, c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs,
+			float64(n)*tr.BlockBytes)
 		c.tiers.jobs[j].left++
 	}
 	if !remote {
 		c.flights[s.Ref].onboardJob = j + 1
 	}
 	c.scheduleNetwork()
+}
+
+// storePath is the path and latency of a read of prefill instance p's KV
+// from the store it writes to.
+func (c *cluster) storePath(p int) ([]int32, int64) {
+	for _, tr := range c.replicas[p].cfg.Engine.Tiers {
+		if tr.Kind == engine.TierStore {
+			l := c.tiers.links[p][engine.TierStore]
+			return c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs
+		}
+	}
+	panic("sim: a store handoff from an instance without a store (simulator bug)")
 }
 
 // tierLinkBase is the index of the first tier link: they follow the

@@ -77,7 +77,7 @@ type Tier struct {
 }
 
 // write queues the writes of blocks blocks at nowNs and returns when the
-// last lands.
+// last lands (when every write queued so far lands, for blocks = 0).
 func (t *Tier) write(blocks int, nowNs int64) int64 {
 	t.writeFreeNs = max(t.writeFreeNs, float64(nowNs)) + float64(blocks)*t.WriteNsPerBlock
 	return int64(t.writeFreeNs+0.5) + t.WriteLatencyNs
@@ -156,9 +156,11 @@ func (in *Instance) lowerHolder(h uint64) (*Tier, int64) {
 // the most recently used in the tiers they are read from, and counts them.
 func (in *Instance) touchLower(s *Seq, from, n int) {
 	for _, h := range s.hashes[from : from+n] {
-		if t, _ := in.lowerHolder(h); t != nil {
-			t.Blocks.Touch([]uint64{h})
-			in.stats.TierHitBlocks[t.Kind]++
+		for _, t := range in.cfg.Tiers {
+			if t.Blocks.TouchOne(h) {
+				in.stats.TierHitBlocks[t.Kind]++
+				break
+			}
 		}
 	}
 }
@@ -218,23 +220,16 @@ func (in *Instance) offloadFinished(s *Seq) {
 	}
 }
 
-// writeTo writes the blocks of hashes the tier does not hold yet, queued
-// behind its earlier writes, and sends what they evict down.
+// writeTo writes the blocks of hashes the tier does not hold yet, each
+// queued behind the writes before it (those it holds become the most
+// recently used), and sends what they evict down.
 func (in *Instance) writeTo(t *Tier, hashes []uint64) {
-	fresh := 0
 	for _, h := range hashes {
-		if !t.Blocks.Has(h) {
-			fresh++
+		if t.Blocks.TouchOne(h) {
+			continue
 		}
-	}
-	if fresh == 0 {
-		t.Blocks.Touch(hashes)
-		return
-	}
-	ready := t.write(fresh, in.clockNs)
-	in.stats.TierWrittenBlocks[t.Kind] += int64(fresh)
-	for _, h := range hashes {
-		if ev, ok := t.Blocks.Put(h, ready); ok {
+		in.stats.TierWrittenBlocks[t.Kind]++
+		if ev, ok := t.Blocks.Put(h, t.write(1, in.clockNs)); ok {
 			in.evicted = append(in.evicted, tierEviction{from: t.Kind, hash: ev})
 		}
 	}
@@ -278,6 +273,32 @@ func (in *Instance) tierBelow(from TierKind) *Tier {
 		}
 	}
 	return nil
+}
+
+// HandOffToStore queues, at the current time, the write to the
+// instance's store of the prompt blocks of finished prefill-role s that
+// are not there yet — those offloadFinished did not write, with no
+// shareable hash: only its decoder reads them — and returns when all its
+// writes land: Mooncake's KV-centric handoff, the prefiller writing the
+// prompt's KV to the store for the decoder to read. It panics without a
+// store tier.
+func (in *Instance) HandOffToStore(s *Seq) int64 {
+	var store *Tier
+	for _, t := range in.cfg.Tiers {
+		if t.Kind == TierStore {
+			store = t
+		}
+	}
+	if store == nil {
+		panic("engine: handing off to a store the instance does not have")
+	}
+	written := 0
+	if store.Offload&OffloadOnCompletion != 0 {
+		written = min(s.shared, s.committed, len(s.blocks))
+	}
+	rest := in.blocksFor(s.PromptTokens) - written
+	in.stats.TierWrittenBlocks[TierStore] += int64(rest)
+	return store.write(rest, in.clockNs)
 }
 
 // TierBlocks is how many blocks the instance's tier of kind k caches, and

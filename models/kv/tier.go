@@ -149,6 +149,17 @@ func (t *Tier) Unreserve(n int) {
 	t.reserved -= n
 }
 
+// TouchOne makes the block of hash h the most recently used and reports
+// whether the tier holds it: one look-up.
+func (t *Tier) TouchOne(h uint64) bool {
+	s, ok := t.index.get(h)
+	if ok {
+		t.unlink(int32(s))
+		t.pushTail(int32(s))
+	}
+	return ok
+}
+
 // Touch makes the tier's blocks among hashes the most recently used, in
 // order (a request read them).
 func (t *Tier) Touch(hashes []uint64) {

@@ -90,6 +90,9 @@ func (n *Network) Start(ref int32, path []int32, latencyNs int64, bytes float64,
 }
 
 // NextNs is the time of the next completion, or math.MaxInt64 if none.
+// Predictions hold the rates of the moment, so a transfer that sped up
+// when another finished draining may have run out its latency since the
+// last call: it completes now, not in the past.
 func (n *Network) NextNs() int64 {
 	n.rates()
 	next := int64(math.MaxInt64)
@@ -98,7 +101,7 @@ func (n *Network) NextNs() int64 {
 		next = min(next, n.nowNs+drainNs(f.bytes, f.rate)+f.latencyNs)
 	}
 	for i := range n.delayed {
-		next = min(next, n.delayed[i].doneNs)
+		next = min(next, max(n.delayed[i].doneNs, n.nowNs))
 	}
 	return next
 }

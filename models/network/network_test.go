@@ -98,3 +98,23 @@ func TestPredictSplitsTheBusiestLinkWithTheNewTransfer(t *testing.T) {
 		t.Fatalf("shared: %d ns, want 1000 + 5e6/25", got)
 	}
 }
+
+// TestACompletionOverdueAtAStartIsNotInThePast: a transfer that sped up
+// when another drained, and so ran out its latency before the completion
+// predicted at the old rates, completes at the next call, not in the
+// past.
+func TestACompletionOverdueAtAStartIsNotInThePast(t *testing.T) {
+	n := New([]float64{1e9})               // 1 byte/ns
+	n.Start(1, []int32{0}, 10_000, 100, 0) // drains at 200 (half rate), done at 10,200
+	n.Start(2, []int32{0}, 0, 300, 0)      // predicted at half rate: done at 600; alone after 200: at 400
+	if next := n.NextNs(); next != 600 {
+		t.Fatalf("next = %d, want 600 (the rates of the moment)", next)
+	}
+	n.Start(3, []int32{0}, 0, 100, 500)
+	if next := n.NextNs(); next != 500 {
+		t.Errorf("next = %d after a start at 500, want 500 (overdue since 400)", next)
+	}
+	if done := n.Advance(500, nil); len(done) != 1 || done[0] != 2 {
+		t.Errorf("done at 500: %v, want [2]", done)
+	}
+}
