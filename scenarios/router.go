@@ -48,6 +48,19 @@ type LLMDRouter struct {
 	Picker               string       `yaml:"picker"`            // max-score | weighted-random
 	NonCachedTokens      int          `yaml:"non_cached_tokens"` // 0 = never disaggregate
 	LRUCapacityPerServer int          `yaml:"lru_capacity_per_server"`
+	// MediumWeights weigh the blocks the precise-prefix-cache scorer finds
+	// by the medium holding them (llm-d's gpu 1, cpu 0.8; disk and store,
+	// missing from its table, 1).
+	MediumWeights *MediumWeights `yaml:"medium_weights,omitempty"`
+}
+
+// MediumWeights are per-medium block weights: gpu is HBM, cpu the host
+// tier.
+type MediumWeights struct {
+	GPU   *float64 `yaml:"gpu"`
+	CPU   *float64 `yaml:"cpu"`
+	Disk  *float64 `yaml:"disk"`
+	Store *float64 `yaml:"store"`
 }
 
 // LLMDScorer is one weighted scorer.
@@ -245,6 +258,14 @@ func (l *Loaded) validateLLMD(m *LLMDRouter) error {
 		return l.errorf(at+"lru_capacity_per_server", "must be in [0, %d] blocks (0: each instance's KV pool), got %d",
 			maxLRUCapacity, m.LRUCapacityPerServer)
 	}
+	if w := m.MediumWeights; w != nil {
+		for k, v := range []*float64{w.GPU, w.CPU, w.Disk, w.Store} {
+			if v != nil && !(*v >= 0 && *v <= 1) {
+				name := [...]string{"gpu", "cpu", "disk", "store"}[k]
+				return l.errorf(at+"medium_weights."+name, "must be in [0, 1], got %g", *v)
+			}
+		}
+	}
 	return nil
 }
 
@@ -304,7 +325,18 @@ func (l *Loaded) dynamoConfig(b *Built) router.DynamoConfig {
 
 func llmdConfig(m *LLMDRouter) router.LLMDConfig {
 	cfg := router.LLMDConfig{Picker: m.Picker, NonCachedTokens: m.NonCachedTokens,
-		LRUCapacityPerServer: m.LRUCapacityPerServer}
+		LRUCapacityPerServer: m.LRUCapacityPerServer, MediumWeights: router.DefaultMediumWeights()}
+	if w := m.MediumWeights; w != nil {
+		for _, f := range []struct {
+			from *float64
+			to   *float64
+		}{{w.GPU, &cfg.MediumWeights.GPU}, {w.CPU, &cfg.MediumWeights.CPU}, {w.Disk, &cfg.MediumWeights.Disk},
+			{w.Store, &cfg.MediumWeights.Store}} {
+			if f.from != nil {
+				*f.to = *f.from
+			}
+		}
+	}
 	for _, s := range m.Scorers {
 		cfg.Scorers = append(cfg.Scorers, router.WeightedScorer{Name: s.Name, Weight: s.Weight})
 	}

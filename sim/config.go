@@ -184,6 +184,16 @@ type Config struct {
 	TraceRequests int64
 }
 
+// hasStore reports whether an engine reads and writes a shared store.
+func hasStore(e engine.Config) bool {
+	for _, t := range e.Tiers {
+		if t.Kind == engine.TierStore {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks the cluster shape: colocated instances alone, or prefill
 // and decode instances together with a topology joining them.
 func (c *Config) validate() error {
@@ -196,6 +206,9 @@ func (c *Config) validate() error {
 		}
 		if err := in.Engine.Validate(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
+		}
+		if in.KVViaStore && (in.Role != RolePrefill || !hasStore(in.Engine)) {
+			return fmt.Errorf("sim: instance %s hands its KV off through a store it does not have", in.Name)
 		}
 		if in.FirstEmitNs < 0 || in.FinalEmitNs < in.FirstEmitNs {
 			return fmt.Errorf("sim: instance %s: emission times must satisfy 0 ≤ first ≤ final", in.Name)

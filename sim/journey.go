@@ -203,8 +203,9 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		return
 	}
 	c.enter(ref, phaseHolding)
-	if c.replicas[p].cfg.KVViaStore {
-		f.viaStore, f.storeNs = true, c.replicas[p].eng.HandOffToStore(ps)
+	f.viaStore, f.storeNs = c.replicas[p].cfg.KVViaStore, 0 // per attempt: a re-sent request may prefill elsewhere
+	if f.viaStore {
+		f.storeNs = c.replicas[p].eng.HandOffToStore(ps)
 	}
 	if f.dseq == nil {
 		c.handoff(ps) // the decoder may take it, or refuse it, at once
@@ -295,12 +296,16 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 		path, latencyNs = c.storePath(f.route.Prefill)
 		startNs = f.storeNs // it reads once the prefiller's write lands
 	}
-	bytes := c.kvBytes(d, s.RemoteTokens)
-	c.startAfter(startNs, ref, path, latencyNs, bytes)
+	tokens := s.RemoteTokens
 	if s.Onboard != [engine.NumTiers]int32{} {
-		f.readsPending = true
-		c.startOnboard(d, s, true)
+		if f.phase == phaseStreaming { // layer-wise streaming sends the whole prompt from the prefiller
+			tokens = s.PromptTokens - s.CachedTokens
+		} else {
+			f.readsPending = true
+			c.startOnboard(d, s, true)
+		}
 	}
+	c.startAfter(startNs, ref, path, latencyNs, c.kvBytes(d, tokens))
 	c.scheduleNetwork()
 }
 

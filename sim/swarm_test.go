@@ -45,7 +45,51 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	}
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
 	swarmClient(cfg, rand.New(rand.NewPCG(seed, 0xc11e)))
+	swarmTiers(t, cfg, rand.New(rand.NewPCG(seed, 0x7135)))
 	return cfg
+}
+
+// swarmTiers draws, from a stream of its own, lower KV tiers for half the
+// cases: each paged instance with prefix caching gets a host tier (its
+// swap space, under swap), a disk or both, and sometimes all of them share
+// a store, through which prefillers may hand their KV off. Capacities,
+// offload modes, bandwidths and latencies vary.
+func swarmTiers(t testing.TB, cfg *Config, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		return
+	}
+	tier := func(kind engine.TierKind) *engine.Tier {
+		return &engine.Tier{Kind: kind, Blocks: kv.NewTier(kind.String(), 1+rng.IntN(300)),
+			Offload: engine.Offload(1 + rng.IntN(3)), WriteNsPerBlock: float64(rng.IntN(3) * rng.IntN(2000)),
+			WriteLatencyNs: rng.Int64N(2) * rng.Int64N(10_000), BlockBytes: float64(1 + rng.IntN(100_000)),
+			ReadBps: 1e8 * float64(1+rng.IntN(500)), ReadLatencyNs: rng.Int64N(20_000)}
+	}
+	var store *engine.Tier
+	if rng.IntN(2) == 0 {
+		store = tier(engine.TierStore)
+	}
+	handoff := rng.IntN(2) == 0
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		e := &in.Engine
+		if !e.PrefixCaching || e.SlidingGroups > 0 || len(e.Layouts) > 0 {
+			continue
+		}
+		e.Tiers = nil
+		if rng.IntN(3) > 0 {
+			e.Tiers, e.HostBlocks = append(e.Tiers, tier(engine.TierHost)), 0
+		}
+		if rng.IntN(3) == 0 {
+			e.Tiers = append(e.Tiers, tier(engine.TierDisk))
+		}
+		if store != nil && rng.IntN(4) > 0 {
+			e.Tiers = append(e.Tiers, store)
+			in.KVViaStore = handoff && in.Role == RolePrefill
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // swarmClient draws, from a stream of its own (the other draws stay as
@@ -243,7 +287,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 // stops covering preemption, drops, prefix hits or either cluster shape.
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
-	local, recompiles, failed, abandoned, async, closed                                int
+	local, recompiles, failed, abandoned, async, closed, tierHits, viaStore            int
 	routers                                                                            map[string]int
 }
 
@@ -260,7 +304,8 @@ func TestSwarm(t *testing.T) {
 	if *swarmCases >= 30 && (tally.pd == 0 || tally.colocated == 0 || tally.preemptions == 0 ||
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
-		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || len(tally.routers) != len(swarmRouters)) {
+		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || tally.tierHits == 0 || tally.viaStore == 0 ||
+		len(tally.routers) != len(swarmRouters)) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -297,6 +342,12 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 		}
 		tally.swapOuts += int(in.Stats.SwapOuts)
 		tally.recompiles += int(in.Stats.Recompiles)
+		for _, n := range in.Stats.TierHitBlocks {
+			tally.tierHits += int(n)
+		}
+		if cfg.Instances[i].KVViaStore && in.Stats.Steps > 0 {
+			tally.viaStore++
+		}
 	}
 	for _, r := range a.Records {
 		tally.rejections += int(r.Rejections)

@@ -1,6 +1,9 @@
 package sim
 
-import "handoff/models/engine"
+import (
+	"handoff/models/engine"
+	"handoff/models/router"
+)
 
 // Onboarding: copies of KV blocks up from an instance's lower tiers.
 //
@@ -154,6 +157,19 @@ func (c *cluster) storePath(p int) ([]int32, int64) {
 		}
 	}
 	panic("sim: a store handoff from an instance without a store (simulator bug)")
+}
+
+// predictOnboardNs predicts a read of blocks from instance i's tiers now:
+// the slowest tier's, each at the rate a new read would get on its link.
+func (c *cluster) predictOnboardNs(i int, blocks router.TierBlocks) int64 {
+	var ns int64
+	for _, tr := range c.replicas[i].cfg.Engine.Tiers {
+		if n := blocks[tr.Kind]; n > 0 {
+			l := c.tiers.links[i][tr.Kind]
+			ns = max(ns, c.net.PredictNs(c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs, float64(n)*tr.BlockBytes))
+		}
+	}
+	return ns
 }
 
 // tierLinkBase is the index of the first tier link: they follow the

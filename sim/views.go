@@ -33,6 +33,12 @@ func (c *cluster) initRouting() {
 	}
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
 	r.view.TransferNs = c.predictTransferNs
+	if c.cfg.hasTiers() {
+		r.view.TierOverlap = func(i int, hashes []uint64, from int) router.TierBlocks {
+			return router.TierBlocks(c.replicas[i].eng.TierRuns(hashes, from))
+		}
+		r.view.OnboardNs = c.predictOnboardNs
+	}
 	if c.cfg.RouterCountsSharedBlocks {
 		r.view.NewBlocks = c.newBlocks
 	}

@@ -301,6 +301,23 @@ func (in *Instance) HandOffToStore(s *Seq) int64 {
 	return store.write(rest, in.clockNs)
 }
 
+// TierRuns is what a router's view of the tiers sees past the first from
+// blocks of hashes: a run of them in the host tier, then from where it
+// stopped a run in the disk, then one in the store (Dynamo's lower-tier
+// walk). It changes nothing.
+func (in *Instance) TierRuns(hashes []uint64, from int) [NumTiers]int {
+	var runs [NumTiers]int
+	j := from
+	for _, t := range in.cfg.Tiers {
+		start := j
+		for j < len(hashes) && t.Blocks.Has(hashes[j]) {
+			j++
+		}
+		runs[t.Kind] = j - start
+	}
+	return runs
+}
+
 // TierBlocks is how many blocks the instance's tier of kind k caches, and
 // its capacity (0, 0 without one).
 func (in *Instance) TierBlocks(k TierKind) (cached, capacity int) {

@@ -16,16 +16,17 @@ import "math/rand/v2"
 // where active_prefill_tokens counts only the uncached part of each routed
 // prompt until its prefill ends, and new_blocks_w is R, or with
 // AssumeKVReuse (colocated) the request's blocks that no request active on
-// w holds. This simulator has no host or disk prefix tiers, so
-// host_overlap and disk_overlap are always 0 and their weights have no
-// effect.
+// w holds. host_overlap and disk_overlap are the worker's lower-tier runs
+// past its device overlap (Cluster.TierOverlap): the host run, and the
+// disk run with the shared store's after it, as Dynamo buckets External
+// with Disk (tier_overlap_blocks_from_tiered_matches); 0 without tiers.
 type DynamoConfig struct {
 	OverlapScoreCredit        float64 // blocks of prefill credited per cached device block (default 1)
 	OverlapScoreCreditDecay   float64 // shrinks the credit on workers with excess prefill (default 0)
 	PrefillLoadScale          float64 // weight of the prefill term (default 1)
 	DecodeActiveRequestWeight float64 // blocks charged per outstanding request (default 0)
-	HostCacheHitWeight        float64 // no host tier here: no effect (default 0.75)
-	DiskCacheHitWeight        float64 // no disk tier here: no effect (default 0.25)
+	HostCacheHitWeight        float64 // blocks of prefill credited per host-tier block (default 0.75)
+	DiskCacheHitWeight        float64 // per disk or store block (default 0.25)
 	Temperature               float64 // 0: lowest cost; > 0: softmax over min-max-normalised costs
 
 	// QueueThreshold, when > 0, holds requests at the router while every
@@ -215,8 +216,7 @@ func (d *Dynamo) prefillCosts(dst []float64, r *Request, c *Cluster, vs []View) 
 		}
 		overlap := d.overlap(r, c, v.Index)
 		d.overlaps = append(d.overlaps, overlap)
-		credit := d.cfg.OverlapScoreCredit * decay * float64(overlap)
-		// + HostCacheHitWeight·0 + DiskCacheHitWeight·0: no host or disk tiers.
+		credit := d.cfg.OverlapScoreCredit*decay*float64(overlap) + d.tierCredit(r, c, v.Index, overlap)
 		prefill := max(0, float64(v.ActivePrefillTokens+r.PromptTokens)/b-credit)
 		dst = append(dst, d.cfg.PrefillLoadScale*prefill+d.loadCost(v, d.newBlocks(r, c, v)))
 	}
@@ -259,6 +259,16 @@ func (d *Dynamo) overlap(r *Request, c *Cluster, inst int) int {
 		return d.index.Overlap(inst, r.Hashes, c.NowNs)
 	}
 	return c.Overlap(inst, r.Hashes)
+}
+
+// tierCredit is the host and disk part of a worker's credit: its lower
+// tiers' runs past its device overlap, weighted.
+func (d *Dynamo) tierCredit(r *Request, c *Cluster, inst, overlap int) float64 {
+	if c.TierOverlap == nil || len(r.Hashes) == 0 || d.index != nil { // tiers are known from KV events only
+		return 0
+	}
+	t := c.TierOverlap(inst, r.Hashes, overlap)
+	return d.cfg.HostCacheHitWeight*float64(t[0]) + d.cfg.DiskCacheHitWeight*float64(t[1]+t[2])
 }
 
 // record teaches the router's own index (if any) that inst will hold the

@@ -40,7 +40,7 @@ func TestDynamoCosts(t *testing.T) {
 		{"scale", func(c *DynamoConfig) { c.PrefillLoadScale = 2 }, []float64{18, 12, 14}},
 		// credit 3 per block: w0 max(0, 6−12) = 0, w2 max(0, 5−6) = 0.
 		{"credit clamps at 0", func(c *DynamoConfig) { c.OverlapScoreCredit = 3 }, []float64{14, 8, 8}},
-		// Host and disk tiers do not exist here: their weights change nothing.
+		// Without lower tiers (no TierOverlap) their weights change nothing.
 		{"host and disk", func(c *DynamoConfig) { c.HostCacheHitWeight, c.DiskCacheHitWeight = 9, 9 }, []float64{16, 8, 11}},
 		// Deprecated weight 0: scale 0 and credit 0, load only.
 		{"deprecated weight 0", func(c *DynamoConfig) { c.ApplyKVOverlapScoreWeight(0) }, []float64{14, 4, 8}},

@@ -13,6 +13,7 @@ const (
 	ScorerQueue         = "queue"                // min-max over waiting sequences, fewer is better
 	ScorerLoadAware     = "load-aware"           // 0.5 empty, else 0.5·(1 − min(waiting, 128)/128)
 	ScorerActiveRequest = "active-request"       // (max − n)/max over outstanding requests n; idle instances 1
+	ScorerPrecisePrefix = "precise-prefix-cache" // weighted matched blocks / request blocks, from the instances' KV events, lower tiers included
 )
 
 // The llm-d picker names.
@@ -23,7 +24,8 @@ const (
 
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
-	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest}
+	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
+		ScorerPrecisePrefix}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -56,14 +58,29 @@ type LLMDConfig struct {
 	// instance; 0 sizes each instance's LRU from its KV block count, as
 	// llm-d's auto-tuned scorer does from the pod's cache_config metrics.
 	LRUCapacityPerServer int
+	// MediumWeights weigh a block the precise prefix scorer finds by the
+	// medium holding it.
+	MediumWeights MediumWeights
 }
+
+// MediumWeights are the precise prefix scorer's per-medium block weights.
+// llm-d's default table weighs gpu 1.0 and cpu 0.8 (llm-d-kv-cache,
+// pkg/kvcache/backend.go, DefaultKVCacheBackendConfig); a medium missing
+// from it counts 1.0 (LongestPrefixScorer.getMaxWeight), so disk and store
+// blocks weigh 1.0 unless set.
+type MediumWeights struct {
+	GPU, CPU, Disk, Store float64
+}
+
+// DefaultMediumWeights returns llm-d's: gpu 1, cpu 0.8, others 1.
+func DefaultMediumWeights() MediumWeights { return MediumWeights{GPU: 1, CPU: 0.8, Disk: 1, Store: 1} }
 
 // DefaultLLMDConfig returns llm-d's defaults: queue 2,
 // kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
 // each instance's LRU as large as its KV pool.
 func DefaultLLMDConfig() LLMDConfig {
 	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore}
+		Picker: PickerMaxScore, MediumWeights: DefaultMediumWeights()}
 }
 
 // LLMD is llm-d's inference scheduler: the role split is the filter, then
@@ -99,18 +116,18 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 // Route implements Router.
 func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
-		k := l.pick(r, c.Prefill)
+		k := l.pick(r, c, c.Prefill)
 		l.record(r, &c.Prefill[k])
 		return Decision{Prefill: c.Prefill[k].Index, Decode: -1}
 	}
-	k := l.pick(r, c.Decode)
+	k := l.pick(r, c, c.Decode)
 	dec := c.Decode[k].Index
 	remote := l.remote(r, c.BlockSize, dec)
 	l.record(r, &c.Decode[k])
 	if !remote {
 		return Decision{Prefill: dec, Decode: -1}
 	}
-	kp := l.pick(r, c.Prefill)
+	kp := l.pick(r, c, c.Prefill)
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
 }
@@ -140,8 +157,8 @@ func (l *LLMD) remote(r *Request, blockSize, dec int) bool {
 }
 
 // pick returns the position in vs of the chosen candidate.
-func (l *LLMD) pick(r *Request, vs []View) int {
-	l.totals = l.Totals(l.totals[:0], r, vs)
+func (l *LLMD) pick(r *Request, c *Cluster, vs []View) int {
+	l.totals = l.Totals(l.totals[:0], r, c, vs)
 	if l.cfg.Picker == PickerWeightedRandom {
 		return l.ch.weighted(l.totals)
 	}
@@ -149,13 +166,14 @@ func (l *LLMD) pick(r *Request, vs []View) int {
 }
 
 // Totals appends to dst each candidate's weighted score total and returns
-// it. Cost O(scorers · candidates) plus the prefix lookups.
-func (l *LLMD) Totals(dst []float64, r *Request, vs []View) []float64 {
+// it; c may be nil unless a scorer reads the cluster (the precise prefix
+// scorer). Cost O(scorers · candidates) plus the prefix lookups.
+func (l *LLMD) Totals(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
 	for range vs {
 		dst = append(dst, 0)
 	}
 	for _, s := range l.cfg.Scorers {
-		l.score = l.Score(l.score[:0], s.Name, r, vs)
+		l.score = l.Score(l.score[:0], s.Name, r, c, vs)
 		for i, x := range l.score {
 			dst[i] += s.Weight * x
 		}
@@ -165,9 +183,9 @@ func (l *LLMD) Totals(dst []float64, r *Request, vs []View) []float64 {
 
 // Score appends to dst the named scorer's value for each candidate,
 // clamped to [0, 1]. Panics on an unknown name.
-func (l *LLMD) Score(dst []float64, name string, r *Request, vs []View) []float64 {
+func (l *LLMD) Score(dst []float64, name string, r *Request, c *Cluster, vs []View) []float64 {
 	start := len(dst)
-	dst, ok := l.scoreInto(dst, name, r, vs)
+	dst, ok := l.scoreInto(dst, name, r, c, vs)
 	if !ok {
 		panic(fmt.Sprintf("router: unknown llm-d scorer %q", name))
 	}
@@ -179,10 +197,12 @@ func (l *LLMD) Score(dst []float64, name string, r *Request, vs []View) []float6
 
 // scoreInto appends the named scorer's raw values; ok is false for an
 // unknown name.
-func (l *LLMD) scoreInto(dst []float64, name string, r *Request, vs []View) (out []float64, ok bool) {
+func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs []View) (out []float64, ok bool) {
 	switch name {
 	case ScorerPrefixCache:
 		return l.prefixScores(dst, r, vs), true
+	case ScorerPrecisePrefix:
+		return l.preciseScores(dst, r, c, vs), true
 	case ScorerKVUtilization:
 		return kvScores(dst, vs), true
 	case ScorerQueue:
@@ -206,6 +226,31 @@ func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
 			s = float64(l.index.Matched(vs[i].Index, hashes)) / float64(len(hashes))
 		}
 		dst = append(dst, s)
+	}
+	return dst
+}
+
+// preciseScores: llm-d's precise prefix-cache scorer
+// (llm-d-kv-cache's LongestPrefixScorer.Score, with the scheduler's
+// precise-prefix-cache-scorer dividing by the request's blocks): the
+// longest prefix each candidate holds, from the instances' KV events, each
+// block weighted by the medium holding it — its device run at the gpu
+// weight, then its lower tiers' runs (host at the cpu weight, disk, store)
+// — over the request's full blocks.
+func (l *LLMD) preciseScores(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
+	w := l.cfg.MediumWeights
+	for i := range vs {
+		if len(r.Hashes) == 0 {
+			dst = append(dst, 0)
+			continue
+		}
+		dev := c.Overlap(vs[i].Index, r.Hashes)
+		s := w.GPU * float64(dev)
+		if c.TierOverlap != nil {
+			t := c.TierOverlap(vs[i].Index, r.Hashes, dev)
+			s += w.CPU*float64(t[0]) + w.Disk*float64(t[1]) + w.Store*float64(t[2])
+		}
+		dst = append(dst, s/float64(len(r.Hashes)))
 	}
 	return dst
 }

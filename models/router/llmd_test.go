@@ -35,10 +35,10 @@ func TestLLMDScores(t *testing.T) {
 		{ScorerLoadAware, []float64{0.484375, 0.5, 0.4921875}},
 	}
 	for _, tc := range tests {
-		checkCosts(t, l.Score(nil, tc.scorer, r, llmdViews()), tc.want)
+		checkCosts(t, l.Score(nil, tc.scorer, r, nil, llmdViews()), tc.want)
 	}
 	// Default weights: 2·queue + 2·kv + 3·prefix.
-	checkCosts(t, l.Totals(nil, r, llmdViews()), []float64{0.5, 4, 3.5})
+	checkCosts(t, l.Totals(nil, r, nil, llmdViews()), []float64{0.5, 4, 3.5})
 	if got := l.Route(r, &Cluster{Prefill: llmdViews(), BlockSize: testBlock}); got != (Decision{21, -1, 0}) {
 		t.Fatalf("max-score picked %+v, want 21", got)
 	}
@@ -47,16 +47,16 @@ func TestLLMDScores(t *testing.T) {
 func TestLLMDScoreEdges(t *testing.T) {
 	l := NewLLMD(DefaultLLMDConfig(), seeded())
 	same := []View{{Index: 0, Waiting: 3}, {Index: 1, Waiting: 3}}
-	checkCosts(t, l.Score(nil, ScorerQueue, request(32), same), []float64{1, 1})
+	checkCosts(t, l.Score(nil, ScorerQueue, request(32), nil, same), []float64{1, 1})
 	long := []View{{Index: 0, Waiting: 128}, {Index: 1, Waiting: 1000}}
-	checkCosts(t, l.Score(nil, ScorerLoadAware, request(32), long), []float64{0, 0})
-	checkCosts(t, l.Score(nil, ScorerPrefixCache, request(8), long), []float64{0, 0}) // no full block
-	empty := []View{{Index: 0}}                                                       // no blocks at all: usage 0
-	checkCosts(t, l.Score(nil, ScorerKVUtilization, request(8), empty), []float64{1})
+	checkCosts(t, l.Score(nil, ScorerLoadAware, request(32), nil, long), []float64{0, 0})
+	checkCosts(t, l.Score(nil, ScorerPrefixCache, request(8), nil, long), []float64{0, 0}) // no full block
+	empty := []View{{Index: 0}}                                                            // no blocks at all: usage 0
+	checkCosts(t, l.Score(nil, ScorerKVUtilization, request(8), nil, empty), []float64{1})
 	idle := []View{{Index: 0}, {Index: 1, Outstanding: 3}} // idle scores 1; the busiest 0
-	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), idle), []float64{1, 0})
+	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), nil, idle), []float64{1, 0})
 	allIdle := []View{{Index: 0}, {Index: 1}}
-	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), allIdle), []float64{1, 1})
+	checkCosts(t, l.Score(nil, ScorerActiveRequest, request(8), nil, allIdle), []float64{1, 1})
 }
 
 // TestLLMDPrefixScorerStopsAt256Blocks: llm-d hashes, records and matches
@@ -69,7 +69,7 @@ func TestLLMDPrefixScorerStopsAt256Blocks(t *testing.T) {
 	if n := l.index.Len(3); n != 256 {
 		t.Fatalf("index holds %d blocks, want 256", n)
 	}
-	checkCosts(t, l.Score(nil, ScorerPrefixCache, r, []View{{Index: 3}}), []float64{1})
+	checkCosts(t, l.Score(nil, ScorerPrefixCache, r, nil, []View{{Index: 3}}), []float64{1})
 }
 
 // TestLLMDLRUSizedFromThePool: with no capacity given, an instance's LRU

@@ -55,6 +55,17 @@ type Cluster struct {
 	// Overlap is how many leading blocks of hashes instance i holds in its
 	// prefix cache, as KV events would report them (current).
 	Overlap func(i int, hashes []uint64) int
+	// TierOverlap is how many blocks of hashes instance i holds in its
+	// lower KV tiers past its first from (its device overlap), as the
+	// tiers' KV events would report them: a run in its host tier from
+	// from on, then a run in its disk from where that stopped, then one in
+	// the store (Dynamo's lower-tier walk, query_lower_tiers). nil when no
+	// instance has lower tiers.
+	TierOverlap func(i int, hashes []uint64, from int) TierBlocks
+	// OnboardNs predicts the time to copy blocks up from instance i's
+	// lower tiers now: the slowest tier's latency plus its bytes at the
+	// rate a new read would get on its link. nil without tiers.
+	OnboardNs func(i int, blocks TierBlocks) int64
 	// TransferNs predicts the time to move bytes of KV from instance src to
 	// dst over the current network: path latency plus bytes at the rate a new
 	// transfer would get now. 0 when src == dst.
@@ -68,6 +79,12 @@ type Cluster struct {
 	// otherwise.
 	NewBlocks func(i int, r *Request) int
 }
+
+// TierBlocks counts blocks per lower KV tier: host, disk, store.
+type TierBlocks [3]int
+
+// Sum is the blocks over all the tiers.
+func (t TierBlocks) Sum() int { return t[0] + t[1] + t[2] }
 
 // Decision is a placement: instance indexes for each leg. Decode is -1 when
 // the prefill instance also decodes (colocated, or a disaggregated cluster

@@ -6,11 +6,16 @@ import "math/rand/v2"
 // prices every (prefiller p, decoder d) pair and takes the cheapest:
 //
 //	cost(p, d) = prefill_cost_p + decode_cost_d + BlocksPerMs · transfer_ms(p, d)
-//	transfer_ms(p, d) = TransferNs(p, d, KVBytes(d, ISL − B·overlap_d)) / 1e6
+//	transfer_ms(p, d) = max(TransferNs(p, d, KVBytes(d, ISL − B·(overlap_d + tiers_d))),
+//	                        OnboardNs(d, tiers_d)) / 1e6
 //
 // prefill_cost_p is Dynamo's full cost of p and decode_cost_d its
 // load-only decode cost; the transfer moves the prompt tokens the decoder
-// does not cache, over the path and at the rate the network predicts now.
+// does not cache, over the path and at the rate the network predicts now,
+// while the decoder reads what its lower tiers hold (tiers_d: its host,
+// disk and store runs past its device overlap) over their links: a prompt
+// in the shared store is priced as an onboard from the store against a
+// transfer from the prefiller.
 // BlocksPerMs converts a millisecond of transfer into blocks of cost: a
 // prefiller computing T tokens/ms at block size B is worth T/B blocks per
 // ms of delay. Colocated, there is no transfer and it is exactly Dynamo.
@@ -22,6 +27,7 @@ type TopologyAware struct {
 	blocksPerMs float64
 	pre, dec    []float64 // per-leg costs
 	uncached    []int     // per decoder: prompt tokens it does not cache
+	onboardNs   []int64   // per decoder: predicted read of what its lower tiers hold
 	pairs       []float64 // cost of pair (i, j) at i·len(dec) + j
 }
 
@@ -55,24 +61,37 @@ func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 func (t *TopologyAware) pairCosts(r *Request, c *Cluster) {
 	t.pre = t.d.prefillCosts(t.pre[:0], r, c, c.Prefill)
 	t.dec = t.d.decodeCosts(t.dec[:0], r, c.Decode, c.BlockSize)
-	t.uncached = t.uncached[:0]
+	t.uncached, t.onboardNs = t.uncached[:0], t.onboardNs[:0]
 	for j := range c.Decode {
-		t.uncached = append(t.uncached, max(0, r.PromptTokens-t.d.overlap(r, c, c.Decode[j].Index)*c.BlockSize))
+		dec := c.Decode[j].Index
+		held := t.d.overlap(r, c, dec)
+		var onboard int64
+		if c.TierOverlap != nil && len(r.Hashes) > 0 && t.d.index == nil {
+			tiers := c.TierOverlap(dec, r.Hashes, held)
+			held += tiers.Sum()
+			if tiers.Sum() > 0 {
+				onboard = c.OnboardNs(dec, tiers)
+			}
+		}
+		t.uncached = append(t.uncached, max(0, r.PromptTokens-held*c.BlockSize))
+		t.onboardNs = append(t.onboardNs, onboard)
 	}
 	t.pairs = t.pairs[:0]
 	for i := range c.Prefill {
 		for j := range c.Decode {
-			t.pairs = append(t.pairs, t.pre[i]+t.dec[j]+t.networkBlocks(c, c.Prefill[i].Index, c.Decode[j].Index, t.uncached[j]))
+			t.pairs = append(t.pairs, t.pre[i]+t.dec[j]+t.networkBlocks(c, c.Prefill[i].Index, c.Decode[j].Index,
+				t.uncached[j], t.onboardNs[j]))
 		}
 	}
 }
 
 // networkBlocks is the transfer term of a pair, in blocks: the predicted
-// time to move uncached tokens of KV from instance p to dec.
-func (t *TopologyAware) networkBlocks(c *Cluster, p, dec, uncached int) float64 {
+// time to move uncached tokens of KV from instance p to dec, or to read
+// what dec's tiers hold (onboardNs), whichever is longer.
+func (t *TopologyAware) networkBlocks(c *Cluster, p, dec, uncached int, onboardNs int64) float64 {
 	if t.blocksPerMs == 0 {
 		return 0
 	}
-	ns := c.TransferNs(p, dec, c.KVBytes(dec, uncached))
+	ns := max(c.TransferNs(p, dec, c.KVBytes(dec, uncached)), onboardNs)
 	return t.blocksPerMs * float64(ns) / 1e6
 }
