@@ -23,8 +23,8 @@ type DynamoRouter struct {
 	OverlapScoreCreditDecay   float64 `yaml:"overlap_score_credit_decay"`
 	PrefillLoadScale          float64 `yaml:"prefill_load_scale"`
 	DecodeActiveRequestWeight float64 `yaml:"decode_active_request_weight"`
-	HostCacheHitWeight        float64 `yaml:"host_cache_hit_weight"` // no host tier here: no effect
-	DiskCacheHitWeight        float64 `yaml:"disk_cache_hit_weight"` // no disk tier here: no effect
+	HostCacheHitWeight        float64 `yaml:"host_cache_hit_weight"` // credit per host-tier block past the device overlap
+	DiskCacheHitWeight        float64 `yaml:"disk_cache_hit_weight"` // per disk or store block
 	// Deprecated: replaces prefill_load_scale (and at 0 zeroes the credit).
 	KVOverlapScoreWeight *float64       `yaml:"kv_overlap_score_weight,omitempty"`
 	Temperature          float64        `yaml:"temperature"`

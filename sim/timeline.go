@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"handoff/models/engine"
+)
 
 // Sample is one point of an instance's timeline: its state at the end of
 // the instant AtNs.
@@ -10,6 +14,9 @@ type Sample struct {
 	Running     int32   // sequences in the running set
 	Waiting     int32   // sequences queued (swapped-out included)
 	Preemptions int32   // preemptions since the previous sample
+	// TierUsed is the share of each lower KV tier's capacity (host, disk,
+	// store) holding cached blocks; 0 where the instance has none.
+	TierUsed [engine.NumTiers]float32
 }
 
 // Timeline is an instance's state over a run, for plots: a sample at every
@@ -55,9 +62,14 @@ func (c *cluster) sampleBefore(atNs int64) {
 		for i := range t.list {
 			in := c.replicas[i].eng
 			pool := in.Pool()
-			t.list[i].Samples = append(t.list[i].Samples, Sample{AtNs: t.nextNs, Running: int32(in.Running()),
-				Waiting: int32(in.Waiting()), KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks()),
-				Preemptions: t.pend[i]})
+			s := Sample{AtNs: t.nextNs, Running: int32(in.Running()), Waiting: int32(in.Waiting()),
+				KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks()), Preemptions: t.pend[i]}
+			for k := range engine.NumTiers {
+				if cached, capacity := in.TierBlocks(k); capacity > 0 {
+					s.TierUsed[k] = float32(cached) / float32(capacity)
+				}
+			}
+			t.list[i].Samples = append(t.list[i].Samples, s)
 			t.pend[i] = 0
 		}
 		t.nextNs += t.list[0].IntervalNs

@@ -148,8 +148,8 @@ func workloadName(l *scenarios.Loaded) string {
 	return l.File
 }
 
-// writeOutputs writes summary.json, requests.csv and the effective
-// scenario into dir.
+// writeOutputs writes summary.json, requests.csv, the effective scenario,
+// the timeline and, when the run has a network, links.csv into dir.
 func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
 	if err := makeOutDir(dir); err != nil {
 		return err
@@ -167,7 +167,13 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 			return results.WriteRequestsCSV(w, res.Records, instanceNames(res), len(res.Tiers) > 0)
 		}},
 		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
-		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines) }},
+		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
+	}
+	if len(res.Links) > 0 {
+		writers = append(writers, struct {
+			name  string
+			write func(io.Writer) error
+		}{"links.csv", func(w io.Writer) error { return writeLinksCSV(w, res.Links, res.SimTimeNs) }})
 	}
 	for _, wr := range writers {
 		if err := writeIn(dir, wr.name, wr.write); err != nil {

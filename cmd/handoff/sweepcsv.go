@@ -56,6 +56,10 @@ func csvFigures() []csvFigure {
 		{"request_goodput_rps", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPS) }},
 		{"request_goodput_rps_per_gpu", func(s *results.Summary) string { return csvNum(s.SLO.RequestGoodputRPSPerGPU) }},
 		{"prefix_cache_hit_rate", func(s *results.Summary) string { return csvNum(s.PrefixCacheHitRate) }},
+		{"host_hit_rate", tierHitRate("host")},
+		{"disk_hit_rate", tierHitRate("disk")},
+		{"store_hit_rate", tierHitRate("store")},
+		{"onboard_mean_s", func(s *results.Summary) string { return csvNum(s.Attribution.TTFTS["onboard"]) }},
 		{"preemptions", func(s *results.Summary) string { return csvCount(s.Preemptions) }},
 	}...)
 	f = append(f, csvPreemptionFigures()...)
@@ -63,6 +67,18 @@ func csvFigures() []csvFigure {
 		{"gpus", func(s *results.Summary) string { return strconv.Itoa(s.GPUs) }},
 		{"sim_time_s", func(s *results.Summary) string { return csvNum(s.SimTimeS) }},
 	}...)
+}
+
+// tierHitRate is the column of a lower tier's hit rate: 0 without it.
+func tierHitRate(name string) func(*results.Summary) string {
+	return func(s *results.Summary) string {
+		for _, t := range s.KVTiers {
+			if t.Name == name {
+				return csvNum(t.HitRate)
+			}
+		}
+		return "0"
+	}
 }
 
 // csvPreemptionFigures returns the columns of the preemption section.

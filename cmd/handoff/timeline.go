@@ -24,9 +24,15 @@ func withTimeline(cfg *sim.Config) {
 }
 
 // writeTimelineCSV writes the sampled timelines, one row per sample; each
-// row's preemptions happened since the instance's previous row.
-func writeTimelineCSV(w io.Writer, tls []sim.Timeline) error {
-	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions\n")
+// row's preemptions happened since the instance's previous row. With
+// tiers, each row ends with the share of the instance's host, disk and
+// store tiers holding blocks.
+func writeTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
+	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions")
+	if tiers {
+		b = append(b, ",host_used,disk_used,store_used"...)
+	}
+	b = append(b, '\n')
 	for _, tl := range tls {
 		for _, s := range tl.Samples {
 			b = append(b, "sample,"...)
@@ -41,8 +47,33 @@ func writeTimelineCSV(w io.Writer, tls []sim.Timeline) error {
 			b = strconv.AppendInt(b, int64(s.Waiting), 10)
 			b = append(b, ',')
 			b = strconv.AppendInt(b, int64(s.Preemptions), 10)
+			for k := 0; tiers && k < len(s.TierUsed); k++ {
+				b = append(b, ',')
+				b = strconv.AppendFloat(b, float64(s.TierUsed[k]), 'f', 4, 32)
+			}
 			b = append(b, '\n')
 		}
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// writeLinksCSV writes one row per network link — the KV transfer links
+// and the lower tiers' read links — with the bytes it carried, its
+// transfers, its busy time and its share of the run busy.
+func writeLinksCSV(w io.Writer, links []sim.LinkResult, simNs int64) error {
+	b := []byte("link,bytes,transfers,busy_s,busy_share\n")
+	for _, l := range links {
+		b = append(b, l.Name...)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, l.Stats.Bytes, 'f', 0, 64)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, l.Stats.Transfers, 10)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(l.Stats.BusyNs)/1e9, 'f', 6, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(l.Stats.BusyNs)/float64(max(simNs, 1)), 'f', 4, 64)
+		b = append(b, '\n')
 	}
 	_, err := w.Write(b)
 	return err

@@ -27,16 +27,17 @@ type Instance struct {
 	pulling int // decode role: sequences whose prompt KV is in flight
 	holding int // prefill role: finished sequences holding blocks
 
-	step     []stepEntry // sequences computing in the step in flight, cruising ones aside
-	batch    perf.Batch
-	inStep   bool
-	res      StepResult
-	freeSeqs []*Seq
-	stats    Stats
-	segs     []kv.Segment   // scratch: a named-output sequence's content (output.go)
-	clockNs  int64          // the time of the current Schedule or Complete (tiers' writes)
-	evicted  []tierEviction // scratch: blocks on their way down the tiers (tiers.go)
-	scratch  []uint64       // scratch: hashes a host tier evicted for swap room
+	step         []stepEntry // sequences computing in the step in flight, cruising ones aside
+	batch        perf.Batch
+	inStep       bool
+	res          StepResult
+	freeSeqs     []*Seq
+	stats        Stats
+	segs         []kv.Segment   // scratch: a named-output sequence's content (output.go)
+	clockNs      int64          // the time of the current Schedule or Complete (tiers' writes)
+	evicted      []tierEviction // scratch: blocks on their way down the tiers (tiers.go)
+	scratch      []uint64       // scratch: hashes a host tier evicted for swap room
+	freshScratch []int32        // scratch: blocks a tier write finds missing (tiers.go)
 
 	mem memory // the paged pool or the slots (memory.go)
 

@@ -155,7 +155,8 @@ func (in *Instance) lowerHolder(h uint64) (*Tier, int64) {
 // touchLower makes the lower-tier blocks s reads, blocks from…from+n−1,
 // the most recently used in the tiers they are read from, and counts them.
 func (in *Instance) touchLower(s *Seq, from, n int) {
-	for _, h := range s.hashes[from : from+n] {
+	for k := from + n - 1; k >= from; k-- { // tail first, as writeTo
+		h := s.hashes[k]
 		for _, t := range in.cfg.Tiers {
 			if t.Blocks.TouchOne(h) {
 				in.stats.TierHitBlocks[t.Kind]++
@@ -199,8 +200,12 @@ func (in *Instance) Onboarded(s *Seq, nowNs int64) {
 	in.readyUp(s)
 }
 
-// offloadFinished writes a finishing sequence's full shareable blocks to
-// the tiers that take blocks on completion.
+// offloadFinished writes a finishing sequence's full shareable blocks
+// that it computed — past the prefix it found cached — to the tiers that
+// take blocks on completion. (vLLM's connector offers every block and
+// skips those stored; the blocks found cached were stored before unless a
+// tier dropped them while HBM kept them, and looking them all up again
+// would cost a look-up per block of every prompt.)
 func (in *Instance) offloadFinished(s *Seq) {
 	if len(in.cfg.Tiers) == 0 {
 		return
@@ -209,27 +214,41 @@ func (in *Instance) offloadFinished(s *Seq) {
 	if s.namedOut {
 		n = min(s.committed, len(s.blocks))
 	}
-	if n == 0 {
+	from := min(s.CachedTokens/in.cfg.BlockSize, n)
+	if n == from {
 		return
 	}
 	in.hashTo(s, n*in.cfg.BlockSize)
 	for _, t := range in.cfg.Tiers {
 		if t.Offload&OffloadOnCompletion != 0 {
-			in.writeTo(t, s.hashes[:n])
+			in.writeTo(t, s.hashes[from:n])
 		}
 	}
 }
 
-// writeTo writes the blocks of hashes the tier does not hold yet, each
-// queued behind the writes before it (those it holds become the most
-// recently used), and sends what they evict down.
+// writeTo writes the blocks of hashes the tier does not hold yet, queued
+// behind its earlier writes in prompt order, and sends what they evict
+// down; those it holds become the most recently used. The tier's LRU
+// order takes them tail first, so that a prompt's leading blocks are the
+// most recent and its tail leaves first, as vLLM's block pool frees a
+// request's blocks (a chain is found only from its first block).
 func (in *Instance) writeTo(t *Tier, hashes []uint64) {
-	for _, h := range hashes {
-		if t.Blocks.TouchOne(h) {
-			continue
+	fresh := in.freshScratch[:0]
+	for k := len(hashes) - 1; k >= 0; k-- {
+		if !t.Blocks.TouchOne(hashes[k]) {
+			fresh = append(fresh, int32(k))
 		}
-		in.stats.TierWrittenBlocks[t.Kind]++
-		if ev, ok := t.Blocks.Put(h, t.write(1, in.clockNs)); ok {
+	}
+	in.freshScratch = fresh
+	if len(fresh) == 0 {
+		return
+	}
+	in.stats.TierWrittenBlocks[t.Kind] += int64(len(fresh))
+	base := max(t.writeFreeNs, float64(in.clockNs))
+	t.writeFreeNs = base + float64(len(fresh))*t.WriteNsPerBlock
+	for i, k := range fresh { // tail first; the i-th from the end is written len−i−th
+		ready := int64(base+float64(len(fresh)-i)*t.WriteNsPerBlock+0.5) + t.WriteLatencyNs
+		if ev, ok := t.Blocks.Put(hashes[k], ready); ok {
 			in.evicted = append(in.evicted, tierEviction{from: t.Kind, hash: ev})
 		}
 	}
