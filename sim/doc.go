@@ -31,6 +31,9 @@
 //     client.go: the client's timeouts, which abandon requests;
 //     closedloop.go: a closed loop's users; sessions.go: multi-turn
 //     sessions, each turn sent its think time after the previous one ends.
+//   - tiers.go: the lower KV tiers' read links, onboards (copies up from
+//     host, disk or the shared store) timed as transfers, the reads that
+//     wait for a write to land, and the store handoff's path.
 //   - finish.go: first tokens, completion, rejections and the router's
 //     re-sending (RFC #24256 phases 1 and 2), drops, and requests that
 //     fail wherever they are (endFlight).

@@ -36,8 +36,12 @@
 //   - memory.go: the seam between scheduling and where KV lives, one small
 //     interface (admit, reserve for remote KV, grow, release, preempt out,
 //     swap in), with grow's fast path ahead of it; paged.go, its paged
-//     pool with the host tier; slots.go, its wafer slots. A new tier or
-//     memory kind is a third implementation, not a branch.
+//     pool; slots.go, its wafer slots. A new memory kind is a third
+//     implementation, not a branch.
+//   - tiers.go: the paged pool's lower tiers (host, disk, a shared
+//     store): what is written to them when, the prefix hits found there
+//     and copied up (onboarding, StepResult.Onboards), the swap space they
+//     share, and what routers see of them.
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
 //   - cruise.go: steady decoding without touching the sequence.
