@@ -51,7 +51,7 @@ func TestScenarioSwarm(t *testing.T) {
 // swarmTags are what the swarm must draw at least once in 100 cases.
 var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "topology", "stale", "trace", "shared_prefix",
 	"servegen", "swap", "reject", "recompile", "round_robin", "least_loaded", "dynamo", "llmd",
-	"topology_aware", "dp", "sessions"}
+	"topology_aware", "dp", "sessions", "tiers"}
 
 func swarmScenarioOne(t *testing.T, doc string) {
 	l, err := Parse([]byte(doc), "swarm.yaml")
@@ -138,6 +138,10 @@ func swarmScenario(rng *rand.Rand) (string, []string) {
 	}
 	d.router(pd)
 	d.line("metrics: {lockup_abort: %dms}", 1+rng.IntN(2000))
+	if d.store {
+		d.line("kv_store: {capacity: %dGB, read_bandwidth: %dGB/s, write_bandwidth: %dGB/s, latency: %dus, offload: %s}",
+			1+rng.IntN(100), 1+rng.IntN(100), 1+rng.IntN(100), rng.IntN(100), pick(rng, "completion", "eviction", "both"))
+	}
 	return d.b.String(), d.tags
 }
 
@@ -147,6 +151,9 @@ type swarmDoc struct {
 	b      strings.Builder
 	tags   []string
 	hybrid bool // gpt-oss-120b, whose weights need most of an H100
+
+	tiered, handoff bool // the pool being drawn has lower tiers, and hands off through the store
+	store           bool // a pool reads the shared store: the scenario defines it
 }
 
 func (d *swarmDoc) line(format string, args ...any) {
@@ -220,15 +227,19 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 	if d.hybrid {
 		util = pick(rng, "0.84", "0.86", "0.9")
 	}
+	caching := rng.IntN(2) == 0
 	d.line("    engine: {max_num_batched_tokens: %s, max_num_seqs: %d, memory_utilization: %s, prefix_caching: %v, chunked_prefill: true, remote_kv_queue: %s, async_scheduling: %v}",
-		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), util, rng.IntN(2) == 0,
+		pick(rng, "256", "2048", "8192"), 1+rng.IntN(64), util, caching,
 		pick(rng, "separate", "separate", "shared"), rng.IntN(2) == 0)
 	k := rng.IntN(3)
+	host := caching && !d.hybrid && d.tiers(role)
 	switch {
 	case k == 1:
 		d.tag("swap")
 		d.line("    preemption: swap")
-		d.line("    swap: {host_memory: %dMB}", 1+rng.IntN(2000))
+		if !host { // else the host tier is the swap space
+			d.line("    swap: {host_memory: %dMB}", 1+rng.IntN(2000))
+		}
 	case k == 2 && role == "decode":
 		d.tag("reject")
 		d.line("    preemption: reject")
@@ -245,14 +256,46 @@ func (d *swarmDoc) gpuPool(name, role string, topology bool) {
 		d.line("    dp_routing: %s", pick(rng, "balancer", "router"))
 	}
 	if role == "prefill" {
-		if rng.IntN(3) == 0 {
+		switch {
+		case d.handoff:
+			d.line("    kv_handoff: store")
+		case rng.IntN(3) == 0:
 			d.line("    kv_hold_timeout: %dms", 1+rng.IntN(50))
 		}
-		d.line("    stream_kv: %v", rng.IntN(3) == 0)
+		d.line("    stream_kv: %v", !d.tiered && rng.IntN(3) == 0)
 	}
 	if topology {
 		d.line("    placement: {datacenter: %s, rule: %s}", pick(rng, "east", "west"), pick(rng, "pack", "spread"))
 	}
+}
+
+// tiers draws, for a third of the GPU pools, lower KV tiers: a host tier
+// (reported true), a disk, the shared store, each written on completion,
+// on eviction or both; a prefill pool with the store may hand off
+// through it.
+func (d *swarmDoc) tiers(role string) (host bool) {
+	rng := d.rng
+	d.tiered, d.handoff = false, false
+	if rng.IntN(3) != 0 {
+		return false
+	}
+	d.tag("tiers")
+	d.tiered = true
+	offload := func() string { return pick(rng, "completion", "eviction", "both") }
+	d.line("    kv_tiers:")
+	if host = rng.IntN(3) > 0; host {
+		d.line("      - {tier: host, capacity: %dMB, offload: %s}", 10+rng.IntN(2000), offload())
+	}
+	if rng.IntN(3) == 0 {
+		d.line("      - {tier: disk, capacity: %dMB, read_bandwidth: %dGB/s, write_bandwidth: %dGB/s, latency: %dus, offload: %s}",
+			10+rng.IntN(4000), 1+rng.IntN(10), 1+rng.IntN(5), rng.IntN(200), offload())
+	}
+	if !host || rng.IntN(2) == 0 {
+		d.store = true
+		d.line("      - {tier: store}")
+		d.handoff = role == "prefill" && rng.IntN(2) == 0
+	}
+	return host
 }
 
 // waferPool draws a wafer decode pool: slots, a pressure policy, and for

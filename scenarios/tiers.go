@@ -90,6 +90,9 @@ func (l *Loaded) validateTiers(at string, p *Pool) error {
 	default:
 		return l.errorf(at+".kv_handoff", "unknown handoff %q: want direct or store", p.KVHandoff)
 	}
+	if len(p.KVTiers) > 0 && p.Engine.PrefixCaching != nil && !*p.Engine.PrefixCaching {
+		return l.errorf(at+".kv_tiers", "lower KV tiers find blocks by their prefix hashes: they need engine.prefix_caching")
+	}
 	if len(p.KVTiers) > 0 && p.Wafer != nil {
 		return l.errorf(at+".kv_tiers", "a wafer's slots have no paged pool to offload from")
 	}
@@ -206,6 +209,9 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 	inst *sim.Instance, store **engine.Tier) error {
 	if len(p.KVTiers) == 0 {
 		return nil
+	}
+	if ecfg.SlidingGroups > 0 {
+		return l.errorf(at+".kv_tiers", "%s has sliding-window layers: lower KV tiers are modelled for full-attention KV only", m.Name)
 	}
 	shardBytes := p.layout().Memory(m, 0, 0, ecfg.BlockSize).BlockBytes
 	tiers, err := l.poolTiers(at, p, hw, m, shardBytes*float64(p.layout().RankDevices()), store)

@@ -80,3 +80,20 @@ func TestTiersBuild(t *testing.T) {
 		t.Error("the decode pool got tiers it does not list")
 	}
 }
+
+// TestTiersNeedPagedFullAttentionKV: tiers on a pool without prefix
+// caching, or serving a model with sliding-window layers, are refused
+// where they are written.
+func TestTiersNeedPagedFullAttentionKV(t *testing.T) {
+	noCache := strings.Replace(tiered(t, "      - {tier: host, capacity: 1GB}\n"), "{block_size: 16}",
+		"{block_size: 16, prefix_caching: false}", 1)
+	if _, _, err := parseBuild(t, noCache, "t.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "t.yaml:15: field pools[0].kv_tiers: lower KV tiers find blocks by their prefix hashes") {
+		t.Errorf("without prefix caching: %v", err)
+	}
+	hybrid := strings.Replace(tiered(t, "      - {tier: host, capacity: 100GB}\n"), "model: llama-3.1-8b", "model: gpt-oss-20b", 1)
+	if _, _, err := parseBuild(t, hybrid, "t.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "field pools[0].kv_tiers: gpt-oss-20b has sliding-window layers") {
+		t.Errorf("a sliding-window model: %v", err)
+	}
+}

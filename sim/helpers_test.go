@@ -135,6 +135,30 @@ func auditBlocks(t testing.TB, c *cluster) {
 			t.Fatalf("t=%d ns, %s: pool counts %d references, sequences hold %d blocks",
 				c.nowNs, c.cfg.Instances[i].Name, refs, held[i])
 		}
+		auditTiers(t, c, i)
+	}
+}
+
+// auditTiers checks instance i's lower tiers: each is consistent, holds
+// no more than its capacity with the swap room reserved in it, and the
+// host tier reserves exactly the blocks of the sequences swapped out to
+// it.
+func auditTiers(t testing.TB, c *cluster, i int) {
+	t.Helper()
+	in := c.replicas[i].eng
+	for _, tr := range c.cfg.Instances[i].Engine.Tiers {
+		b := tr.Blocks
+		if err := b.Check(); err != nil {
+			t.Fatalf("t=%d ns, %s: %v", c.nowNs, c.cfg.Instances[i].Name, err)
+		}
+		if b.Len()+b.Reserved() > b.Capacity() {
+			t.Fatalf("t=%d ns, %s: %s tier holds %d blocks and reserves %d of %d", c.nowNs,
+				c.cfg.Instances[i].Name, tr.Kind, b.Len(), b.Reserved(), b.Capacity())
+		}
+		if tr.Kind == engine.TierHost && b.Reserved() != in.HostBlocksUsed() {
+			t.Fatalf("t=%d ns, %s: the host tier reserves %d blocks, swapped sequences hold %d", c.nowNs,
+				c.cfg.Instances[i].Name, b.Reserved(), in.HostBlocksUsed())
+		}
 	}
 }
 
