@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -120,15 +121,21 @@ func TestPreemptionSummary(t *testing.T) {
 
 func TestSummarizeInstances(t *testing.T) {
 	insts := []InstanceInfo{{Name: "d0", Pool: "decode", Role: RoleDecode, GPUs: 2, BusyNs: 4e9,
-		PrefillBusyNs: 1e9, Preemptions: 3, CascadeNs: 5e8, Rejections: 7}, {Name: "idle", Pool: "p", Owner: "o"}}
-	got := Summarize(nil, nil, RunInfo{Instances: insts}).Instances
+		PrefillBusyNs: 1e9, Preemptions: 3, CascadeNs: 5e8, Rejections: 7, Waits: [NumWaits]int64{WaitKV: 2e9}},
+		{Name: "idle", Pool: "p", Owner: "o"}}
+	sum := Summarize(nil, nil, RunInfo{Instances: insts})
+	noWait := map[string]float64{"busy": 0, "max_num_seqs": 0, "kv_blocks": 0, "token_budget": 0}
+	kvWait := map[string]float64{"busy": 0, "max_num_seqs": 0, "kv_blocks": 2, "token_budget": 0}
 	want := []InstanceSummary{
 		{Name: "d0", Pool: "decode", Role: RoleDecode, Owner: "decode", GPUs: 2, BusyS: 4, PrefillShare: 0.25,
-			Preemptions: 3, CascadeS: 0.5, Rejections: 7},
-		{Name: "idle", Pool: "p", Owner: "o"},
+			Preemptions: 3, CascadeS: 0.5, Rejections: 7, WaitS: kvWait},
+		{Name: "idle", Pool: "p", Owner: "o", WaitS: noWait},
 	}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("instances %+v\nwant %+v", got, want)
+	if !reflect.DeepEqual(sum.Instances, want) {
+		t.Errorf("instances %+v\nwant %+v", sum.Instances, want)
+	}
+	if w := (WaitSummary{PrefillS: noWait, DecodeS: kvWait}); !reflect.DeepEqual(sum.Waits, w) {
+		t.Errorf("waits %+v, want %+v", sum.Waits, w)
 	}
 }
 
@@ -158,6 +165,12 @@ func TestWriteTableAttribution(t *testing.T) {
 
 func TestRequestsCSVHeaderNamesTimes(t *testing.T) {
 	cols := strings.Split(RequestsCSVHeader, ",")
+	for k, name := range WaitNames {
+		if got := cols[len(cols)-NumWaits+k]; got != "wait_"+name+"_s" {
+			t.Errorf("column %d is %q, want %q", len(cols)-NumWaits+k, got, "wait_"+name+"_s")
+		}
+	}
+	cols = cols[:len(cols)-NumWaits]
 	tail := cols[len(cols)-NumTimes:]
 	for k, name := range TimeNames {
 		if tail[k] != name+"_s" {
@@ -212,5 +225,27 @@ func TestOwnerShares(t *testing.T) {
 		if got := ownerShares(tc.owners, ttft); got != tc.want {
 			t.Errorf("ownerShares(%v) = %q, want %q", tc.owners, got, tc.want)
 		}
+	}
+}
+
+// TestWriteTableWaits: each side's causes as shares of its wait, largest
+// first; a side that never waited is left out.
+func TestWriteTableWaits(t *testing.T) {
+	s := Summary{Waits: WaitSummary{
+		PrefillS: map[string]float64{"busy": 1, "token_budget": 3, "max_num_seqs": 0, "kv_blocks": 0},
+		DecodeS:  map[string]float64{"busy": 0, "max_num_seqs": 4, "kv_blocks": 1, "token_budget": 0}}}
+	var b bytes.Buffer
+	if err := WriteTable(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "  waited    prefill side: token_budget 75%, busy 25% of 4.00 s   decode side: max_num_seqs 80%, kv_blocks 20% of 5.00 s\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	s.Waits.PrefillS = map[string]float64{}
+	b.Reset()
+	WriteTable(&b, s)
+	if strings.Contains(b.String(), "prefill side") {
+		t.Errorf("a side with no wait is printed:\n%s", b.String())
 	}
 }

@@ -31,6 +31,8 @@ type InstanceInfo struct {
 	CascadeNs      int64 // time inside cascades
 	Lockups        int   // busy spells without a token longer than the threshold
 	LockupNs       int64 // time inside lock-ups
+
+	Waits [NumWaits]int64 // its queued requests' waits by cause (Wait*), summed
 }
 
 // owner returns who answers for the instance's time: Owner, or the pool's
@@ -71,6 +73,9 @@ type InstanceSummary struct {
 	SwapOuts        int64   `json:"swap_outs"`
 	Rejections      int64   `json:"rejections"`
 	Recompiles      int64   `json:"recompiles"`
+	// WaitS is what requests waited in its queues for admission, by cause
+	// (WaitNames), summed, s.
+	WaitS map[string]float64 `json:"wait_s"`
 }
 
 // PreemptionSummary gathers preemption statistics over the decode
@@ -109,9 +114,18 @@ func summarizeInstances(insts []InstanceInfo) []InstanceSummary {
 			Preemptions: in.Preemptions, ReprefillTokens: in.ReprefillTokens,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeS: nsToS(float64(in.CascadeNs)),
 			Lockups: in.Lockups, LockupS: nsToS(float64(in.LockupNs)),
-			SwapOuts: in.SwapOuts, Rejections: in.Rejections, Recompiles: in.Recompiles}
+			SwapOuts: in.SwapOuts, Rejections: in.Rejections, Recompiles: in.Recompiles, WaitS: waitMap(in.Waits)}
 	}
 	return out
+}
+
+// waitMap names waits by cause, in seconds.
+func waitMap(ns [NumWaits]int64) map[string]float64 {
+	m := make(map[string]float64, NumWaits)
+	for k, v := range ns {
+		m[WaitNames[k]] = nsToS(float64(v))
+	}
+	return m
 }
 
 // summarizePreemption sums the preemption counters of the decode instances,
@@ -144,4 +158,29 @@ func summarizePreemption(recs []Record, insts []InstanceInfo) PreemptionSummary 
 		p.WastedTokens += int64(recs[i].WastedTokens)
 	}
 	return p
+}
+
+// WaitSummary is why requests waited in the queues for admission, by
+// cause, summed over the instances that prefill (prefill and colocated
+// roles) and over those that only decode, in seconds: a planner reads
+// "decode side: 80 % max_num_seqs" and knows whether a limit or memory is
+// short. Re-prefills after a preemption are not included.
+type WaitSummary struct {
+	PrefillS map[string]float64 `json:"prefill_s"`
+	DecodeS  map[string]float64 `json:"decode_s"`
+}
+
+// summarizeWaits adds the instances' waits up by side.
+func summarizeWaits(insts []InstanceInfo) WaitSummary {
+	var pre, dec [NumWaits]int64
+	for i := range insts {
+		side := &pre
+		if insts[i].Role == RoleDecode {
+			side = &dec
+		}
+		for k, v := range insts[i].Waits {
+			side[k] += v
+		}
+	}
+	return WaitSummary{PrefillS: waitMap(pre), DecodeS: waitMap(dec)}
 }

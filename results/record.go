@@ -48,10 +48,14 @@ type Record struct {
 	Rejections      int32    // times a decoder refused it and the router re-sent it
 	WastedTokens    int32    // generated tokens thrown away by phase-1 rejections
 	TierTokens      [3]int32 // prompt tokens read from each lower KV tier (host, disk, store), every admission counted
-	Status          Status
-	Turn            uint16 // turn in its session, from 1; 0 = not part of a session
-	Session         int32  // its session (dense from 0) when Turn > 0
-	Reason          string // why it was rejected or dropped; empty if completed
+	// Waits splits the time it waited in instances' queues for admission by
+	// cause (the Wait* constants); re-prefills after a preemption are not
+	// included.
+	Waits   [NumWaits]int64
+	Status  Status
+	Turn    uint16 // turn in its session, from 1; 0 = not part of a session
+	Session int32  // its session (dense from 0) when Turn > 0
+	Reason  string // why it was rejected or dropped; empty if completed
 
 	// Time splits the request's life into components (the T* constants):
 	// the TTFT components sum to FirstTokenNs − ArrivalNs, the decode
@@ -77,6 +81,20 @@ const (
 	TEmit                  // the last token's way to the client less the first's (negative when it is quicker)
 	NumTimes
 )
+
+// The causes a queued request waits for, indexing Record.Waits: a step in
+// flight, the running set full (max_num_seqs), no KV blocks for the
+// queue's head, the step's token budget spent.
+const (
+	WaitBusy = iota
+	WaitMaxSeqs
+	WaitKV
+	WaitBudget
+	NumWaits
+)
+
+// WaitNames are the causes' names in reports, indexed by Wait*.
+var WaitNames = [NumWaits]string{"busy", "max_num_seqs", "kv_blocks", "token_budget"}
 
 // FirstDecodeTime is the index of the first decode-time component.
 const FirstDecodeTime = TDecodeCompute

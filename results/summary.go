@@ -90,6 +90,7 @@ type Summary struct {
 	Events             int64             `json:"events"`
 	Instances          []InstanceSummary `json:"instances"`
 	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
+	Waits              WaitSummary       `json:"waits"`              // why requests waited for admission
 }
 
 // Summarize computes a run's Summary. recs is not modified; itl (may be nil)
@@ -145,6 +146,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.Network = summarizeNetwork(info.Links)
 	s.Instances = summarizeInstances(info.Instances)
 	s.KVTiers = summarizeTiers(recs, info.Tiers)
+	s.Waits = summarizeWaits(info.Instances)
 	return s
 }
 

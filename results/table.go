@@ -34,6 +34,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	writeLatency(&b, s)
 	b.WriteByte('\n')
 	writeAttribution(&b, s.Attribution)
+	writeWaits(&b, s.Waits)
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
 		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)

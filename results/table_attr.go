@@ -43,6 +43,27 @@ func writeAttribution(b *bytes.Buffer, a Attribution) {
 		ownerShares(a.ByOwner, func(t OwnerTime) float64 { return t.DecodeS }))
 }
 
+// writeWaits writes why requests waited for admission, each side's causes
+// as shares of its total wait, when any did.
+func writeWaits(b *bytes.Buffer, w WaitSummary) {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		s    map[string]float64
+	}{{"prefill side", w.PrefillS}, {"decode side", w.DecodeS}} {
+		total := 0.0
+		for _, name := range WaitNames { // in order: map order would change the rounding
+			total += side.s[name]
+		}
+		if total > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s of %.2f s", side.name, shareList(side.s), total))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(b, "%-11s %s\n", "  waited", strings.Join(parts, "   "))
+	}
+}
+
 // componentList renders the non-zero components, in names' order, as
 // "name value" scaled from seconds; "-" if all are zero.
 func componentList(means map[string]float64, names []string, scale float64) string {
@@ -63,13 +84,24 @@ func componentList(means map[string]float64, names []string, scale float64) stri
 // non-zero share that rounds to 0), leaving out zero shares; "-" if the
 // total is zero.
 func ownerShares(byOwner map[string]OwnerTime, part func(OwnerTime) float64) string {
+	m := make(map[string]float64, len(byOwner))
+	for owner, t := range byOwner {
+		m[owner] = part(t)
+	}
+	return shareList(m)
+}
+
+// shareList renders each key's share of the values' total, largest first
+// (ties by name), as whole percentages ("<1%" for a non-zero share that
+// rounds to 0), leaving out zero values; "-" if the total is zero.
+func shareList(values map[string]float64) string {
 	type share struct {
 		owner string
 		s     float64
 	}
 	var shares []share
-	for owner, t := range byOwner {
-		if v := part(t); v > 0 {
+	for owner, v := range values {
+		if v > 0 {
 			shares = append(shares, share{owner, v})
 		}
 	}

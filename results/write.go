@@ -18,12 +18,14 @@ func WriteJSON(w io.Writer, s Summary) error {
 	return enc.Encode(s)
 }
 
-// RequestsCSVHeader is the first line WriteRequestsCSV writes. The last
-// columns are Record.Time, one per TimeNames entry, with "_s" appended.
+// RequestsCSVHeader is the first line WriteRequestsCSV writes. Its last
+// columns are Record.Time, one per TimeNames entry with "_s" appended,
+// then Record.Waits, "wait_" and each WaitNames entry and "_s".
 const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_tokens," +
 	"output_tokens,cached_tokens,ttft_s,tpot_s,e2e_s,preemptions,status,reason,rejections,wasted_tokens," +
 	"frontend_s,router_queue_s,prefill_queue_s,prefill_compute_s,onboard_s,transfer_s,decode_queue_first_s," +
-	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s,emit_s"
+	"decode_compute_s,decode_queue_s,reprefill_s,swap_s,rejection_s,emit_s," +
+	"wait_busy_s,wait_max_num_seqs_s,wait_kv_blocks_s,wait_token_budget_s"
 
 // SessionColumns are the columns WriteRequestsCSV appends after
 // RequestsCSVHeader's when a record belongs to a session: the session
@@ -102,6 +104,10 @@ func appendCSVRecord(b []byte, r *Record, instances []string) []byte {
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	for _, ns := range r.Time {
+		b = append(b, ',')
+		b = appendSeconds(b, ns)
+	}
+	for _, ns := range r.Waits {
 		b = append(b, ',')
 		b = appendSeconds(b, ns)
 	}

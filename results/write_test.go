@@ -64,29 +64,32 @@ func TestWriteJSONEmpty(t *testing.T) {
 func TestWriteRequestsCSV(t *testing.T) {
 	recs := handRecords()
 	recs[3].Reason = `cache "hit", low`
+	recs[0].Waits[WaitKV] = 15 * ms
 	var buf bytes.Buffer
 	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
-	zeros := strings.Repeat("0.000000,", NumTimes-1) + "0.000000"
+	noWaits := strings.Repeat(",0.000000", NumWaits)
+	zeros := strings.Repeat("0.000000,", NumTimes-1) + "0.000000" + noWaits
 	want := []string{
 		RequestsCSVHeader,
 		// TTFT 0.1 s, TPOT 1 s / 20 = 0.05 s, E2E 1.1 s.
 		"0,0.000000,prefill-0,decode-0,100,21,50,0.100000,0.050000,1.100000,0,completed,,0,0," +
-			"0.000000,0.000000,0.020000,0.050000,0.000000,0.010000,0.020000,1.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.000000,0.020000,0.050000,0.000000,0.010000,0.020000,1.000000,0.000000,0.000000,0.000000,0.000000,0.000000" +
+			",0.000000,0.000000,0.015000,0.000000", // 15 ms waiting for KV blocks
 		// One token: no TPOT.
 		"1,1.000000,prefill-0,decode-0,200,1,0,0.300000,,0.300000,0,completed,,0,0," +
-			"0.000000,0.005000,0.200000,0.075000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.005000,0.200000,0.075000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000" + noWaits,
 		"2,2.000000,prefill-0,decode-0,100,1,50,0.050000,,0.050000,0,completed,,0,0," +
-			"0.000000,0.000000,0.000000,0.030000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000",
+			"0.000000,0.000000,0.000000,0.030000,0.000000,0.010000,0.010000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000" + noWaits,
 		// Rejected before any token: no TTFT; reason quoted per RFC 4180.
 		`3,3.000000,prefill-0,decode-0,300,0,0,,,0.500000,1,rejected,"cache ""hit"", low",0,0,` + zeros,
 		// Dropped, never routed: empty instances.
 		"4,4.000000,,,5000,0,0,,,0.000000,0,dropped,too long,0,0," + zeros,
 		// One rejection that wasted 4 tokens; its components sum to 0.1 | 2.0 s.
 		"5,2.500000,prefill-0,decode-0,100,11,0,0.100000,0.200000,2.100000,2,completed,,1,4," +
-			"0.000000,0.000000,0.000000,0.060000,0.000000,0.020000,0.020000,1.200000,0.100000,0.300000,0.000000,0.400000,0.000000",
+			"0.000000,0.000000,0.000000,0.060000,0.000000,0.020000,0.020000,1.200000,0.100000,0.300000,0.000000,0.400000,0.000000" + noWaits,
 		"",
 	}
 	if len(lines) != len(want) {
@@ -225,12 +228,12 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 }
 
 // TestRecordSize: the session fields live in the padding after Status, so
-// a record stays 208 bytes (the README's ~209 B per retained record).
+// a record stays 240 bytes (the README's ~241 B per retained record).
 func TestRecordSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("the figure is for 64-bit platforms")
 	}
-	if n := unsafe.Sizeof(Record{}); n != 208 {
-		t.Errorf("Record is %d bytes, want 208", n)
+	if n := unsafe.Sizeof(Record{}); n != 240 {
+		t.Errorf("Record is %d bytes, want 240", n)
 	}
 }

@@ -45,7 +45,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	c.replicas[i].outstanding--
 	c.unbook(f)
 	c.free(ref)
-	c.replicas[i].eng.Recycle(s)
+	c.recycle(i, s, rec)
 }
 
 // rejected handles a sequence decoder i refused (vLLM RFC #24256): the
@@ -68,7 +68,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	c.replicas[i].outstanding--
 	c.unbook(f)
 	generated := s.Generated
-	c.replicas[i].eng.Recycle(s)
+	c.recycle(i, s, rec)
 	if held {
 		c.releasePrefill(f)
 		c.kickSoon(f.route.Prefill)
@@ -131,14 +131,30 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 // abortSeq takes a sequence off instance i.
 func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	rp := &c.replicas[i]
-	c.records[c.flights[s.Ref].req.ID].Preemptions += int32(s.Preemptions)
+	rec := &c.records[c.flights[s.Ref].req.ID]
+	rec.Preemptions += int32(s.Preemptions)
 	if s.Onboarding() {
 		c.cancelOnboard(&c.flights[s.Ref])
 	}
 	rp.eng.Abort(s)
-	rp.eng.Recycle(s)
+	c.recycle(i, s, rec)
 	rp.outstanding--
 	c.kickSoon(i)
+}
+
+// The engine's wait causes are the records', in the same order.
+var (
+	_ [results.NumWaits - engine.NumWaitCauses]struct{}
+	_ [engine.NumWaitCauses - results.NumWaits]struct{}
+)
+
+// recycle hands a sequence done on instance i back to its engine, its
+// waits added to the request's record first.
+func (c *cluster) recycle(i int, s *engine.Seq, rec *results.Record) {
+	for k, ns := range s.Wait {
+		rec.Waits[k] += ns
+	}
+	c.replicas[i].eng.Recycle(s)
 }
 
 // drop ends a request that cannot be served.

@@ -283,6 +283,18 @@ func checkAttribution(t testing.TB, r *results.Record) {
 			decode += v
 		}
 	}
+	waited, queued := int64(0), r.Time[results.TPrefillQueue]+r.Time[results.TDecodeFirst]+
+		r.Time[results.TDecodeQueue]+r.Time[results.TReprefill]+r.Time[results.TRejection]
+	for k, ns := range r.Waits {
+		if ns < 0 {
+			t.Errorf("request %d: negative %s wait %d ns", r.ID, results.WaitNames[k], ns)
+		}
+		waited += ns
+	}
+	if waited > queued {
+		t.Errorf("request %d: waits by cause %v sum to %d ns, more than its %d ns of queueing (%v)", r.ID,
+			r.Waits, waited, queued, r.Time)
+	}
 	if ttft != r.FirstTokenNs-r.ArrivalNs || decode != r.FinishNs-r.FirstTokenNs {
 		t.Errorf("request %d: components sum to TTFT %d and decode %d ns, want %d and %d (%v)",
 			r.ID, ttft, decode, r.FirstTokenNs-r.ArrivalNs, r.FinishNs-r.FirstTokenNs, r.Time)

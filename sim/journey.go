@@ -203,6 +203,9 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		return
 	}
 	c.enter(ref, phaseHolding)
+	if f.dseq != nil { // handed over while streaming: its wait counts from now
+		c.replicas[f.route.Decode].eng.WaitFrom(f.dseq, c.nowNs)
+	}
 	f.viaStore, f.storeNs = c.replicas[p].cfg.KVViaStore, 0 // per attempt: a re-sent request may prefill elsewhere
 	if f.viaStore {
 		f.storeNs = c.replicas[p].eng.HandOffToStore(ps)
@@ -287,6 +290,7 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 		c.enter(ref, phaseTransferring) // from the store
 	case phasePrefilling: // streaming: the prompt's last step is running
 		c.enter(ref, phaseStreaming)
+		s.Wait = engine.Waits{} // its wait for room ran beside the prefill, off the request's path
 	default:
 		c.enter(ref, phaseTransferring)
 	}
@@ -407,7 +411,7 @@ func (c *cluster) releasePrefill(f *flight) {
 	}
 	p := &c.replicas[f.route.Prefill]
 	p.eng.Release(f.pseq)
-	p.eng.Recycle(f.pseq)
+	c.recycle(f.route.Prefill, f.pseq, &c.records[f.req.ID])
 	f.pseq = nil
 	p.outstanding--
 }

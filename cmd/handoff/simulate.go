@@ -83,7 +83,7 @@ func instanceInfos(res *sim.Result) []results.InstanceInfo {
 			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
 			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
-			Lockups: in.Lockups, LockupNs: in.LockupNs}
+			Lockups: in.Lockups, LockupNs: in.LockupNs, Waits: in.Stats.Waits}
 	}
 	return infos
 }

@@ -41,6 +41,14 @@ type Instance struct {
 
 	mem memory // the paged pool or the slots (memory.go)
 
+	// Why queued sequences wait (waits.go): the time spent in each cause
+	// so far, the cause since waitSince, and why the pass under way
+	// stopped admitting.
+	waitNs    Waits
+	waitCause WaitCause
+	waitSince int64
+	stop      WaitCause
+
 	// Cruising sequences (cruise.go).
 	cruising   int   // how many
 	cruiseBase int64 // Σ of their relative computed
@@ -67,6 +75,7 @@ type Stats struct {
 
 	TierHitBlocks     [NumTiers]int64 // blocks onboarded from each lower tier
 	TierWrittenBlocks [NumTiers]int64 // blocks written to each lower tier
+	Waits             Waits           // queued sequences' waits by cause (waits.go), summed
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices
@@ -201,6 +210,7 @@ func (in *Instance) Enqueue(s *Seq, nowNs int64) {
 	s.markNs = nowNs
 	s.state = stateWaiting
 	in.waiting.pushBack(s)
+	in.joinQueue(s, nowNs)
 }
 
 // Release frees the blocks of a finished prefill-role sequence once its KV
@@ -227,6 +237,7 @@ func (in *Instance) KVLost(s *Seq, nowNs int64) {
 	s.markNs = nowNs
 	s.computed = s.committed * in.cfg.BlockSize
 	in.readyUp(s)
+	in.joinQueue(s, nowNs)
 }
 
 // KVArrived marks a pulling sequence's prompt KV as present: it joins the
@@ -248,6 +259,7 @@ func (in *Instance) KVArrived(s *Seq, nowNs int64) {
 	s.computed = s.PromptTokens - 1
 	in.commitFull(s)
 	in.readyUp(s)
+	in.joinQueue(s, nowNs)
 }
 
 // readyUp makes a sequence that holds its blocks admissible: it joins the

@@ -29,6 +29,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	}
 	n := s.Tokens() - start
 	if in.cfg.NoChunkedPrefill && n > budget {
+		in.stopFor(WaitBudget)
 		return 0, false
 	}
 	n = min(n, budget)

@@ -29,6 +29,7 @@ func (in *Instance) preempt(s *Seq) {
 // threshold (vLLM RFC #24256). It holds no blocks (preemption freed them);
 // the caller hands it back to the router.
 func (in *Instance) reject(q *deque, s *Seq) {
+	in.leaveQueue(s)
 	q.popFront()
 	in.acquire(s, 0) // drop the stale table
 	s.state = stateDone

@@ -25,6 +25,8 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	}
 	in.res.reset()
 	in.clockNs = nowNs
+	in.settleWaits(nowNs)
+	defer in.setWaitCause()
 	in.batch = perf.Batch{}
 	in.cutoffNs = math.MaxInt64
 	pipelined := in.cfg.AsyncScheduling && in.stats.Steps > 0 && nowNs == in.lastEndNs
@@ -35,7 +37,7 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
 	if !preempted {
 		in.admitAll(budget)
-	} else if len(in.step)+in.cruising == 0 {
+	} else if in.stopFor(WaitKV); len(in.step)+in.cruising == 0 {
 		// The pass preempted every running sequence and so may not admit:
 		// vLLM's engine loop schedules again at once.
 		in.admitAll(in.cfg.MaxBatchedTokens)
@@ -106,11 +108,14 @@ func (in *Instance) notDue(i int, k int64, most int) int {
 // admitAll admits, in order: ready sequences (they hold their blocks),
 // swapped-out ones (vLLM V0 swaps in before admitting new work, and admits
 // none while any remain swapped out), then the waiting queue.
+//
+// When sequences stay queued it records why (waits.go).
 func (in *Instance) admitAll(budget int) {
 	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs &&
 		in.ready.front().markNs <= in.cutoffNs {
 		n, ok := in.mem.admit(&in.ready, in.ready.front(), budget)
 		if !ok {
+			in.stopReason(budget, false)
 			return
 		}
 		budget -= n
@@ -118,24 +123,29 @@ func (in *Instance) admitAll(budget int) {
 	for in.swapped.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		n, ok := in.mem.swapIn(in.swapped.front(), budget)
 		if !ok {
+			in.stopReason(budget, false)
 			return
 		}
 		budget -= n
 	}
-	if in.swapped.len() == 0 {
-		in.admitWaiting(budget)
+	if in.swapped.len() > 0 {
+		in.stopReason(budget, false) // nothing new is admitted while any is swapped out
+		return
 	}
+	in.stopReason(in.admitWaiting(budget))
 }
 
 // admitWaiting admits sequences from the head of the waiting queue. With
 // SharedQueue, sequences pulling remote KV are passed over and go back to
 // the head when the pass ends (vLLM's step_skipped_waiting).
-func (in *Instance) admitWaiting(budget int) {
+// It returns the budget left and false when the head could not get its
+// room.
+func (in *Instance) admitWaiting(budget int) (int, bool) {
 	defer in.unskip()
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
 		if s.markNs > in.cutoffNs && s.state != statePulling {
-			return // enqueued after this step was planned (AsyncScheduling)
+			return budget, true // enqueued after this step was planned (AsyncScheduling)
 		}
 		if s.state == statePulling {
 			in.skipped.pushBack(in.waiting.popFront())
@@ -143,16 +153,17 @@ func (in *Instance) admitWaiting(budget int) {
 		}
 		if s.Remote && !s.admitted {
 			if !in.mem.reserve(s) {
-				return
+				return budget, false
 			}
 			continue
 		}
 		n, ok := in.mem.admit(&in.waiting, s, budget)
 		if !ok {
-			return
+			return budget, false
 		}
 		budget -= n
 	}
+	return budget, true
 }
 
 // unskip returns the sequences passed over in an admission pass to the
@@ -166,6 +177,7 @@ func (in *Instance) unskip() {
 // startRunning moves the head s of queue q into the running set with its
 // first n tokens planned.
 func (in *Instance) startRunning(q *deque, s *Seq, n int) {
+	in.leaveQueue(s)
 	q.popFront()
 	s.state = stateRunning
 	in.plan(s, in.addRunning(s), n)
@@ -178,6 +190,7 @@ func (in *Instance) startPulling(s *Seq, remoteTokens int) {
 	s.admitted = true
 	s.RemoteTokens = remoteTokens
 	in.stats.PromptTokensSeen += int64(s.PromptTokens)
+	in.leaveQueue(s)
 	in.waiting.popFront()
 	if in.cfg.SharedQueue {
 		in.skipped.pushBack(s) // it waits for its KV in the waiting queue

@@ -72,6 +72,10 @@ type Seq struct {
 	OnboardReadyNs int64
 	OnboardNs      int64
 
+	// Wait is what it waited in the queues here, by cause (waits.go).
+	Wait     Waits
+	waitSnap Waits // the instance's wait totals when it joined the queue
+
 	onboarding int32 // blocks being copied up from lower tiers
 	hostBlocks int   // blocks it holds in the host tier while swapped out
 	slotClass  int   // slot mode: the class of the slot it holds

@@ -171,6 +171,7 @@ func (in *Instance) touchLower(s *Seq, from, n int) {
 // and hands it to the caller to time the copies.
 func (in *Instance) startOnboard(s *Seq, onboard int) {
 	s.account(in.clockNs, in.clockNs) // its wait so far was queueing (or recovery)
+	in.leaveQueue(s)
 	in.waiting.popFront()
 	if in.cfg.SharedQueue {
 		in.skipped.pushBack(s)
@@ -198,6 +199,7 @@ func (in *Instance) Onboarded(s *Seq, nowNs int64) {
 	s.onboarding = 0
 	in.commitFull(s)
 	in.readyUp(s)
+	in.joinQueue(s, nowNs)
 }
 
 // offloadFinished writes a finishing sequence's full shareable blocks
