@@ -27,6 +27,8 @@ type Sample struct {
 // covered at a coarser grid.
 type Timeline struct {
 	Instance   string
+	Pool       string
+	MaxSeqs    int // the instance's max_num_seqs: its running set's limit
 	IntervalNs int64
 	Samples    []Sample
 }
@@ -50,7 +52,8 @@ func newTimelines(cfg *Config) timelines {
 	n := len(cfg.Instances)
 	t.list, t.pend, t.nextNs, t.max = make([]Timeline, n), make([]int32, n), 0, max(cfg.TimelineSamples, 2)
 	for i := range t.list {
-		t.list[i] = Timeline{Instance: cfg.Instances[i].Name, IntervalNs: cfg.TimelineIntervalNs}
+		in := &cfg.Instances[i]
+		t.list[i] = Timeline{Instance: in.Name, Pool: in.Pool, MaxSeqs: in.Engine.MaxSeqs, IntervalNs: cfg.TimelineIntervalNs}
 	}
 	return t
 }

@@ -24,11 +24,12 @@ func withTimeline(cfg *sim.Config) {
 }
 
 // writeTimelineCSV writes the sampled timelines, one row per sample; each
-// row's preemptions happened since the instance's previous row. With
+// row's preemptions happened since the instance's previous row, and it
+// names the instance's max_num_seqs and pool (for the pool views). With
 // tiers, each row ends with the share of the instance's host, disk and
 // store tiers holding blocks.
 func writeTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
-	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions")
+	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool")
 	if tiers {
 		b = append(b, ",host_used,disk_used,store_used"...)
 	}
@@ -47,6 +48,10 @@ func writeTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
 			b = strconv.AppendInt(b, int64(s.Waiting), 10)
 			b = append(b, ',')
 			b = strconv.AppendInt(b, int64(s.Preemptions), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(tl.MaxSeqs), 10)
+			b = append(b, ',')
+			b = append(b, tl.Pool...)
 			for k := 0; tiers && k < len(s.TierUsed); k++ {
 				b = append(b, ',')
 				b = strconv.AppendFloat(b, float64(s.TierUsed[k]), 'f', 4, 32)

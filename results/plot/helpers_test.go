@@ -167,17 +167,17 @@ func TestTimelineKeepsPeaks(t *testing.T) {
 	for i := range samples {
 		samples[i] = Sample{TimeS: float64(i), KVUsed: 0.5, Batch: 8}
 	}
-	samples[4321].KVUsed, samples[4321].Batch = 1, 99
-	kv, batch := timelineXYs(samples)
-	if len(kv) > timelineSteps+1 || len(batch) != len(kv) {
-		t.Fatalf("%d KV and %d batch points", len(kv), len(batch))
+	samples[4321].KVUsed, samples[4321].Batch, samples[4321].Waiting = 1, 99, 7
+	kv, batch, waiting := timelineXYs(samples)
+	if len(kv) > timelineSteps+1 || len(batch) != len(kv) || len(waiting) != len(kv) {
+		t.Fatalf("%d KV, %d batch and %d waiting points", len(kv), len(batch), len(waiting))
 	}
-	maxKV, maxBatch := 0.0, 0.0
+	maxKV, maxBatch, maxWaiting := 0.0, 0.0, 0.0
 	for i := range kv {
-		maxKV, maxBatch = max(maxKV, kv[i].Y), max(maxBatch, batch[i].Y)
+		maxKV, maxBatch, maxWaiting = max(maxKV, kv[i].Y), max(maxBatch, batch[i].Y), max(maxWaiting, waiting[i].Y)
 	}
-	if maxKV != 100 || maxBatch != 99 {
-		t.Errorf("peaks lost: KV %g%%, batch %g", maxKV, maxBatch)
+	if maxKV != 100 || maxBatch != 99 || maxWaiting != 7 {
+		t.Errorf("peaks lost: KV %g%%, batch %g, waiting %g", maxKV, maxBatch, maxWaiting)
 	}
 }
 

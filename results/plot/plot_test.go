@@ -72,11 +72,12 @@ func fixtureAttribution() []AttributionBar {
 // fixtureTimeline fills and drains the KV cache three times, preempting
 // at each peak.
 func fixtureTimeline() InstanceTimeline {
-	in := InstanceTimeline{Name: "decode-0"}
+	in := InstanceTimeline{Name: "decode-0", Pool: "decode", MaxSeqs: 48}
 	for i := range 3000 {
 		t := float64(i) * 0.01
 		phase := math.Mod(t, 10) / 10
-		in.Samples = append(in.Samples, Sample{TimeS: t, KVUsed: math.Min(1, 1.1*phase), Batch: int(64 * phase)})
+		in.Samples = append(in.Samples, Sample{TimeS: t, KVUsed: math.Min(1, 1.1*phase), Batch: min(48, int(64*phase)),
+			Waiting: max(0, int(64*phase)-48)})
 		if phase > 0.92 && i%7 == 0 {
 			in.PreemptionS = append(in.PreemptionS, t)
 		}
@@ -104,6 +105,13 @@ var drawers = map[string]func(*bytes.Buffer, Format) error{
 	},
 	"attainment_grid": func(b *bytes.Buffer, f Format) error { return Attainment(b, f, gridCurves(), 0.9) },
 	"timeline":        func(b *bytes.Buffer, f Format) error { return Timeline(b, f, fixtureTimeline()) },
+	"pool_timeline": func(b *bytes.Buffer, f Format) error {
+		a, c := fixtureTimeline(), fixtureTimeline()
+		for i := range c.Samples {
+			c.Samples[i].KVUsed /= 2
+		}
+		return PoolTimeline(b, f, "decode", []InstanceTimeline{a, c})
+	},
 	"pareto":          func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
 	"throughput_interactivity": func(b *bytes.Buffer, f Format) error {
 		return ThroughputInteractivity(b, f, fixtureTI())

@@ -13,14 +13,17 @@ import (
 
 // Sample is one instance's state at one instant.
 type Sample struct {
-	TimeS  float64 // simulated time, s
-	KVUsed float64 // share of the instance's KV blocks in use, 0..1
-	Batch  int     // sequences in the running batch
+	TimeS   float64 // simulated time, s
+	KVUsed  float64 // share of the instance's KV blocks in use, 0..1
+	Batch   int     // sequences in the running batch
+	Waiting int     // sequences queued
 }
 
 // InstanceTimeline is what one instance did over a run.
 type InstanceTimeline struct {
 	Name        string
+	Pool        string    // "" in files written before the column
+	MaxSeqs     int       // max_num_seqs, the batch's limit; 0 if unknown
 	Samples     []Sample  // in time order; each holds until the next
 	PreemptionS []float64 // simulated times of preemptions, s
 }
@@ -30,11 +33,12 @@ type InstanceTimeline struct {
 // peaks survive.
 const timelineSteps = 1500
 
-// Timeline draws an instance's KV occupancy (%) above its batch size, on a
-// shared simulated-time axis, with a red mark above the KV panel at each
+// Timeline draws an instance's KV occupancy (%) above its batch size and
+// waiting queue, with its max_num_seqs as a dashed line, on a shared
+// simulated-time axis, and a red mark above the KV panel at each
 // preemption. Cost: O(samples + preemptions).
 func Timeline(w io.Writer, f Format, inst InstanceTimeline) error {
-	kv, batch := timelineXYs(inst.Samples)
+	kv, batch, waiting := timelineXYs(inst.Samples)
 	top := newPlot(shorten(inst.Name)+": KV cache and batch", "", "KV blocks in use (%)")
 	l := newLegend()
 	if err := addStep(top, l, kv, "KV in use", 0); err != nil {
@@ -45,25 +49,18 @@ func Timeline(w io.Writer, f Format, inst InstanceTimeline) error {
 	}
 	top.Y.Min, top.Y.Max = 0, 106
 	top.X.Tick.Marker = niceTicks{hideLabels: true}
-	bottom := newPlot("", "simulated time (s)", "batch size (sequences)")
+	bottom := newPlot("", "simulated time (s)", "sequences")
 	if err := addStep(bottom, l, batch, "batch size", 2); err != nil {
 		return err
 	}
+	if err := addStep(bottom, l, waiting, "waiting", 3); err != nil {
+		return err
+	}
+	if err := addLimit(bottom, l, kv, float64(inst.MaxSeqs), "max_num_seqs"); err != nil {
+		return err
+	}
 	bottom.Y.Min = 0
-	xMin, xMax := min(top.X.Min, bottom.X.Min), max(top.X.Max, bottom.X.Max)
-	top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = xMin, xMax, xMin, xMax
-	lw := legendWidth(l)
-	return render(w, f, plotWidth, plotHeight, func(c draw.Canvas) {
-		c.Max.X -= lw + 2*legendGap
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(4)}
-		cs := gplot.Align([][]*gplot.Plot{{top}, {bottom}}, tiles, c)
-		top.Draw(cs[0][0])
-		bottom.Draw(cs[1][0])
-		lc := c
-		lc.Min.X, lc.Max.X = c.Max.X+legendGap, c.Max.X+legendGap+lw
-		lc.Max.Y = top.DataCanvas(cs[0][0]).Max.Y
-		l.Draw(lc)
-	})
+	return drawTwoPanels(w, f, top, bottom, l)
 }
 
 // addStep adds a step line of xys in the i-th line colour, and its legend
@@ -108,9 +105,26 @@ func addPreemptions(p *gplot.Plot, l *gplot.Legend, timesS []float64) error {
 	return nil
 }
 
-// timelineXYs returns the KV (%) and batch lines of the finite samples,
-// reduced to per-bucket maxima when there are more than timelineSteps.
-func timelineXYs(samples []Sample) (kv, batch plotter.XYs) {
+// addLimit draws a dashed horizontal line at y over the time span of xys
+// (nothing when y is 0: unknown).
+func addLimit(p *gplot.Plot, l *gplot.Legend, xys plotter.XYs, y float64, name string) error {
+	if y <= 0 || len(xys) == 0 {
+		return nil
+	}
+	line, err := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: y}, {X: xys[len(xys)-1].X, Y: y}})
+	if err != nil {
+		return fmt.Errorf("plot: %s: %w", name, err)
+	}
+	line.LineStyle = draw.LineStyle{Color: alertColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	p.Add(line)
+	l.Add(name, line)
+	return nil
+}
+
+// timelineXYs returns the KV (%), batch and waiting lines of the finite
+// samples, reduced to per-bucket maxima when there are more than
+// timelineSteps.
+func timelineXYs(samples []Sample) (kv, batch, waiting plotter.XYs) {
 	var t0, t1 float64
 	kept := samples[:0:0]
 	for _, s := range samples {
@@ -131,10 +145,12 @@ func timelineXYs(samples []Sample) (kv, batch plotter.XYs) {
 		if i > 0 && len(kv) > 0 && kv[len(kv)-1].X == bucketT {
 			kv[len(kv)-1].Y = max(kv[len(kv)-1].Y, 100*s.KVUsed)
 			batch[len(batch)-1].Y = max(batch[len(batch)-1].Y, float64(s.Batch))
+			waiting[len(waiting)-1].Y = max(waiting[len(waiting)-1].Y, float64(s.Waiting))
 			continue
 		}
 		kv = append(kv, plotter.XY{X: bucketT, Y: 100 * s.KVUsed})
 		batch = append(batch, plotter.XY{X: bucketT, Y: float64(s.Batch)})
+		waiting = append(waiting, plotter.XY{X: bucketT, Y: float64(s.Waiting)})
 	}
-	return kv, batch
+	return kv, batch, waiting
 }

@@ -10,22 +10,45 @@ import (
 	"strconv"
 )
 
-// maxTimelinePlots bounds the timelines drawn from one run: the instances
-// with the most preemptions (then by name).
-const maxTimelinePlots = 8
+// maxTimelinePlots bounds the per-instance timelines drawn from one run:
+// the instances with the most preemptions (then in file order), only
+// those that preempted.
+const maxTimelinePlots = 4
 
-// timelineFigures reads a run's timeline.csv and returns one timeline plot
-// per instance, for the instances most worth a look.
+// timelineFigures reads a run's timeline.csv and returns one timeline per
+// pool (timeline_pool_<pool>: all its instances in one picture), then one
+// per instance for the few most worth a look: those that preempted most.
+// A file written before the pool column gives one timeline per instance
+// (at most maxTimelinePlots).
 func timelineFigures(path string) ([]figure, error) {
 	tls, err := readTimelines(path)
 	if err != nil {
 		return nil, err
 	}
+	var figs []figure
+	pools := map[string][]InstanceTimeline{}
+	var order []string
+	for _, tl := range tls {
+		if tl.Pool != "" && pools[tl.Pool] == nil {
+			order = append(order, tl.Pool)
+		}
+		if tl.Pool != "" {
+			pools[tl.Pool] = append(pools[tl.Pool], tl)
+		}
+	}
+	for _, pool := range order {
+		members := pools[pool]
+		figs = append(figs, figure{"timeline_pool_" + pool, func(w io.Writer, f Format) error {
+			return PoolTimeline(w, f, pool, members)
+		}})
+	}
 	slices.SortStableFunc(tls, func(a, b InstanceTimeline) int {
 		return cmp.Compare(len(b.PreemptionS), len(a.PreemptionS))
 	})
-	var figs []figure
 	for _, tl := range tls[:min(len(tls), maxTimelinePlots)] {
+		if len(order) > 0 && len(tl.PreemptionS) == 0 {
+			break
+		}
 		figs = append(figs, figure{"timeline_" + tl.Name, func(w io.Writer, f Format) error { return Timeline(w, f, tl) }})
 	}
 	return figs, nil
@@ -83,12 +106,19 @@ func addTimelineRow(tl *InstanceTimeline, rec []string) error {
 	}
 	kv, err1 := strconv.ParseFloat(rec[3], 64)
 	running, err2 := strconv.Atoi(rec[4])
-	if err := cmp.Or(err1, err2); err != nil {
-		return fmt.Errorf("kv_used/running: %w", err)
+	waiting, err3 := strconv.Atoi(rec[5])
+	if err := cmp.Or(err1, err2, err3); err != nil {
+		return fmt.Errorf("kv_used/running/waiting: %w", err)
 	}
-	tl.Samples = append(tl.Samples, Sample{TimeS: t, KVUsed: kv, Batch: running})
+	tl.Samples = append(tl.Samples, Sample{TimeS: t, KVUsed: kv, Batch: running, Waiting: waiting})
 	if len(rec) > 6 && rec[6] != "0" {
 		tl.PreemptionS = append(tl.PreemptionS, t)
+	}
+	if len(rec) > 8 { // max_num_seqs, pool
+		if tl.MaxSeqs, err = strconv.Atoi(rec[7]); err != nil {
+			return fmt.Errorf("max_num_seqs: %w", err)
+		}
+		tl.Pool = rec[8]
 	}
 	return nil
 }
