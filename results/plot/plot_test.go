@@ -112,7 +112,7 @@ var drawers = map[string]func(*bytes.Buffer, Format) error{
 		}
 		return PoolTimeline(b, f, "decode", []InstanceTimeline{a, c})
 	},
-	"pareto":          func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
+	"pareto": func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
 	"throughput_interactivity": func(b *bytes.Buffer, f Format) error {
 		return ThroughputInteractivity(b, f, fixtureTI())
 	},
