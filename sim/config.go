@@ -179,9 +179,10 @@ type Config struct {
 	TimelineSamples    int
 
 	// Tracer, when set, receives the journeys of requests with ID below
-	// TraceRequests.
+	// TraceRequests, or of those TraceSelect picks when it is set.
 	Tracer        Tracer
 	TraceRequests int64
+	TraceSelect   func(id int64) bool
 }
 
 // hasStore reports whether an engine reads and writes a shared store.

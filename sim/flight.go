@@ -141,6 +141,11 @@ type flight struct {
 	pullDone     bool  // its pull finished while they were
 	viaStore     bool  // its prefiller hands its KV off through the store, where it lands at storeNs
 	storeNs      int64
+
+	// Traced flights: when the preemption being recovered from happened
+	// (−1: none), and the swap-outs seen, to name the recovery.
+	preemptedNs int64
+	swapOuts    int
 }
 
 // on reports whether one of the flight's sequences is on instance i.
@@ -271,7 +276,7 @@ func (c *cluster) newFlight(r *Request, first phase) int32 {
 		ref = int32(len(c.flights))
 		c.flights = append(c.flights, flight{})
 	}
-	c.flights[ref] = flight{req: *r}
+	c.flights[ref] = flight{req: *r, preemptedNs: -1}
 	c.enter(ref, first)
 	return ref
 }

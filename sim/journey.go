@@ -147,6 +147,9 @@ func (c *cluster) onStep(i int) {
 		c.itl.AddN(res.SteadyGapNs, int64(res.SteadyTokens))
 	}
 	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+len(res.FirstTokens)-len(res.Recovered))
+	if c.cfg.Tracer != nil {
+		c.traceRecovered(i, res.Recovered) // recomputed
+	}
 	c.noteVictims(i)
 	// Handling the results may place a held request on this very instance;
 	// planning it now would overwrite the results being handled.

@@ -34,8 +34,11 @@ func (c *cluster) preempted(i int, victims []*engine.Seq) {
 		return
 	}
 	for _, s := range victims {
-		if id := c.flights[s.Ref].req.ID; c.traced(id) {
-			c.cfg.Tracer.Instant(id, instanceTrack(i), "preempted", c.nowNs)
+		if f := &c.flights[s.Ref]; c.traced(f.req.ID) {
+			c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), "preempted", c.nowNs)
+			if f.preemptedNs < 0 {
+				f.preemptedNs = c.nowNs
+			}
 		}
 	}
 	c.replicas[i].metrics.preempt(len(victims), c.nowNs)

@@ -310,6 +310,9 @@ func (c *cluster) plan(i int) *perf.Batch {
 	b, res := inst.Schedule(c.nowNs)
 	c.notePreemptions(i, len(res.Preempted))
 	c.preempted(i, res.Preempted)
+	if c.cfg.Tracer != nil {
+		c.traceRecovered(i, res.Recovered) // swapped back in
+	}
 	c.noteVictims(i)
 	for _, s := range res.Rejected {
 		c.rejected(i, s)

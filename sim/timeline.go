@@ -75,6 +75,9 @@ func (c *cluster) sampleBefore(atNs int64) {
 			t.list[i].Samples = append(t.list[i].Samples, s)
 			t.pend[i] = 0
 		}
+		if c.cfg.Tracer != nil {
+			c.traceCounters(t.nextNs)
+		}
 		t.nextNs += t.list[0].IntervalNs
 		if len(t.list[0].Samples) == t.max {
 			t.coarsen()

@@ -1,6 +1,9 @@
 package sim
 
-import "handoff/results"
+import (
+	"handoff/models/engine"
+	"handoff/results"
+)
 
 // TrackKind says what a trace track stands for.
 type TrackKind uint8
@@ -18,10 +21,12 @@ type Track struct {
 	Index int
 }
 
-// Tracer receives the journeys of the first requests of a run, for a
-// request-journey trace (Chrome trace-event JSON, which Perfetto loads). The
-// core calls it synchronously and never reads anything back; a nil Tracer
-// costs one branch per phase. IDs are request IDs; times are ns.
+// Tracer receives the journeys of chosen requests of a run (the first
+// Config.TraceRequests, or those Config.TraceSelect picks), for a
+// request-journey trace (Chrome trace-event JSON, which Perfetto loads), and
+// with a timeline every instance's state at each sample. The core calls it
+// synchronously and never reads anything back; a nil Tracer costs one
+// branch per phase. IDs are request IDs; times are ns.
 type Tracer interface {
 	// Span is a phase of request id on a track, from startNs to endNs.
 	Span(id int64, t Track, name string, startNs, endNs int64)
@@ -30,11 +35,50 @@ type Tracer interface {
 	// Flow links the end of one phase to the start of the next across
 	// tracks (prefill → transfer → decode).
 	Flow(id int64, from Track, fromNs int64, to Track, toNs int64)
+	// Counter is the value of one of an instance's counters (KV in use,
+	// running, waiting) from atNs on, at each timeline sample.
+	Counter(t Track, name string, atNs int64, value float64)
 }
 
 // traced reports whether request id's journey goes to the tracer.
 func (c *cluster) traced(id int64) bool {
-	return c.cfg.Tracer != nil && id < c.cfg.TraceRequests
+	if c.cfg.Tracer == nil {
+		return false
+	}
+	if c.cfg.TraceSelect != nil {
+		return c.cfg.TraceSelect(id)
+	}
+	return id < c.cfg.TraceRequests
+}
+
+// traceCounters reports every instance's KV use, running and waiting
+// sequences at a timeline sample.
+func (c *cluster) traceCounters(atNs int64) {
+	for i := range c.replicas {
+		in, t := c.replicas[i].eng, instanceTrack(i)
+		c.cfg.Tracer.Counter(t, "KV in use (%)", atNs, 100*float64(in.Pool().UsedBlocks())/float64(in.Pool().NumBlocks()))
+		c.cfg.Tracer.Counter(t, "running", atNs, float64(in.Running()))
+		c.cfg.Tracer.Counter(t, "waiting", atNs, float64(in.Waiting()))
+	}
+}
+
+// traceRecovered records, for the traced sequences that recovered on
+// instance i, the span since their preemption: a re-prefill, or the time
+// swapped out.
+func (c *cluster) traceRecovered(i int, seqs []*engine.Seq) {
+	for _, s := range seqs {
+		f := &c.flights[s.Ref]
+		if !c.traced(f.req.ID) || f.preemptedNs < 0 {
+			continue
+		}
+		name := "re-prefill"
+		if s.SwapOuts > 0 && f.swapOuts != s.SwapOuts {
+			name = "swapped out"
+		}
+		f.swapOuts = s.SwapOuts
+		c.cfg.Tracer.Span(f.req.ID, instanceTrack(i), name, f.preemptedNs, c.nowNs)
+		f.preemptedNs = -1
+	}
 }
 
 func instanceTrack(i int) Track { return Track{Kind: TrackInstance, Index: i} }
@@ -49,7 +93,7 @@ func (c *cluster) traceLeave(f *flight, from, to phase) {
 	case to == phasePrefilling:
 		c.traceRoute(f)
 	case from.prefill() && !to.prefill() && to != phaseRejected:
-		c.cfg.Tracer.Span(f.req.ID, instanceTrack(f.route.Prefill), "prefill", f.enqueuedNs, c.nowNs)
+		c.tracePrefill(f)
 		if from == phaseStreamed {
 			c.traceTransfer(f)
 		}
@@ -59,6 +103,23 @@ func (c *cluster) traceLeave(f *flight, from, to phase) {
 		if to == phaseDone || to == phaseRejected {
 			c.cfg.Tracer.Span(f.req.ID, instanceTrack(decodingInstance(f)), "decode", f.decodeNs, c.nowNs)
 		}
+	}
+}
+
+// tracePrefill records a finished prefill on its instance, split, when it
+// queued, into its queueing and its compute (re-prefills and swaps have
+// their own slices, traceRecovered). The queue slice comes first and holds
+// all the sequence's queueing, the waits between its chunks included.
+func (c *cluster) tracePrefill(f *flight) {
+	t, id, inst := c.cfg.Tracer, f.req.ID, instanceTrack(f.route.Prefill)
+	t.Span(id, inst, "prefill", f.enqueuedNs, c.nowNs)
+	if f.pseq == nil {
+		return
+	}
+	queued := min(f.pseq.Acct[engine.AcctQueue]+c.nowNs-f.pseq.MarkNs(), c.nowNs-f.enqueuedNs)
+	if queued > 0 { // else the prefill is all compute: a child as long as it would not nest
+		t.Span(id, inst, "queue", f.enqueuedNs, f.enqueuedNs+queued)
+		t.Span(id, inst, "compute", f.enqueuedNs+queued, c.nowNs)
 	}
 }
 
@@ -73,7 +134,7 @@ func (c *cluster) traceRoute(f *flight) {
 	if f.route.Decode >= 0 { // not yet chosen when the router picks it after the prefill
 		name += " → " + c.cfg.Instances[f.route.Decode].Name
 	}
-	t.Instant(id, router, name, c.nowNs)
+	t.Span(id, router, name, c.nowNs, c.nowNs) // a slice, not an instant: Perfetto drops flows that start on none
 	t.Flow(id, router, c.nowNs, instanceTrack(f.route.Prefill), c.nowNs)
 }
 

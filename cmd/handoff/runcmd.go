@@ -21,7 +21,9 @@ type runOptions struct {
 	seed     uint64
 
 	tracePath     string // --trace: request-journey trace file, "" = none
-	traceRequests int64  // --trace-requests: how many of the first requests it follows
+	traceRequests int64  // --trace-requests: how many requests it follows
+	traceSelect   string // --trace-select: which (traceselect.go)
+	selection     traceSelection
 
 	simulate simulateFunc // nil: simulate
 }
@@ -48,6 +50,10 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
+			var err error
+			if opts.selection, err = parseTraceSelect(opts.traceSelect); err != nil {
+				return err
+			}
 			return runF(opts, stdout)
 		},
 	}
@@ -57,7 +63,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
 	cmd.Flags().Int64Var(&opts.traceRequests, "trace-requests", defaultTraceRequests,
-		"how many of the first requests --trace follows (`N` > 0)")
+		"how many requests --trace follows (`N` > 0)")
+	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
 	return cmd
 }
 
@@ -100,8 +107,8 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	defer recoverRun(&err, &rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
-	if opts.tracePath != "" {
-		configure = append(configure, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
+	if opts.tracePath != "" && opts.selection.kind == "first" {
+		configure = append(configure, withTimeline, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
 	}
 	if opts.outDir != "" {
 		configure = append(configure, withTimeline)
@@ -112,6 +119,11 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	}
 	if err := results.WriteTable(stdout, sum); err != nil {
 		return err
+	}
+	if opts.tracePath != "" && rec == nil {
+		if rec, err = traceAgain(opts, l, res); err != nil {
+			return err
+		}
 	}
 	if rec != nil {
 		if err := writeOutFile(opts.tracePath, rec.WriteJSON); err != nil {
@@ -124,6 +136,21 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	return incomplete(results.Unserved(res.Records, workloadName(l)))
+}
+
+// traceAgain simulates the run once more with a tracer on the requests
+// --trace-select chooses from its records (the run is deterministic: the
+// same run).
+func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journey.Recorder, error) {
+	ids, err := opts.selection.pick(res.Records, opts.traceRequests, res.SimTimeNs)
+	if err != nil {
+		return nil, err
+	}
+	var rec *journey.Recorder
+	_, _, err = opts.simulate.orDefault()(l, withTimeline, func(cfg *sim.Config) {
+		rec = journey.AttachSelected(cfg, func(id int64) bool { return ids[id] })
+	})
+	return rec, err
 }
 
 // checkOutputs checks -o and --trace before anything is simulated.

@@ -151,7 +151,7 @@ func TestTraceColocated(t *testing.T) {
 // a track with no events of its request (dropped), and events of a request
 // past the limit (ignored).
 func TestFlowBinding(t *testing.T) {
-	r := &Recorder{limit: 2, instances: []string{"a"}, links: []string{"l"}}
+	r := &Recorder{keep: func(id int64) bool { return id < 2 }, instances: []string{"a"}, links: []string{"l"}}
 	inst, link := sim.Track{Kind: sim.TrackInstance}, sim.Track{Kind: sim.TrackLink}
 	r.Span(0, link, "transfer", 5, 20)
 	r.Span(0, inst, "prefill", 8, 10)

@@ -25,11 +25,20 @@ import (
 // other request. Not safe for concurrent use (the simulator calls it from
 // one goroutine).
 type Recorder struct {
-	limit     int64
+	keep      func(id int64) bool
 	instances []string // thread names, per instance index
 	links     []string // per link index
 	items     []item
 	flows     []flow
+	counters  []counter
+}
+
+// counter is one value of an instance's counter from atNs on.
+type counter struct {
+	track sim.Track
+	name  string
+	atNs  int64
+	value float64
 }
 
 var _ sim.Tracer = (*Recorder)(nil)
@@ -60,21 +69,39 @@ func Attach(cfg *sim.Config, n int64) *Recorder {
 	if n <= 0 {
 		panic("journey: non-positive request count")
 	}
-	r := &Recorder{limit: n}
+	r := newRecorder(cfg, func(id int64) bool { return id < n })
+	cfg.Tracer, cfg.TraceRequests = r, n
+	return r
+}
+
+// AttachSelected is Attach for the requests pick chooses (by ID).
+func AttachSelected(cfg *sim.Config, pick func(id int64) bool) *Recorder {
+	r := newRecorder(cfg, pick)
+	cfg.Tracer, cfg.TraceSelect = r, pick
+	return r
+}
+
+// newRecorder names the tracks from cfg.
+func newRecorder(cfg *sim.Config, keep func(id int64) bool) *Recorder {
+	r := &Recorder{keep: keep}
 	for _, in := range cfg.Instances {
 		r.instances = append(r.instances, fmt.Sprintf("%s (pool %s, %s)", in.Name, in.Pool, in.Role))
 	}
 	if cfg.Topology != nil {
 		r.links = append(r.links, cfg.Topology.Names...)
 	}
-	cfg.Tracer, cfg.TraceRequests = r, n
 	return r
+}
+
+// Counter records an instance's counter value from atNs on (sim.Tracer).
+func (r *Recorder) Counter(t sim.Track, name string, atNs int64, value float64) {
+	r.counters = append(r.counters, counter{track: t, name: name, atNs: atNs, value: value})
 }
 
 // Span records a phase of request id on track t from startNs to endNs
 // (sim.Tracer). An end before the start is clamped to the start.
 func (r *Recorder) Span(id int64, t sim.Track, name string, startNs, endNs int64) {
-	if id >= r.limit {
+	if !r.keep(id) {
 		return
 	}
 	r.items = append(r.items, item{id: id, track: t, name: name, startNs: startNs,
@@ -83,7 +110,7 @@ func (r *Recorder) Span(id int64, t sim.Track, name string, startNs, endNs int64
 
 // Instant records a point event of request id on track t (sim.Tracer).
 func (r *Recorder) Instant(id int64, t sim.Track, name string, atNs int64) {
-	if id >= r.limit {
+	if !r.keep(id) {
 		return
 	}
 	r.items = append(r.items, item{id: id, track: t, name: name, startNs: atNs, endNs: atNs,
@@ -93,7 +120,7 @@ func (r *Recorder) Instant(id int64, t sim.Track, name string, atNs int64) {
 // Flow records an arrow of request id from track from at fromNs to track
 // to at toNs (sim.Tracer).
 func (r *Recorder) Flow(id int64, from sim.Track, fromNs int64, to sim.Track, toNs int64) {
-	if id >= r.limit {
+	if !r.keep(id) {
 		return
 	}
 	r.flows = append(r.flows, flow{id: id, from: from, to: to, fromNs: fromNs, toNs: toNs})

@@ -25,9 +25,10 @@ type event struct {
 }
 
 type eventArgs struct {
-	Request   *int64 `json:"request,omitempty"`
-	Name      string `json:"name,omitempty"`
-	SortIndex *int   `json:"sort_index,omitempty"`
+	Request   *int64   `json:"request,omitempty"`
+	Value     *float64 `json:"value,omitempty"` // counters`
+	Name      string   `json:"name,omitempty"`
+	SortIndex *int     `json:"sort_index,omitempty"`
 }
 
 // category is the cat of every journey event; flow ends match on it.
@@ -52,7 +53,17 @@ func (r *Recorder) WriteJSON(w io.Writer) error {
 		enc.write(itemEvent(&p.items[i], pidOf(p.items[i].track.Kind), p.tid[i]))
 		fw.after(i)
 	}
+	for i := range r.counters {
+		enc.write(r.counterEvent(&r.counters[i]))
+	}
 	return enc.close()
+}
+
+// counterEvent is a "C" event: one counter track per instance and name,
+// in the instances' process.
+func (r *Recorder) counterEvent(c *counter) *event {
+	return &event{Name: r.trackName(c.track) + " · " + c.name, Cat: category, Ph: "C", Ts: micros(c.atNs),
+		Pid: pidOf(c.track.Kind), Args: eventArgs{Value: &c.value}}
 }
 
 // flowWriter writes each flow's ends right after the slices they bind to,
