@@ -92,6 +92,24 @@ func (h *Histogram) Mean() float64 {
 	return float64(h.sumNs) / float64(h.n)
 }
 
+// Std is the samples' population standard deviation in ns, each taken at
+// its bucket's midpoint (the mean is exact): within a bucket's width of the
+// exact figure. 0 when empty.
+func (h *Histogram) Std() float64 {
+	if h.n == 0 {
+		return 0
+	}
+	mean, sum := h.Mean(), 0.0
+	for i, c := range h.counts {
+		if c > 0 {
+			lo, width := bucketRange(i)
+			d := float64(lo) + float64(width-1)/2 - mean
+			sum += float64(c) * d * d
+		}
+	}
+	return math.Sqrt(sum / float64(h.n))
+}
+
 // Min returns the smallest sample in ns (exact), or 0 when empty.
 func (h *Histogram) Min() int64 { return h.minNs }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,6 +25,7 @@ type runOptions struct {
 	traceRequests int64  // --trace-requests: how many requests it follows
 	traceSelect   string // --trace-select: which (traceselect.go)
 	selection     traceSelection
+	benchJSON     string // --bench-json: a vllm bench serve result file, "" = none
 
 	simulate simulateFunc // nil: simulate
 }
@@ -65,6 +67,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().Int64Var(&opts.traceRequests, "trace-requests", defaultTraceRequests,
 		"how many requests --trace follows (`N` > 0)")
 	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
+	cmd.Flags().StringVar(&opts.benchJSON, "bench-json", "",
+		"also write the run as the result JSON of `vllm bench serve --save-result` to `FILE`, for dashboards that read those")
 	return cmd
 }
 
@@ -130,6 +134,13 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 			return err
 		}
 	}
+	if opts.benchJSON != "" {
+		if err := writeOutFile(opts.benchJSON, func(w io.Writer) error {
+			return results.WriteBenchJSON(w, res.Records, res.ITL, sum, benchMeta(l, sum))
+		}); err != nil {
+			return err
+		}
+	}
 	if opts.outDir != "" {
 		if err := writeOutputs(opts.outDir, l, sum, res); err != nil {
 			return err
@@ -161,9 +172,25 @@ func (o *runOptions) checkOutputs() error {
 		}
 	}
 	if o.tracePath != "" {
-		return checkOutFile("--trace", o.tracePath)
+		if err := checkOutFile("--trace", o.tracePath); err != nil {
+			return err
+		}
+	}
+	if o.benchJSON != "" {
+		return checkOutFile("--bench-json", o.benchJSON)
 	}
 	return nil
+}
+
+// benchMeta is what a vLLM result names of the run: the scenario, the
+// model, and the rate offered ("inf" for a closed loop, as vLLM's
+// --request-rate inf with --max-concurrency).
+func benchMeta(l *scenarios.Loaded, sum results.Summary) results.BenchMeta {
+	m := results.BenchMeta{Label: l.Name, Model: l.Model, RequestRate: sum.Throughput.OfferedPerS}
+	if c := l.Workload.Client.Concurrency; c > 0 {
+		m.RequestRate, m.MaxConcurrency = math.Inf(1), c
+	}
+	return m
 }
 
 // workloadName names the request source in errors: the trace file, or the
