@@ -115,6 +115,9 @@ func writeResults(dir string, columns []string, points []sweep.Point) (pointDrop
 			return s, err
 		})
 	})
+	if err == nil {
+		err = writeReplicas(dir, columns, points)
+	}
 	return drops, err
 }
 
