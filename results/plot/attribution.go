@@ -60,6 +60,12 @@ func attributionChart(w io.Writer, f Format, bars []AttributionBar, key string) 
 		note = fmt.Sprintf(" (first %d of %d)", maxBars, len(bars))
 		bars = bars[:maxBars]
 	}
+	return attributionPage(w, f, bars, key, note)
+}
+
+// attributionPage draws at most maxBars bars, with note after each panel's
+// title (which bars of how many these are).
+func attributionPage(w io.Writer, f Format, bars []AttributionBar, key, note string) error {
 	parts := partOrder(bars)
 	by := ", by component"
 	if slices.ContainsFunc(parts, func(p string) bool { return !slices.Contains(results.TimeNames[:], p) }) {

@@ -24,6 +24,10 @@ type CurvePoint struct {
 type Curve struct {
 	Name      string
 	RateLabel string // x-axis label with its unit; the first non-empty one is used, "" = defaultRateLabel
+	// AxisName is what the x axis is, for the titles, when it is not the
+	// request rate (a sweep varying no rate); the first non-empty one is
+	// used.
+	AxisName string
 	// LegendTitle is an unmarked first legend line saying what the names
 	// list ("decode.hardware, decode.count" over names "h200, 4"); the
 	// first non-empty one is used.
@@ -44,7 +48,7 @@ const defaultRateLabel = "request rate (req/s)"
 // none): the rate where a line crosses it is the configuration's
 // capacity. Cost: O(points log points).
 func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
-	p := newPlot("SLO attainment vs request rate", rateLabel(curves), "SLO attainment (%)")
+	p := newPlot("SLO attainment vs "+axisName(curves), rateLabel(curves), "SLO attainment (%)")
 	l := newLegend()
 	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return 100 * pt.Attainment })
 	if err != nil {
@@ -64,7 +68,7 @@ func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
 // met the SLO, per second of the run) against request rate, one line per
 // curve. Cost: O(points log points).
 func RequestGoodput(w io.Writer, f Format, curves []Curve) error {
-	p := newPlot("Request goodput vs request rate", rateLabel(curves), "request goodput (req/s within SLO)")
+	p := newPlot("Request goodput vs "+axisName(curves), rateLabel(curves), "request goodput (req/s within SLO)")
 	l := newLegend()
 	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return pt.RequestGoodputRPS })
 	if err != nil {
@@ -115,6 +119,15 @@ func curveXYs(pts []CurvePoint, value func(CurvePoint) float64) plotter.XYs {
 	}
 	slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	return xys
+}
+
+// axisName is what the x axis is: the first curve's non-empty AxisName,
+// else the request rate.
+func axisName(curves []Curve) string {
+	if n := firstSet(curves, func(c Curve) string { return c.AxisName }); n != "" {
+		return n
+	}
+	return "request rate"
 }
 
 // rateLabel returns the first curve's non-empty RateLabel.

@@ -86,20 +86,30 @@ func writeFigures(save Save, figs []figure) error {
 }
 
 // attributionFigures returns the component and owner attribution plots
-// of bars labelled labels; key, if not empty, names what the labels list.
+// of bars labelled labels, maxBars bars a page (attribution.png, then
+// attribution_2.png, … each saying which bars of how many it shows); key,
+// if not empty, names what the labels list.
 func attributionFigures(labels []string, attrs []results.Attribution, key string) []figure {
-	if len(attrs) == 0 {
-		return nil
+	var figs []figure
+	for from := 0; from < len(attrs); from += maxBars {
+		to := min(from+maxBars, len(attrs))
+		comp := make([]AttributionBar, 0, to-from)
+		owner := make([]AttributionBar, 0, to-from)
+		for i := from; i < to; i++ {
+			comp, owner = append(comp, ComponentBar(labels[i], attrs[i])), append(owner, OwnerBar(labels[i], attrs[i]))
+		}
+		suffix, note := "", ""
+		if len(attrs) > maxBars {
+			note = fmt.Sprintf(" (bars %d–%d of %d)", from+1, to, len(attrs))
+			if from > 0 {
+				suffix = fmt.Sprintf("_%d", from/maxBars+1)
+			}
+		}
+		figs = append(figs,
+			figure{"attribution" + suffix, func(w io.Writer, f Format) error { return attributionPage(w, f, comp, key, note) }},
+			figure{"attribution_owner" + suffix, func(w io.Writer, f Format) error { return attributionPage(w, f, owner, key, note) }})
 	}
-	comp := make([]AttributionBar, len(attrs))
-	owner := make([]AttributionBar, len(attrs))
-	for i, a := range attrs {
-		comp[i], owner[i] = ComponentBar(labels[i], a), OwnerBar(labels[i], a)
-	}
-	return []figure{
-		{"attribution", func(w io.Writer, f Format) error { return attributionChart(w, f, comp, key) }},
-		{"attribution_owner", func(w io.Writer, f Format) error { return attributionChart(w, f, owner, key) }},
-	}
+	return figs
 }
 
 // readSummary reads a summary.json.

@@ -2,12 +2,15 @@ package plot
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"handoff/results"
 )
 
 // copyFixture copies testdata/name into a fresh directory and returns it.
@@ -77,9 +80,9 @@ func TestDrawDir(t *testing.T) {
 		{"sweep", func(t *testing.T, dir string) { // no points run yet
 			remove(t, dir, pointsDir)
 		}, both("attainment", "request_goodput")},
-		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate
+		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate: the curves are against decode.count
 			rewrite(t, dir, sweepCSV, "workload.rate_scale", "router.policy")
-		}, both("attribution", "attribution_owner")},
+		}, both("attainment", "attribution", "attribution_owner", "request_goodput")},
 	}
 	for i, tt := range tests {
 		dir := copyFixture(t, tt.fixture)
@@ -185,5 +188,43 @@ func rewrite(t *testing.T, dir, name, old, new string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNumericColumn: without a rate, the curves' axis is the first varied
+// column of numbers but the seed; none when no column is all numbers.
+func TestNumericColumn(t *testing.T) {
+	tab := &sweepTable{varied: []string{"seed", "router.policy", "pools.decode.count"},
+		values: [][]string{{"1", "dynamo", "2"}, {"2", "llmd", "4"}}}
+	if got := numericColumn(tab); got != 2 {
+		t.Errorf("column %d, want 2 (decode.count)", got)
+	}
+	tab.values[1][2] = "four"
+	if got := numericColumn(tab); got != -1 {
+		t.Errorf("column %d, want -1", got)
+	}
+}
+
+// TestAttributionPages: more bars than a page holds give pages, each
+// saying which bars it shows.
+func TestAttributionPages(t *testing.T) {
+	n := 2*maxBars + 5
+	labels, attrs := make([]string, n), make([]results.Attribution, n)
+	for i := range labels {
+		labels[i] = fmt.Sprint(i)
+		attrs[i] = results.Attribution{TTFTS: map[string]float64{"prefill_compute": 0.1}, DecodeS: map[string]float64{}}
+	}
+	figs := attributionFigures(labels, attrs, "")
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.name)
+	}
+	want := []string{"attribution", "attribution_owner", "attribution_2", "attribution_owner_2", "attribution_3", "attribution_owner_3"}
+	if !slices.Equal(names, want) {
+		t.Errorf("figures %v, want %v", names, want)
+	}
+	var b bytes.Buffer
+	if err := figs[4].draw(&b, SVG); err != nil || !strings.Contains(b.String(), fmt.Sprintf("bars 61–%d of %d", n, n)) {
+		t.Errorf("the last page does not say which bars it shows (%v)", err)
 	}
 }

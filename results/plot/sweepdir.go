@@ -143,16 +143,27 @@ func sweepFigures(dir string) ([]figure, error) {
 	return append(figs, attributionFigures(labels, attrs, header)...), nil
 }
 
-// curveFigures returns attainment and request goodput against the rate column,
-// or nothing when no varied column is a rate.
+// curveFigures returns attainment and request goodput against the rate
+// column, or, when no varied column is a rate, against the first varied
+// column whose values are all numbers (the seed aside); nothing when
+// there is none.
 func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 	rate := rateColumn(t.varied)
+	axis := ""
 	if rate < 0 {
-		return nil, nil
+		if rate = numericColumn(t); rate < 0 {
+			return nil, nil
+		}
+		axis = shortNames(t.varied)[rate]
 	}
 	curves, err := sweepCurves(t, rate)
 	if err != nil {
 		return nil, err
+	}
+	for i := range curves {
+		if axis != "" {
+			curves[i].RateLabel, curves[i].AxisName = axis, axis
+		}
 	}
 	return []figure{
 		{"attainment", func(w io.Writer, f Format) error { return Attainment(w, f, curves, target) }},
@@ -265,6 +276,27 @@ func addToMean(c *Curve, x, attainment, requestGoodputRPS float64, n int) {
 	p, m := &c.Points[k], float64(n)
 	p.Attainment += (attainment - p.Attainment) / m
 	p.RequestGoodputRPS += (requestGoodputRPS - p.RequestGoodputRPS) / m
+}
+
+// numericColumn is the first varied column but the seed whose values are
+// all numbers, or -1.
+func numericColumn(t *sweepTable) int {
+	for c, path := range t.varied {
+		if path == "seed" {
+			continue
+		}
+		numeric := len(t.values) > 0
+		for _, vals := range t.values {
+			if _, err := strconv.ParseFloat(strings.TrimSpace(vals[c]), 64); err != nil {
+				numeric = false
+				break
+			}
+		}
+		if numeric {
+			return c
+		}
+	}
+	return -1
 }
 
 // rateColumn returns the index of the varied column that sets the request
