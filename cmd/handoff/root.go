@@ -23,5 +23,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newRunCmd(stdout, stderr, nil), newValidateCmd(stdout), newCatalogCmd(stdout), newCalibrateCmd(stdout, stderr),
 		newPlotCmd(stdout, nil), newSweepCmd(stdout, stderr, nil), newMergeCmd(stdout, nil),
 		newGoodputCmd(stdout, nil), newPlanCmd(stdout, nil))
+	root.AddCommand(newReportCmd(stdout, nil))
 	return root
 }

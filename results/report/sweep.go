@@ -1,0 +1,143 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// manifest is what a report shows of a sweep's sweep.json.
+type manifest struct {
+	Scenario string   `json:"scenario"`
+	Shard    string   `json:"shard"`
+	Columns  []string `json:"columns"`
+	Points   []struct {
+		ID string `json:"id"`
+	} `json:"points"`
+}
+
+// sweepPage builds the report of a sweep directory (handoff sweep -o DIR,
+// or handoff merge): results.csv as a sortable table, sweep.json's
+// identity, the first point's scenario and fleet, and the plots DrawDir
+// draws.
+func sweepPage(dir string) (*page, error) {
+	res, err := readCSV(filepath.Join(dir, resultsFile))
+	if err != nil {
+		return nil, err
+	}
+	m, err := readManifest(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return nil, err
+	}
+	figs, err := drawnPlots(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{Title: "sweep " + orDash(m.Scenario), Kind: "sweep", Dir: dir}
+	over, err := sweepOverview(res, m)
+	if err != nil {
+		return nil, err
+	}
+	p.Sections = append(p.Sections, over)
+	if first, ok, err := firstPoint(dir, res); err != nil {
+		return nil, err
+	} else if ok {
+		p.Sections = append(p.Sections, first)
+	}
+	p.Sections = append(p.Sections,
+		section{ID: "points", Title: "Points", Def: definitions["points"], Tables: []table{res.table("points", "results.csv", 1+len(m.Columns), sweepLead()...)}},
+		section{ID: "plots", Title: "Plots", Def: "the sweep's plots, as handoff plot draws them", Figures: figs})
+	return p, nil
+}
+
+// sweepLead are the results.csv columns a sweep's table shows first,
+// after the id and the varied columns.
+func sweepLead() []string {
+	return []string{"attainment", "slo_met", "request_goodput_rps", "request_goodput_rps_per_gpu", "throughput_rps",
+		"ttft_p90_s", "tpot_p90_s", "output_tokens_per_s_per_gpu", "interactivity_tokens_per_s_per_user", "preemptions"}
+}
+
+// readManifest reads sweep.json; a missing one (a results.csv on its own)
+// gives the zero manifest.
+func readManifest(path string) (manifest, error) {
+	var m manifest
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return m, nil
+	}
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// sweepOverview names the sweep and what it varies, and picks out the
+// points that met the SLO and the one with the highest request goodput.
+func sweepOverview(res *csvFile, m manifest) (section, error) {
+	sec := section{ID: "sweep", Title: "Sweep", Def: "a grid (or zip) of overrides of one scenario, one run per point"}
+	sec.Facts = []fact{{"scenario", orDash(m.Scenario), Define("scenario_name")}, {"shard", orDash(m.Shard), Define("shard")},
+		{"varied", orDash(strings.Join(m.Columns, ", ")), definitions["varied"]},
+		{"points", fmt.Sprintf("%d in results.csv of %d", len(res.rows), len(m.Points)), definitions["points"]}}
+	met, good, id := res.col("slo_met"), res.col("request_goodput_rps"), res.col("id")
+	if met < 0 || good < 0 || id < 0 {
+		return sec, nil
+	}
+	n, best, bestRPS := 0, -1, 0.0
+	for i, row := range res.rows {
+		if row[met] == "true" {
+			n++
+		}
+		v, err := res.float(i, good)
+		if err != nil {
+			return sec, err
+		}
+		if best < 0 || v > bestRPS {
+			best, bestRPS = i, v
+		}
+	}
+	sec.Facts = append(sec.Facts, fact{"met the SLO", fmt.Sprintf("%d of %d points", n, len(res.rows)), Define("slo_met")})
+	if best >= 0 {
+		sec.Facts = append(sec.Facts, fact{"highest request goodput",
+			fmt.Sprintf("%.4g req/s at point %s", bestRPS, res.rows[best][id]), Define("request_goodput_rps")})
+	}
+	return sec, nil
+}
+
+// firstPoint is the scenario and fleet of the first point in results.csv
+// whose summary.json is there; ok is false when none is.
+func firstPoint(dir string, res *csvFile) (section, bool, error) {
+	id := res.col("id")
+	if id < 0 {
+		return section{}, false, nil
+	}
+	ids := make([]string, len(res.rows))
+	for i, row := range res.rows {
+		ids[i] = row[id]
+	}
+	slices.Sort(ids)
+	for _, pid := range ids {
+		pdir := filepath.Join(dir, pointsDir, pid)
+		sum, err := readSummary(filepath.Join(pdir, summaryFile))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return section{}, false, err
+		}
+		sc, err := readScenario(filepath.Join(pdir, scenarioFile))
+		if err != nil {
+			return section{}, false, err
+		}
+		sec := scenarioSection(sum, sc)
+		sec.Title = "Scenario and fleet of point " + pid
+		sec.Notes = []string{"The first point's; the other points differ in the varied fields."}
+		return sec, true, nil
+	}
+	return section{}, false, nil
+}
