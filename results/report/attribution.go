@@ -10,9 +10,24 @@ import (
 // attributionSection shows where the mean completed request's time goes:
 // by component (TTFT's in ms, decode's in s) and by owner, with the two
 // attribution plots.
-func attributionSection(a results.Attribution, figs []figure) section {
+func attributionSection(a results.Attribution, w results.WaitSummary, figs []figure) section {
 	return section{ID: "attribution", Title: "Where the time goes", Def: definitions["attribution"],
-		Tables: []table{componentTable(a), ownerTable(a)}, Figures: figs}
+		Tables: []table{componentTable(a), ownerTable(a), waitTable(w)}, Figures: figs}
+}
+
+// waitTable says why requests waited for admission: one row per cause,
+// its seconds and share on the prefill side and on the decode side.
+func waitTable(w results.WaitSummary) table {
+	t := table{ID: "waits", Caption: "why requests waited for admission, summed over each side's instances",
+		Head: heads("wait_cause", "wait_prefill_s", "wait_prefill_share", "wait_decode_s", "wait_decode_share")}
+	t.Head[0].Text, t.Head[1].Text, t.Head[2].Text = "cause", "prefill side s", "share"
+	t.Head[3].Text, t.Head[4].Text = "decode side s", "share"
+	pre, dec := sum(w.PrefillS), sum(w.DecodeS)
+	for _, name := range results.WaitNames {
+		t.Rows = append(t.Rows, []cell{{Text: name, Def: definitions["wait_"+name]}, fixedCell(w.PrefillS[name], 3),
+			percentCell(share(w.PrefillS[name], pre)), fixedCell(w.DecodeS[name], 3), percentCell(share(w.DecodeS[name], dec))})
+	}
+	return t
 }
 
 // componentTable has one row per time component, in results.TimeNames'

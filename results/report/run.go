@@ -32,7 +32,7 @@ func runPage(dir string) (*page, error) {
 		scenarioSection(sum, scen),
 		summarySection(sum, pick(figs, named("ttft_cdf", "tpot_cdf"))),
 		sloSection(sum),
-		attributionSection(sum.Attribution, pick(figs, named("attribution", "attribution_owner"))),
+		attributionSection(sum.Attribution, sum.Waits, pick(figs, named("attribution", "attribution_owner"))),
 		preemptionSection(sum),
 		utilizationSection(sum, pick(figs, isTimeline)),
 	}
