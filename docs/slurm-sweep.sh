@@ -9,6 +9,9 @@
 # As an array task (Slurm runs this same script): runs shard
 #   $SLURM_ARRAY_TASK_ID/$SHARDS. A resubmitted task resumes its shard:
 #   sbatch --array=<failed ids> --export=ALL,SCENARIO=…,OUT=…,SHARDS=… docs/slurm-sweep.sh
+# HANDOFF_SBATCH_ARGS (split on spaces) adds options to the array job's
+# sbatch command line, where they win over the #SBATCH lines below, e.g.
+#   HANDOFF_SBATCH_ARGS="--cpus-per-task=8 --mem=8G --partition=short"
 #
 #SBATCH --job-name=handoff-sweep
 #SBATCH --cpus-per-task=32
@@ -34,7 +37,8 @@ if [[ -z "${SLURM_ARRAY_TASK_ID:-}" ]]; then
 	fi
 	"$HANDOFF" validate "$SCENARIO" >/dev/null   # fail here, not in every task
 	mkdir -p "$OUT"
-	jobid=$(sbatch --parsable --array="0-$((SHARDS - 1))" \
+	read -ra extra <<<"${HANDOFF_SBATCH_ARGS:-}"
+	jobid=$(sbatch --parsable --array="0-$((SHARDS - 1))" "${extra[@]}" \
 		--export="ALL,SCENARIO=$SCENARIO,OUT=$OUT,SHARDS=$SHARDS,HANDOFF=$HANDOFF" "$0")
 	jobid=${jobid%%;*}
 	mergeid=$(sbatch --parsable --job-name=handoff-merge --dependency="afterok:$jobid" \
