@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"handoff/sim"
 )
 
 // isTerminalWriter reports whether w is a character device (a terminal).
@@ -113,3 +115,36 @@ func (p *progress) finish() {
 	_ = p.bar.Exit()
 	fmt.Fprintln(p.w)
 }
+
+// simProgress shows a simulation's progress (sim.Config.Progress) on a
+// progress line: simulated time and requests ended. The line is made at
+// the first report, which brings the total.
+type simProgress struct {
+	w      io.Writer
+	forced bool
+	label  string
+	line   *progress
+}
+
+// attach makes cfg report to the line, unless the line is off (w nil, or
+// no terminal and not forced).
+func (s *simProgress) attach(cfg *sim.Config) {
+	if s.w != nil && (s.forced || isTerminalWriter(s.w)) {
+		cfg.Progress = s.report
+	}
+}
+
+// report is the sim.Config.Progress hook.
+func (s *simProgress) report(simNs, ended, total int64) {
+	if s.line == nil {
+		s.line = newProgress(s.w, s.forced, total, s.label)
+	}
+	of := ""
+	if total > 0 {
+		of = fmt.Sprintf("/%d", total)
+	}
+	s.line.update(ended, fmt.Sprintf("%.1f s simulated, %d%s requests ended", float64(simNs)/1e9, ended, of))
+}
+
+// finish ends the line, if it was drawn.
+func (s *simProgress) finish() { s.line.finish() }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
+
+	"handoff/sim"
 )
 
 // lastFrame returns the last frame a progress line drew into out: the
@@ -65,5 +68,58 @@ func TestProgressOff(t *testing.T) {
 	p.finish()
 	if buf.Len() != 0 || isTerminalWriter(&buf) {
 		t.Errorf("wrote %q", buf.String())
+	}
+}
+
+// TestSimProgressHook: sim.Config.Progress reports every
+// sim.ProgressEvents events and at the end, in order, ending at every
+// request ended at the run's last time; the run with the hook is the run
+// without it.
+func TestSimProgressHook(t *testing.T) {
+	l, err := loadScenario(quickstart, []string{"workload.synthetic.requests=2000"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct{ simNs, ended, total int64 }
+	var calls []call
+	sum, res, err := simulate(l, func(cfg *sim.Config) {
+		cfg.Progress = func(simNs, ended, total int64) { calls = append(calls, call{simNs, ended, total}) }
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(res.Events/sim.ProgressEvents) + 1; len(calls) != want || want < 2 {
+		t.Fatalf("%d calls over %d events, want %d (at least 2)", len(calls), res.Events, want)
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i].simNs < calls[i-1].simNs || calls[i].ended < calls[i-1].ended || calls[i].total != 2000 {
+			t.Errorf("call %d %+v after %+v", i, calls[i], calls[i-1])
+		}
+	}
+	if last := calls[len(calls)-1]; last != (call{res.SimTimeNs, 2000, 2000}) {
+		t.Errorf("last call %+v, want the run's end %d ns, 2000 of 2000", last, res.SimTimeNs)
+	}
+	plain, _, err := simulate(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.WallTimeS, plain.WallTimeS = 0, 0
+	if !reflect.DeepEqual(sum, plain) {
+		t.Error("the run with the hook differs from the run without it")
+	}
+}
+
+// TestRunProgress: run --progress draws the simulated time and requests
+// on stderr and leaves stdout as it is without it.
+func TestRunProgress(t *testing.T) {
+	args := []string{"run", quickstart, "--set", "workload.synthetic.requests=100"}
+	_, plain, _ := runCLI(t, args...)
+	code, stdout, stderr := runCLI(t, append(args, "--progress")...)
+	if code != 0 || stdout != plain {
+		t.Fatalf("exit %d; stdout with --progress differs:\n%s\nwithout:\n%s", code, stdout, plain)
+	}
+	got := lastFrame(stderr)
+	if !strings.HasPrefix(got, "run: ") || !strings.Contains(got, " s simulated, 100/100 requests ended 100% |") {
+		t.Errorf("last frame %q", got)
 	}
 }

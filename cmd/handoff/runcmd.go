@@ -22,7 +22,9 @@ type runOptions struct {
 
 	tracePath     string // --trace: request-journey trace file, "" = none
 	traceRequests int64  // --trace-requests: how many of the first requests it follows
+	progress      bool   // --progress: draw the progress line on stderr even when it is no terminal
 
+	stderr   io.Writer    // the progress line's; nil = none
 	simulate simulateFunc // nil: simulate
 }
 
@@ -35,7 +37,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	if runF == nil {
 		runF = runScenario
 	}
-	opts := &runOptions{}
+	opts := &runOptions{stderr: stderr}
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario and print its summary",
@@ -58,6 +60,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
 	cmd.Flags().Int64Var(&opts.traceRequests, "trace-requests", defaultTraceRequests,
 		"how many of the first requests --trace follows (`N` > 0)")
+	cmd.Flags().BoolVar(&opts.progress, "progress", false,
+		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
 }
 
@@ -106,7 +110,10 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if opts.outDir != "" {
 		configure = append(configure, withTimeline)
 	}
+	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
+	configure = append(configure, line.attach)
 	sum, res, err := opts.simulate.orDefault()(l, configure...)
+	line.finish() // before the table, which may go to the same terminal
 	if err != nil {
 		return err
 	}
