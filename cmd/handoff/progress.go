@@ -96,6 +96,18 @@ func (p *progress) draw() {
 	p.drawn = true
 }
 
+// above clears the line, writes b (whole lines) in its place and draws
+// the line again below it.
+func (p *progress) above(b []byte) {
+	if p.text == "" {
+		_, _ = p.w.Write(b) // nothing drawn yet
+		return
+	}
+	_ = p.bar.Clear()
+	_, _ = p.w.Write(b)
+	p.draw()
+}
+
 // tick redraws the line on a terminal, where the clock moves; elsewhere
 // it does nothing, so that the bytes written follow from the updates.
 func (p *progress) tick() {
@@ -104,10 +116,11 @@ func (p *progress) tick() {
 	}
 }
 
-// finish draws the last update if it was held back and ends the line.
+// finish draws the last update if it was held back and ends the line;
+// a line never updated is left alone.
 func (p *progress) finish() {
-	if p == nil {
-		return
+	if p == nil || p.text == "" {
+		return // never updated: nothing on the line
 	}
 	if !p.drawn {
 		p.draw()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -123,5 +124,44 @@ func TestRunProgress(t *testing.T) {
 	got := lastFrame(stderr)
 	if !strings.HasPrefix(got, "run: ") || !strings.Contains(got, " s simulated, 100/100 requests ended 100% |") {
 		t.Errorf("last frame %q", got)
+	}
+}
+
+// TestCalibrateProgress: calibrate --progress counts its simulations on
+// stderr and writes the report it writes without it.
+func TestCalibrateProgress(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"calibrate", "--dir", "../../scenarios/calibration", "--pd=false"}
+	plain, with := filepath.Join(dir, "plain.md"), filepath.Join(dir, "with.md")
+	code, _, quiet := runCLI(t, append(args, "-o", plain)...)
+	if code != 0 {
+		t.Fatal(quiet)
+	}
+	code, _, stderr := runCLI(t, append(args, "-o", with, "--progress")...)
+	if code != 0 || !bytes.Equal(readFile(t, plain), readFile(t, with)) {
+		t.Fatalf("exit %d; the report with --progress differs: %s", code, stderr)
+	}
+	if got := lastFrame(stderr); !regexp.MustCompile(`^\S+ calibrate: [1-9][0-9]* simulations run$`).MatchString(got) ||
+		strings.Contains(quiet, "simulations run") {
+		t.Errorf("last frame %q; without --progress stderr %q", got, quiet)
+	}
+}
+
+// TestProgressAbove: lines written above the progress line keep it at the
+// bottom, and a line never updated draws nothing.
+func TestProgressAbove(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, true, -1, "calibrate")
+	p.update(1, "1 simulations run")
+	p.above([]byte("calibrate: fit done\n"))
+	p.finish()
+	out := buf.String()
+	if !strings.Contains(out, "\rcalibrate: fit done\n") || !strings.HasSuffix(lastFrame(out), "calibrate: 1 simulations run") {
+		t.Errorf("drew %q", out)
+	}
+	buf.Reset()
+	newProgress(&buf, true, -1, "calibrate").finish()
+	if buf.Len() != 0 {
+		t.Errorf("a line never updated drew %q", buf.String())
 	}
 }
