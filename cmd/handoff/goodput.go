@@ -156,7 +156,7 @@ func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, 
 		g.target = l.SLO.Attainment
 	}
 	var err error
-	if g.store, err = newProbeStore(opts.outDir, l.File, opts.stderr); err != nil {
+	if g.store, err = newProbeStore(opts.outDir, l, opts.stderr); err != nil {
 		return nil, err
 	}
 	if g.baseRPS, err = baseRate(l); err != nil {

@@ -52,7 +52,7 @@ func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
 	if err := p.price(); err != nil {
 		return nil, err
 	}
-	if p.store, err = newProbeStore(opts.outDir, l.File, opts.stderr); err != nil {
+	if p.store, err = newProbeStore(opts.outDir, l, opts.stderr); err != nil {
 		return nil, err
 	}
 	base, err := baseRate(l)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,9 +31,9 @@ import (
 // its input files.
 
 const (
-	probesDir        = "probes"
-	probeRecordFile  = "probe.json"
-	probeLayoutVersn = 1
+	probesDir          = "probes"
+	probeRecordFile    = "probe.json"
+	probeLayoutVersion = 1
 )
 
 // probeRecord is a probe's probe.json: what it was run from and what it
@@ -41,6 +42,7 @@ type probeRecord struct {
 	Version        int         `json:"version"`
 	Sets           []string    `json:"sets"`            // the probe's own overrides, after the command's --set
 	Seed           uint64      `json:"seed"`            // the run's
+	BaseSHA256     string      `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
 	ScenarioSHA256 string      `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
 	Inputs         []inputFile `json:"inputs"`          // the files it read
 	SummarySHA256  string      `json:"summary_sha256"`  // of the summary.json beside it
@@ -56,19 +58,66 @@ type savedProbe struct {
 // probeStore saves and finds the probes of one goodput or plan command.
 // The zero value (no directory) saves nothing.
 type probeStore struct {
-	dir    string // the -o directory; "" = none
-	sums   *inputSums
-	stderr io.Writer // warnings; nil = none
+	dir     string // the -o directory; "" = none
+	sums    *inputSums
+	stderr  io.Writer // warnings; nil = none
+	baseSHA string    // scenarioHash of the command's scenario
 }
 
-// newProbeStore returns the store of the probes of scenario file in dir
-// ("" = none).
-func newProbeStore(dir, file string, stderr io.Writer) (*probeStore, error) {
+// newProbeStore returns the store in dir ("" = none) of the probes of the
+// command's scenario base (with its --set and --seed). Before anything
+// runs, it refuses a directory that holds probes of another version of
+// base, or of another seed.
+func newProbeStore(dir string, base *scenarios.Loaded, stderr io.Writer) (*probeStore, error) {
 	if dir == "" {
 		return &probeStore{}, nil
 	}
-	sums, err := newInputSums(file)
-	return &probeStore{dir: dir, sums: sums, stderr: stderr}, err
+	sums, err := newInputSums(base.File)
+	if err != nil {
+		return nil, err
+	}
+	s := &probeStore{dir: dir, sums: sums, stderr: stderr}
+	if s.baseSHA, err = scenarioHash(base); err != nil {
+		return nil, err
+	}
+	return s, s.checkSaved(base.Seed)
+}
+
+// scenarioHash is the hash of l's effective scenario, its plan and sweep
+// blocks removed (they choose probes, not what one measures).
+func scenarioHash(l *scenarios.Loaded) (string, error) {
+	c := *l
+	c.Plan, c.Sweep = nil, nil
+	eff, err := c.Effective("")
+	return hexSHA256(eff), err
+}
+
+// checkSaved refuses a directory whose saved probes were made from
+// another version of the scenario, another seed or files that changed
+// since. Records it cannot read are left for saved to name.
+func (s *probeStore) checkSaved(seed uint64) error {
+	recs, _ := filepath.Glob(filepath.Join(s.dir, probesDir, "*", probeRecordFile))
+	for _, path := range recs {
+		var rec probeRecord
+		data, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(data, &rec) != nil {
+			continue
+		}
+		why := ""
+		switch {
+		case rec.BaseSHA256 != s.baseSHA:
+			why = "it holds runs of another version of the scenario (its file or --set differ)"
+		case rec.Seed != seed:
+			why = fmt.Sprintf("it holds runs with seed %d, this one's is %d", rec.Seed, seed)
+		}
+		if file, changed := s.sums.changed(rec.Inputs); changed != "" {
+			why = fmt.Sprintf("a run it holds read %s, which %s", file, changed)
+		}
+		if why != "" {
+			return fmt.Errorf("%s: will not mix results: %s; use another directory", s.dir, why)
+		}
+	}
+	return nil
 }
 
 // run returns the probe of l, whose own overrides are sets: the one saved
@@ -96,9 +145,7 @@ func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF simulateFunc) 
 // expected returns the record a probe of l with overrides sets has, but
 // for its results.
 func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord, error) {
-	c := *l
-	c.Plan, c.Sweep = nil, nil
-	eff, err := c.Effective("")
+	sum, err := scenarioHash(l)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +153,8 @@ func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord,
 	if err != nil {
 		return nil, err
 	}
-	return &probeRecord{Version: probeLayoutVersn, Sets: slices.Clip(sets), Seed: l.Seed,
-		ScenarioSHA256: hexSHA256(eff), Inputs: inputs}, nil
+	return &probeRecord{Version: probeLayoutVersion, Sets: slices.Clip(sets), Seed: l.Seed, BaseSHA256: s.baseSHA,
+		ScenarioSHA256: sum, Inputs: inputs}, nil
 }
 
 // probeID names a probe's folder: the first 16 hex digits of the hash of

@@ -59,7 +59,8 @@ func TestPlanReusesProbes(t *testing.T) {
 
 	before := snapshot(t, dir)
 	code, _, stderr = runCLI(t, append(planArgs, "-o", dir, "--set", "slo.ttft=1s")...)
-	if code != exitError || !strings.Contains(stderr, "will not mix results: a probe ran on another version of the scenario") {
+	if code != exitError || !strings.Contains(stderr, "will not mix results: it holds runs of another version of the scenario") ||
+		strings.Count(stderr, "\n") != 1 {
 		t.Errorf("with another scenario: exit %d, stderr %q", code, stderr)
 	}
 	after := snapshot(t, dir)
@@ -132,6 +133,36 @@ func TestSearchProgress(t *testing.T) {
 		}
 		if got := lastFrame(stderr); !strings.Contains(got, " runs; ") && !strings.Contains(got, " fleets run; ") {
 			t.Errorf("%s: last frame %q", tc.args[0], got)
+		}
+	}
+}
+
+// TestGoodputRefusesChangedTrace: a rerun of goodput on its directory
+// after the trace it read changed is refused, naming the file, before it
+// runs or writes anything.
+func TestGoodputRefusesChangedTrace(t *testing.T) {
+	scenario := traceSweep(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"goodput", scenario, "-o", dir, "--max-runs", "3"}
+	if code, _, stderr := runCLI(t, args...); code != 0 && code != exitIncomplete {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	before := snapshot(t, dir)
+	trace := filepath.Join(filepath.Dir(scenario), "traces", "ok.csv")
+	f, err := os.OpenFile(trace, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("2023-11-16 18:20:00.00,100,10\n")
+	f.Close()
+	code, _, stderr := runCLI(t, args...)
+	if code != exitError || !strings.Contains(stderr, "will not mix results: a run it holds read "+trace+", which has changed since") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	after := snapshot(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed", k)
 		}
 	}
 }
