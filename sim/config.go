@@ -183,6 +183,24 @@ type Config struct {
 	Tracer        Tracer
 	TraceRequests int64
 	TraceSelect   func(id int64) bool
+
+	// Progress, when set, is called every ProgressEvents events and once
+	// at the end of the run with the simulated time, the requests ended
+	// and their total (the source's MaxRequests, −1 when it cannot say).
+	// It must not touch the run; nil costs one test per event.
+	Progress func(simNs, ended, total int64)
+}
+
+// ProgressEvents is how many events pass between two calls of
+// Config.Progress (a power of two).
+const ProgressEvents = 1 << 14
+
+// progressTotal is the request total Config.Progress reports.
+func (c *Config) progressTotal() int64 {
+	if s, ok := c.Source.(Counted); ok {
+		return int64(s.MaxRequests())
+	}
+	return -1
 }
 
 // hasStore reports whether an engine reads and writes a shared store.

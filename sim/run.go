@@ -89,8 +89,15 @@ func Run(cfg *Config) (*Result, error) {
 	}
 	c := newCluster(cfg)
 	c.start()
-	for c.q.len() > 0 && c.err == nil {
+	total := cfg.progressTotal()
+	for n := int64(1); c.q.len() > 0 && c.err == nil; n++ {
 		c.dispatch(c.q.pop())
+		if n&(ProgressEvents-1) == 0 && cfg.Progress != nil {
+			cfg.Progress(c.nowNs, c.ended, total)
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(c.nowNs, c.ended, total)
 	}
 	if c.err != nil {
 		return nil, c.err

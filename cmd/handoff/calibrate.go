@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,8 +34,11 @@ type calibrateOptions struct {
 	pd           bool   // also compare the measured P/D runs (measured-pd.csv)
 	fitPD        bool   // with --fit: the P/D runs on the fitted accelerator join the objective
 
-	simulate simulateFunc // nil: calibrate.Simulate
-	stderr   io.Writer    // progress lines; nil = discard
+	progress bool // --progress: draw the progress line on stderr even when it is no terminal
+
+	simulate simulateFunc   // nil: calibrate.Simulate
+	stderr   io.Writer      // progress lines; nil = discard
+	line     *calibProgress // counts the simulations; nil = none
 }
 
 func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -63,6 +67,8 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.IntVar(&opts.maxEvals, "max-evals", 0, "objective evaluations per fit at most (`N`; 0 = 100 per parameter)")
 	f.BoolVar(&opts.pd, "pd", true, "also compare the measured P/D runs of gpt-oss-120b ("+calibrate.PDFile+"), when the folder has them")
 	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: then fit the MoE terms to the P/D runs on the fitted accelerator (implies --pd)")
+	f.BoolVar(&opts.progress, "progress", false,
+		"draw the progress line (simulations run) on stderr even when it is not a terminal")
 	return cmd
 }
 
@@ -94,6 +100,11 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 	sets, err := parseSetFlags(opts.sets)
 	if err != nil {
 		return err
+	}
+	if line := newProgress(opts.stderr, opts.progress, -1, "calibrate"); line != nil {
+		opts.line = &calibProgress{line: line}
+		opts.stderr = opts.line // the fit's status lines print above the line
+		defer line.finish()
 	}
 	rep := &calibReport{}
 	if opts.fit {
@@ -131,6 +142,7 @@ func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
 	return func(l *scenarios.Loaded) (recs []results.Record, err error) {
 		rp := replay{file: l.File, seed: l.Seed, sets: rawSets}
 		defer recoverRun(&err, &rp)
+		defer o.line.simulated()
 		if o.simulate == nil {
 			return calibrate.Simulate(l)
 		}
@@ -336,3 +348,31 @@ during the stage.
   values, within the bounds shown) and wrote into the catalog; the comparison above is at them.
 
 `
+
+// calibProgress counts calibrate's simulations on a progress line, and
+// prints the status lines written to it above the line. Safe for the
+// experiments' goroutines; a nil *calibProgress counts nothing.
+type calibProgress struct {
+	mu   sync.Mutex
+	line *progress
+	sims int64
+}
+
+// simulated counts one more simulation and redraws.
+func (c *calibProgress) simulated() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sims++
+	c.line.update(c.sims, fmt.Sprintf("%d simulations run", c.sims))
+}
+
+// Write prints b above the line.
+func (c *calibProgress) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.line.above(b)
+	return len(b), nil
+}

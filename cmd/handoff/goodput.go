@@ -23,7 +23,9 @@ type goodputOptions struct {
 	target    float64 // attainment target; 0 = the scenario's slo.attainment
 	tolerance float64 // relative width of the final bracket
 	maxRuns   int     // runs per search (strict and loose each)
+	progress  bool    // --progress: draw the progress line on stderr even when it is no terminal
 
+	stderr   io.Writer    // the progress line's and warnings; nil = none
 	simulate simulateFunc // nil: simulate
 }
 
@@ -47,8 +49,8 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 		Example: "  handoff goodput scenarios/quickstart.yaml\n" +
 			"  handoff goodput scenarios/quickstart.yaml --target 0.99 --tolerance 0.05 -o out",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			opts.scenario = args[0]
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.scenario, opts.stderr = args[0], cmd.ErrOrStderr()
 			if err := opts.check(); err != nil {
 				return err
 			}
@@ -56,7 +58,10 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.outDir, "out", "o", "", "write goodput.csv, and the attainment plot into DIR/plots, to `DIR`")
+	f.StringVarP(&opts.outDir, "out", "o", "", "write goodput.csv, the attainment plot into DIR/plots and each finished run "+
+		"into DIR/probes (a rerun on DIR reuses them), to `DIR`")
+	f.BoolVar(&opts.progress, "progress", false,
+		"draw the progress line (runs done, the current bracket) on stderr even when it is not a terminal")
 	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
 	f.Float64Var(&opts.tolerance, "tolerance", search.DefaultTolerance,
@@ -88,6 +93,9 @@ type goodputSearch struct {
 	tolerance     float64
 	strict, loose search.Bracket
 	curve         []probe // every run, by rate
+
+	store *probeStore // where runs are saved and found
+	line  *progress
 }
 
 // runGoodput measures the scenario's goodput, prints the curve and the
@@ -141,15 +149,21 @@ func (g *goodputSearch) unserved() error {
 // measureGoodput learns the workload's own rate, then runs both searches;
 // the loose one reuses the strict one's runs (see searchLoose).
 func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, error) {
-	g := &goodputSearch{scenario: l.Name, sets: opts.sets, simulate: opts.simulate, target: opts.target, tolerance: opts.tolerance}
+	g := &goodputSearch{scenario: l.Name, sets: opts.sets, simulate: opts.simulate, target: opts.target, tolerance: opts.tolerance,
+		line: newProgress(opts.stderr, opts.progress, -1, "goodput")}
+	defer g.line.finish()
 	if g.target == 0 {
 		g.target = l.SLO.Attainment
 	}
 	var err error
+	if g.store, err = newProbeStore(opts.outDir, l, opts.stderr); err != nil {
+		return nil, err
+	}
 	if g.baseRPS, err = baseRate(l); err != nil {
 		return nil, err
 	}
 	runs := map[float64]probe{}
+	loose := false
 	measureAt := func(scale float64) (probe, error) {
 		if m, ok := runs[scale]; ok {
 			return m, nil
@@ -157,6 +171,7 @@ func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, 
 		m, err := g.runAt(l, scale)
 		if err == nil {
 			runs[scale] = m
+			g.line.update(int64(len(runs)), g.progressText(runs, loose))
 		}
 		return m, err
 	}
@@ -169,6 +184,7 @@ func measureGoodput(l *scenarios.Loaded, opts *goodputOptions) (*goodputSearch, 
 	if err != nil {
 		return nil, err
 	}
+	loose = true
 	g.loose, err = g.searchLoose(b, runs, measureAt)
 	if err != nil {
 		return nil, err
@@ -215,10 +231,10 @@ func (g *goodputSearch) searchLoose(b search.Bisection, runs map[float64]probe,
 func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (m probe, err error) {
 	scaled := *l
 	scaled.Workload.RateScale = l.Workload.RateScale * scale
-	rp := replay{file: l.File, seed: l.Seed,
-		sets: append(slices.Clip(g.sets), "workload.rate_scale="+strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64))}
+	own := []string{"workload.rate_scale=" + strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64)}
+	rp := replay{file: l.File, seed: l.Seed, sets: append(slices.Clip(g.sets), own...)}
 	defer recoverRun(&err, &rp)
-	m, err = runProbe(&scaled, g.simulate)
+	m, err = g.store.run(&scaled, own, g.simulate)
 	if err != nil {
 		return m, fmt.Errorf("at %.4g× the arrival rate: %w", scale, err)
 	}
@@ -249,4 +265,25 @@ func (g *goodputSearch) rateOf(scale float64) float64 {
 		return scale
 	}
 	return scale * g.baseRPS
+}
+
+// progressText is the progress line's text: the runs done and the bracket
+// of rates the current search (strict, or loose) holds so far.
+func (g *goodputSearch) progressText(runs map[float64]probe, loose bool) string {
+	lo, hi, which := 0.0, math.Inf(1), "strict"
+	if loose {
+		which = "loose"
+	}
+	for s, m := range runs {
+		meets := m.meetsStrict(g.target)
+		if loose {
+			meets = m.meetsLoose(g.target)
+		}
+		if meets {
+			lo = max(lo, s)
+		} else {
+			hi = min(hi, s)
+		}
+	}
+	return fmt.Sprintf("%d runs; %s goodput in [%.4g, %.4g) req/s", len(runs), which, g.rateOf(lo), g.rateOf(hi))
 }

@@ -12,8 +12,8 @@ import (
 // fleet made of it. Shares are of all requests, so a rejected or dropped
 // request counts against every one.
 type probe struct {
-	Scale             float64 // multiple of the scenario's own arrival rate
-	RateRPS           float64 // offered arrival rate, requests per s
+	Scale             float64 `json:"-"` // multiple of the scenario's own arrival rate (set by the caller)
+	RateRPS           float64 `json:"-"` // offered arrival rate, requests per s (set by the caller)
 	Attainment        float64 // share meeting both TTFT and TPOT limits
 	TTFTShare         float64 // share that completed within the TTFT limit
 	TPOTShare         float64 // share that completed within the TPOT limit
@@ -69,17 +69,17 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 }
 
 // runProbe simulates a loaded scenario with simF (nil: simulate) and
-// measures the run.
-func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, error) {
+// measures the run; it returns the run's summary too.
+func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, results.Summary, error) {
 	sum, res, err := simF.orDefault()(l)
 	if err != nil {
-		return probe{}, err
+		return probe{}, sum, err
 	}
 	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
 	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
 	m.unserved = results.Unserved(res.Records, workloadName(l))
-	return m, nil
+	return m, sum, nil
 }
 
 // limitShares returns the shares of all requests that completed within the

@@ -30,7 +30,9 @@ type planOptions struct {
 	maxCount   int      // count range [1, maxCount] of every pool when the scenario has no plan block
 	maxRuns    int
 	exhaustive bool // run the whole grid instead of the pruned search
+	progress   bool // --progress: draw the progress line on stderr even when it is no terminal
 
+	stderr   io.Writer    // the progress line's and warnings; nil = none
 	simulate simulateFunc // nil: simulate
 }
 
@@ -65,8 +67,8 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		Example: "  handoff plan scenarios/quickstart.yaml --target-rate 60\n" +
 			"  handoff plan scenarios/quickstart.yaml --target-rate 60 --count prefill=1:4 --count decode=1:6 -o out",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			opts.scenario = args[0]
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.scenario, opts.stderr = args[0], cmd.ErrOrStderr()
 			if err := opts.check(); err != nil {
 				return err
 			}
@@ -74,7 +76,8 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, and the cost-vs-request-goodput plot into DIR/plots, to `DIR`")
+	f.StringVarP(&opts.outDir, "out", "o", "", "write plan.csv, the cost-vs-request-goodput plot into DIR/plots and each "+
+		"finished fleet's run into DIR/probes (a rerun on DIR reuses them), to `DIR`")
 	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.targetRate, "target-rate", 0, "request rate to serve, requests per s (required)")
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
@@ -82,6 +85,8 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 	f.IntVar(&opts.maxCount, "max-count", defaultPlanMaxCount, "without a plan block, search counts 1..`N` in every pool")
 	f.IntVar(&opts.maxRuns, "max-runs", defaultPlanMaxRuns, "simulate at most `N` fleets")
 	f.BoolVar(&opts.exhaustive, "exhaustive", false, "run every fleet in the search space, without pruning")
+	f.BoolVar(&opts.progress, "progress", false,
+		"draw the progress line (fleets run, the cheapest that meets the target so far) on stderr even when it is not a terminal")
 	return cmd
 }
 
@@ -144,7 +149,9 @@ func runPlan(opts *planOptions, stdout io.Writer) (err error) {
 	if opts.exhaustive {
 		searchF = p.space.Grid
 	}
+	p.line = newProgress(opts.stderr, opts.progress, -1, "plan")
 	choice, searchErr := searchF(p.evaluate, opts.maxRuns)
+	p.line.finish()
 	if searchErr != nil && !errors.Is(searchErr, search.ErrRunBudget) {
 		return searchErr
 	}

@@ -24,6 +24,8 @@ type planner struct {
 	baseRPS   float64 // the workload's own offered rate, req/s
 	rateScale float64 // workload.rate_scale that offers the target rate
 	notes     []string
+	store     *probeStore    // where finished fleets are saved
+	line      *progress      // nil: none
 	runs      map[string]int // Fleet.Key → index in ran
 	ran       []planRun      // in the order run
 	choice    search.Choice
@@ -48,6 +50,9 @@ func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
 		return nil, err
 	}
 	if err := p.price(); err != nil {
+		return nil, err
+	}
+	if p.store, err = newProbeStore(opts.outDir, l, opts.stderr); err != nil {
 		return nil, err
 	}
 	base, err := baseRate(l)
@@ -160,10 +165,11 @@ func (p *planner) evaluate(f search.Fleet) (met bool, err error) {
 	l, err := p.load(sets)
 	if err == nil {
 		var pr probe
-		if pr, err = runProbe(l, p.opts.simulate); err == nil {
+		if pr, err = p.store.run(l, sets, p.opts.simulate); err == nil {
 			pr.RateRPS = p.opts.targetRate
 			p.runs[f.Key()] = len(p.ran)
 			p.ran = append(p.ran, planRun{fleet: f.Clone(), costPerHour: p.space.CostPerHour(f), probe: pr})
+			p.line.update(int64(len(p.ran)), p.progressText())
 			return pr.meetsStrict(p.target), nil
 		}
 	}
@@ -208,4 +214,19 @@ func (p *planner) unserved() error {
 	}
 	return fmt.Errorf("%d of %d fleets left requests unserved; with %s: %w",
 		n, len(runs), p.space.Describe(runs[first].fleet), runs[first].unserved)
+}
+
+// progressText is the progress line's text: the fleets run and the
+// cheapest of them that met the target.
+func (p *planner) progressText() string {
+	var best *planRun
+	for i := range p.ran {
+		if r := &p.ran[i]; r.meetsStrict(p.target) && (best == nil || r.costPerHour < best.costPerHour) {
+			best = r
+		}
+	}
+	if best == nil {
+		return fmt.Sprintf("%d fleets run; none meets the target yet", len(p.ran))
+	}
+	return fmt.Sprintf("%d fleets run; cheapest meeting the target: %s at $%.2f/h", len(p.ran), p.space.Describe(best.fleet), best.costPerHour)
 }

@@ -26,7 +26,9 @@ type runOptions struct {
 	traceSelect   string // --trace-select: which (traceselect.go)
 	selection     traceSelection
 	benchJSON     string // --bench-json: a vllm bench serve result file, "" = none
+	progress      bool   // --progress: draw the progress line on stderr even when it is no terminal
 
+	stderr   io.Writer    // the progress line's; nil = none
 	simulate simulateFunc // nil: simulate
 }
 
@@ -39,7 +41,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	if runF == nil {
 		runF = runScenario
 	}
-	opts := &runOptions{}
+	opts := &runOptions{stderr: stderr}
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario and print its summary",
@@ -69,6 +71,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
 	cmd.Flags().StringVar(&opts.benchJSON, "bench-json", "",
 		"also write the run as the result JSON of `vllm bench serve --save-result` to `FILE`, for dashboards that read those")
+	cmd.Flags().BoolVar(&opts.progress, "progress", false,
+		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
 }
 
@@ -117,7 +121,10 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if opts.outDir != "" {
 		configure = append(configure, withTimeline)
 	}
+	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
+	configure = append(configure, line.attach)
 	sum, res, err := opts.simulate.orDefault()(l, configure...)
+	line.finish() // before the table, which may go to the same terminal
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer)
 	}
 	dir := opts.outDir
 	resumed := len(pl.points) - len(pending)
-	prog := newSweepProgress(stderr, opts.progress || isTerminalWriter(stderr), len(pl.points), resumed)
+	prog := newSweepProgress(stderr, opts.progress, len(pl.points), resumed)
 	start := time.Now()
 	failures, err := pl.runPoints(ctx, dir, pending, opts.jobs, !opts.failFast, prog)
 	prog.finish()

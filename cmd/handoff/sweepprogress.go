@@ -3,40 +3,30 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"time"
 )
 
-// isTerminalWriter reports whether w is a character device (a terminal).
-func isTerminalWriter(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// sweepProgress draws one status line, rewritten in place with \r: points
-// done of the total, elapsed time and the estimated time left. A nil
-// *sweepProgress draws nothing.
+// sweepProgress is a sweep's progress line: points done of the total,
+// those found finished included; the bar and the time left count this
+// run's points. A nil *sweepProgress draws nothing.
 type sweepProgress struct {
-	w       io.Writer
-	total   int       // points this run will end with
-	done    int       // of them finished, including those found finished
-	resumed int       // found finished before this run started
-	start   time.Time // when this run started
-	now     func() time.Time
-	width   int // length of the last line drawn, to blank its tail
+	line                 *progress
+	total, done, resumed int
 }
 
-// newSweepProgress returns a progress line on w, or nil when off.
-func newSweepProgress(w io.Writer, on bool, total, resumed int) *sweepProgress {
-	if !on {
+// newSweepProgress returns a sweep's progress line on w (see newProgress),
+// or nil when off.
+func newSweepProgress(w io.Writer, forced bool, total, resumed int) *sweepProgress {
+	line := newProgress(w, forced, int64(total-resumed), "sweep")
+	if line == nil {
 		return nil
 	}
-	return &sweepProgress{w: w, total: total, done: resumed, resumed: resumed, start: time.Now(), now: time.Now}
+	p := &sweepProgress{line: line, total: total, done: resumed, resumed: resumed}
+	p.line.update(0, p.text())
+	return p
 }
+
+// text is the line's text after the bar.
+func (p *sweepProgress) text() string { return fmt.Sprintf("%d/%d points", p.done, p.total) }
 
 // step counts one more point done and redraws.
 func (p *sweepProgress) step() {
@@ -44,46 +34,19 @@ func (p *sweepProgress) step() {
 		return
 	}
 	p.done++
-	p.draw()
+	p.line.update(int64(p.done-p.resumed), p.text())
 }
 
-// draw rewrites the line.
+// draw redraws the line, for its clock.
 func (p *sweepProgress) draw() {
-	if p == nil {
-		return
+	if p != nil {
+		p.line.tick()
 	}
-	elapsed := p.now().Sub(p.start)
-	line := fmt.Sprintf("sweep %d/%d points (%d%%)  elapsed %s  eta %s", p.done, p.total,
-		100*p.done/max(p.total, 1), clockText(elapsed), p.eta(elapsed))
-	pad := max(p.width-len(line), 0)
-	p.width = len(line)
-	fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
-}
-
-// eta estimates the time left from this run's pace; "?" before the first
-// point of this run finishes.
-func (p *sweepProgress) eta(elapsed time.Duration) string {
-	ran := p.done - p.resumed
-	if ran <= 0 {
-		return "?"
-	}
-	return clockText(elapsed / time.Duration(ran) * time.Duration(p.total-p.done))
 }
 
 // finish ends the line.
 func (p *sweepProgress) finish() {
-	if p == nil {
-		return
+	if p != nil {
+		p.line.finish()
 	}
-	p.draw()
-	fmt.Fprintln(p.w)
-}
-
-// clockText formats d as h:mm:ss or m:ss.
-func clockText(d time.Duration) string {
-	s := int64(d.Round(time.Second) / time.Second)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"handoff/results"
+	"handoff/scenarios"
+)
+
+// The -o directory of goodput and plan holds, besides their tables and
+// plots, every probe (one simulation: one rate, one fleet) as soon as it
+// finishes:
+//
+//	probes/<id>/summary.json  its summary
+//	probes/<id>/probe.json    its record (probeRecord), written last:
+//	                          present = finished
+//
+// <id> is a hash of the probe's own overrides (the rate scale, the fleet).
+// A rerun of the command on the same directory takes a finished probe from
+// its record instead of simulating it again, so an interrupted search
+// resumes, and refuses one made from another version of the scenario or
+// its input files.
+
+const (
+	probesDir          = "probes"
+	probeRecordFile    = "probe.json"
+	probeLayoutVersion = 1
+)
+
+// probeRecord is a probe's probe.json: what it was run from and what it
+// measured.
+type probeRecord struct {
+	Version        int         `json:"version"`
+	Sets           []string    `json:"sets"`            // the probe's own overrides, after the command's --set
+	Seed           uint64      `json:"seed"`            // the run's
+	BaseSHA256     string      `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
+	ScenarioSHA256 string      `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
+	Inputs         []inputFile `json:"inputs"`          // the files it read
+	SummarySHA256  string      `json:"summary_sha256"`  // of the summary.json beside it
+	Probe          savedProbe  `json:"probe"`
+}
+
+// savedProbe is a probe as probe.json holds it.
+type savedProbe struct {
+	probe
+	Unserved string `json:"unserved,omitempty"` // the unserved error's text
+}
+
+// probeStore saves and finds the probes of one goodput or plan command.
+// The zero value (no directory) saves nothing.
+type probeStore struct {
+	dir     string // the -o directory; "" = none
+	sums    *inputSums
+	stderr  io.Writer // warnings; nil = none
+	baseSHA string    // scenarioHash of the command's scenario
+}
+
+// newProbeStore returns the store in dir ("" = none) of the probes of the
+// command's scenario base (with its --set and --seed). Before anything
+// runs, it refuses a directory that holds probes of another version of
+// base, or of another seed.
+func newProbeStore(dir string, base *scenarios.Loaded, stderr io.Writer) (*probeStore, error) {
+	if dir == "" {
+		return &probeStore{}, nil
+	}
+	sums, err := newInputSums(base.File)
+	if err != nil {
+		return nil, err
+	}
+	s := &probeStore{dir: dir, sums: sums, stderr: stderr}
+	if s.baseSHA, err = scenarioHash(base); err != nil {
+		return nil, err
+	}
+	return s, s.checkSaved(base.Seed)
+}
+
+// scenarioHash is the hash of l's effective scenario, its plan and sweep
+// blocks removed (they choose probes, not what one measures).
+func scenarioHash(l *scenarios.Loaded) (string, error) {
+	c := *l
+	c.Plan, c.Sweep = nil, nil
+	eff, err := c.Effective("")
+	return hexSHA256(eff), err
+}
+
+// checkSaved refuses a directory whose saved probes were made from
+// another version of the scenario, another seed or files that changed
+// since. Records it cannot read are left for saved to name.
+func (s *probeStore) checkSaved(seed uint64) error {
+	recs, _ := filepath.Glob(filepath.Join(s.dir, probesDir, "*", probeRecordFile))
+	for _, path := range recs {
+		var rec probeRecord
+		data, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(data, &rec) != nil {
+			continue
+		}
+		why := ""
+		switch {
+		case rec.BaseSHA256 != s.baseSHA:
+			why = "it holds runs of another version of the scenario (its file or --set differ)"
+		case rec.Seed != seed:
+			why = fmt.Sprintf("it holds runs with seed %d, this one's is %d", rec.Seed, seed)
+		}
+		if file, changed := s.sums.changed(rec.Inputs); changed != "" {
+			why = fmt.Sprintf("a run it holds read %s, which %s", file, changed)
+		}
+		if why != "" {
+			return fmt.Errorf("%s: will not mix results: %s; use another directory", s.dir, why)
+		}
+	}
+	return nil
+}
+
+// run returns the probe of l, whose own overrides are sets: the one saved
+// finished in the directory, else a new run of simF, which it saves.
+func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF simulateFunc) (probe, error) {
+	if s.dir == "" {
+		m, _, err := runProbe(l, simF)
+		return m, err
+	}
+	rec, err := s.expected(l, sets)
+	if err != nil {
+		return probe{}, err
+	}
+	id := probeID(sets)
+	if m, ok, err := s.saved(id, rec); ok || err != nil {
+		return m, err
+	}
+	m, sum, err := runProbe(l, simF)
+	if err != nil {
+		return m, err
+	}
+	return m, s.write(id, rec, m, sum)
+}
+
+// expected returns the record a probe of l with overrides sets has, but
+// for its results.
+func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord, error) {
+	sum, err := scenarioHash(l)
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := s.sums.files(l)
+	if err != nil {
+		return nil, err
+	}
+	return &probeRecord{Version: probeLayoutVersion, Sets: slices.Clip(sets), Seed: l.Seed, BaseSHA256: s.baseSHA,
+		ScenarioSHA256: sum, Inputs: inputs}, nil
+}
+
+// probeID names a probe's folder: the first 16 hex digits of the hash of
+// its overrides.
+func probeID(sets []string) string { return hexSHA256([]byte(strings.Join(sets, "\n")))[:16] }
+
+// probeRel returns a probe's file name inside the directory.
+func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name }
+
+// saved returns the probe saved as id when it was made from what want
+// says. A probe made otherwise is an error; one damaged (its files do not
+// match) is named on stderr and reported as not saved, to run again.
+func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
+	data, err := readIn(s.dir, probeRel(id, probeRecordFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return probe{}, false, nil
+	}
+	at := filepath.Join(s.dir, probesDir, id)
+	var rec probeRecord
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err == nil {
+		err = s.checkSummary(id, &rec)
+	}
+	if err != nil {
+		if s.stderr != nil {
+			fmt.Fprintf(s.stderr, "warning: probe %s: %s; it runs again\n", at, oneLine(err.Error()))
+		}
+		return probe{}, false, nil
+	}
+	if why := recordDifference(&rec, want); why != "" {
+		return probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
+	}
+	if path, why := s.sums.changed(rec.Inputs); why != "" {
+		return probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
+	}
+	m := rec.Probe.probe
+	if rec.Probe.Unserved != "" {
+		m.unserved = errors.New(rec.Probe.Unserved)
+	}
+	return m, true, nil
+}
+
+// checkSummary checks that the summary.json beside rec is the one saved
+// with it.
+func (s *probeStore) checkSummary(id string, rec *probeRecord) error {
+	sum, err := readIn(s.dir, probeRel(id, pointSummaryFile))
+	if err != nil {
+		return err
+	}
+	if hexSHA256(sum) != rec.SummarySHA256 {
+		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", pointSummaryFile)
+	}
+	return nil
+}
+
+// recordDifference says how the saved probe rec was made otherwise than
+// want; "" when it was not.
+func recordDifference(rec, want *probeRecord) string {
+	switch {
+	case rec.Version != want.Version:
+		return fmt.Sprintf("its probes have layout version %d, this build's %d", rec.Version, want.Version)
+	case !slices.Equal(rec.Sets, want.Sets):
+		return fmt.Sprintf("probe %s is of %v, not %v", probeID(want.Sets), rec.Sets, want.Sets)
+	case rec.Seed != want.Seed:
+		return fmt.Sprintf("a probe ran with seed %d, this run's is %d", rec.Seed, want.Seed)
+	case rec.ScenarioSHA256 != want.ScenarioSHA256:
+		return "a probe ran on another version of the scenario (its file or --set differ)"
+	}
+	if why := inputsDifference(rec.Inputs, want.Inputs); why != "" {
+		return "a probe read other files: " + why
+	}
+	return ""
+}
+
+// write saves a probe's summary.json, then its probe.json.
+func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Summary) error {
+	if err := makeOutDir(s.dir); err != nil {
+		return err
+	}
+	var summary bytes.Buffer
+	if err := results.WriteJSON(&summary, sum); err != nil {
+		return err
+	}
+	rec.SummarySHA256, rec.Probe = hexSHA256(summary.Bytes()), savedProbe{probe: m}
+	if m.unserved != nil {
+		rec.Probe.Unserved = m.unserved.Error()
+	}
+	if err := writeIn(s.dir, probeRel(id, pointSummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
+		return err
+	}
+	return writeIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return writeIndentedJSON(w, rec) })
+}
