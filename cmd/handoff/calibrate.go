@@ -35,6 +35,7 @@ type calibrateOptions struct {
 	fitPD        bool   // with --fit: the P/D runs on the fitted accelerator join the objective
 
 	progress bool // --progress: draw the progress line on stderr even when it is no terminal
+	json     bool // --json: the comparison (and the fit) as JSON instead of Markdown
 
 	simulate simulateFunc   // nil: calibrate.Simulate
 	stderr   io.Writer      // progress lines; nil = discard
@@ -69,6 +70,8 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: then fit the MoE terms to the P/D runs on the fitted accelerator (implies --pd)")
 	f.BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulations run) on stderr even when it is not a terminal")
+	f.BoolVar(&opts.json, "json", false, "write every stage and P/D run against its measurement (and the fit's values) "+
+		"as JSON instead of the Markdown report")
 	return cmd
 }
 
@@ -125,6 +128,9 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 		return err
 	}
 	write := func(w io.Writer) error { return writeCalibration(w, rep) }
+	if opts.json {
+		write = func(w io.Writer) error { return writeCalibrationJSON(w, rep) }
+	}
 	if opts.out != "" {
 		err = writeOutFile(opts.out, write)
 	} else {

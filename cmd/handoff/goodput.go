@@ -24,6 +24,7 @@ type goodputOptions struct {
 	tolerance float64 // relative width of the final bracket
 	maxRuns   int     // runs per search (strict and loose each)
 	progress  bool    // --progress: draw the progress line on stderr even when it is no terminal
+	json      bool    // --json: print the result as JSON instead of the table
 
 	stderr   io.Writer    // the progress line's and warnings; nil = none
 	simulate simulateFunc // nil: simulate
@@ -62,6 +63,8 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 		"into DIR/probes (a rerun on DIR reuses them), to `DIR`")
 	f.BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (runs done, the current bracket) on stderr even when it is not a terminal")
+	f.BoolVar(&opts.json, "json", false, "print the curve and both answers as JSON on stdout instead of the table "+
+		"(the progress line stays on stderr)")
 	scenarioFlags(f, &opts.sets, &opts.seed)
 	f.Float64Var(&opts.target, "target", 0, "attainment target in (0, 1]; default the scenario's slo.attainment")
 	f.Float64Var(&opts.tolerance, "tolerance", search.DefaultTolerance,
@@ -117,7 +120,11 @@ func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := g.writeTable(stdout); err != nil {
+	write := g.writeTable
+	if opts.json {
+		write = g.writeJSON
+	}
+	if err := write(stdout); err != nil {
 		return err
 	}
 	if opts.outDir != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -118,7 +119,8 @@ func (g *goodputSearch) writeCSV(w io.Writer) error {
 }
 
 // plotGoodput draws attainment against rate: both limits together (the
-// max goodput's criterion) and each limit on its own (the variant's).
+// max goodput's criterion) and each limit on its own (the variant's),
+// with the max goodput marked.
 func plotGoodput(w io.Writer, f plot.Format, g *goodputSearch) error {
 	curves := []plot.Curve{
 		{Name: "TTFT and TPOT together (max goodput)", RateLabel: "arrival rate (req/s)"},
@@ -130,5 +132,78 @@ func plotGoodput(w io.Writer, f plot.Format, g *goodputSearch) error {
 			curves[i].Points = append(curves[i].Points, plot.CurvePoint{Rate: m.RateRPS, Attainment: share, RequestGoodputRPS: m.RequestGoodputRPS})
 		}
 	}
-	return plot.Attainment(w, f, curves, g.target)
+	var marks []plot.Mark
+	if g.strict.Lo > 0 {
+		r := g.rateOf(g.strict.Lo)
+		marks = append(marks, plot.Mark{Rate: r, Label: fmt.Sprintf("max goodput %.4g req/s", r)})
+	}
+	return plot.AttainmentMarked(w, f, curves, g.target, marks)
+}
+
+// goodputJSON is the result of `handoff goodput --json`: the table's
+// figures, the rates in req/s.
+type goodputJSON struct {
+	Scenario   string            `json:"scenario"`
+	Target     float64           `json:"target"`
+	BaseRPS    float64           `json:"offered_rps_at_scale_1"`
+	Tolerance  float64           `json:"tolerance"`
+	GPUs       int               `json:"gpus"`
+	Curve      []goodputPointOut `json:"curve"`
+	MaxGoodput goodputAnswerJSON `json:"max_goodput"`      // TTFT and TPOT met together
+	Variant    goodputAnswerJSON `json:"max_goodput_each"` // DistServe's variant: each met
+}
+
+type goodputPointOut struct {
+	RateRPS           float64 `json:"rate_rps"`
+	Scale             float64 `json:"scale"`
+	Attainment        float64 `json:"attainment"`
+	TTFTShare         float64 `json:"ttft_share"`
+	TPOTShare         float64 `json:"tpot_share"`
+	TTFTP90S          float64 `json:"ttft_p90_s"`
+	TPOTP90S          float64 `json:"tpot_p90_s"`
+	RequestGoodputRPS float64 `json:"request_goodput_rps"`
+	Meets             bool    `json:"meets"`
+	MeetsEach         bool    `json:"meets_each"`
+}
+
+// goodputAnswerJSON is one search's answer: the highest rate met (0 when
+// none was), the lowest missed (null when every rate tried was met), per
+// GPU, and whether the bracket converged within the runs.
+type goodputAnswerJSON struct {
+	RPS       float64  `json:"rps"`
+	MissedRPS *float64 `json:"missed_at_rps"`
+	PerGPU    float64  `json:"rps_per_gpu"`
+	Converged bool     `json:"converged"`
+	Runs      int      `json:"runs"`
+}
+
+// writeJSON prints the search as goodputJSON.
+func (g *goodputSearch) writeJSON(w io.Writer) error {
+	out := goodputJSON{Scenario: g.scenario, Target: g.target, BaseRPS: g.baseRPS, Tolerance: g.tolerance}
+	if len(g.curve) > 0 {
+		out.GPUs = g.curve[0].GPUs
+	}
+	for _, m := range g.curve {
+		out.Curve = append(out.Curve, goodputPointOut{RateRPS: m.RateRPS, Scale: m.Scale, Attainment: m.Attainment,
+			TTFTShare: m.TTFTShare, TPOTShare: m.TPOTShare, TTFTP90S: m.TTFTP90S, TPOTP90S: m.TPOTP90S,
+			RequestGoodputRPS: m.RequestGoodputRPS, Meets: m.meetsStrict(g.target), MeetsEach: m.meetsLoose(g.target)})
+	}
+	out.MaxGoodput, out.Variant = g.answerJSON(g.strict, out.GPUs), g.answerJSON(g.loose, out.GPUs)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func (g *goodputSearch) answerJSON(br search.Bracket, gpus int) goodputAnswerJSON {
+	a := goodputAnswerJSON{Converged: br.Converged, Runs: br.Runs}
+	if br.Lo > 0 {
+		a.RPS = g.rateOf(br.Lo)
+	}
+	if hi := g.rateOf(br.Hi); !math.IsInf(hi, 1) {
+		a.MissedRPS = &hi
+	}
+	if gpus > 0 {
+		a.PerGPU = a.RPS / float64(gpus)
+	}
+	return a
 }

@@ -31,6 +31,7 @@ type planOptions struct {
 	maxRuns    int
 	exhaustive bool // run the whole grid instead of the pruned search
 	progress   bool // --progress: draw the progress line on stderr even when it is no terminal
+	json       bool // --json: print the result as JSON instead of the table
 
 	stderr   io.Writer    // the progress line's and warnings; nil = none
 	simulate simulateFunc // nil: simulate
@@ -87,6 +88,8 @@ func newPlanCmd(stdout io.Writer, runF func(*planOptions, io.Writer) error) *cob
 	f.BoolVar(&opts.exhaustive, "exhaustive", false, "run every fleet in the search space, without pruning")
 	f.BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (fleets run, the cheapest that meets the target so far) on stderr even when it is not a terminal")
+	f.BoolVar(&opts.json, "json", false, "print every fleet run, the Pareto front and the choice as JSON on stdout "+
+		"instead of the table (the progress line stays on stderr)")
 	return cmd
 }
 
@@ -156,7 +159,11 @@ func runPlan(opts *planOptions, stdout io.Writer) (err error) {
 		return searchErr
 	}
 	p.choice = choice
-	if err := p.writeTable(stdout); err != nil {
+	write := p.writeTable
+	if opts.json {
+		write = p.writeJSON
+	}
+	if err := write(stdout); err != nil {
 		return err
 	}
 	if opts.outDir != "" {

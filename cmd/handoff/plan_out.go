@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -51,12 +52,13 @@ func (p *planner) costPoints(runs []planRun) []plot.CostPoint {
 	return pts
 }
 
-// shortName names a fleet in a plot label: "2×h100-sxm + 3×h200/tp2".
+// shortName names a fleet in a plot label, each pool by its name:
+// "prefill 2×h100-sxm + decode 3×h200/tp2".
 func (p *planner) shortName(r planRun) string {
 	parts := make([]string, len(p.space.Pools))
 	for i, ps := range p.space.Pools {
 		v := ps.Variants[r.fleet.Variant[i]]
-		parts[i] = fmt.Sprintf("%d×%s", r.fleet.Count[i], v.Hardware)
+		parts[i] = fmt.Sprintf("%s %d×%s", ps.Name, r.fleet.Count[i], v.Hardware)
 		if v.TP > 1 {
 			parts[i] += "/tp" + strconv.Itoa(v.TP)
 		}
@@ -158,4 +160,59 @@ func (p *planner) writeCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// planJSON is the result of `handoff plan --json`: the table's figures.
+type planJSON struct {
+	Scenario      string        `json:"scenario"`
+	TargetRateRPS float64       `json:"target_rate_rps"`
+	Target        float64       `json:"target_attainment"`
+	Ran           int           `json:"fleets_run"`
+	Grid          int           `json:"fleets_in_space"`
+	Runs          []planRunJSON `json:"runs"` // in the table's order: price, then GPUs
+	Chosen        *planRunJSON  `json:"chosen"`
+}
+
+type planRunJSON struct {
+	Fleet             string        `json:"fleet"`
+	Pools             []planPoolOut `json:"pools"`
+	CostPerHour       float64       `json:"cost_per_hour"`
+	GPUs              int           `json:"gpus"`
+	Attainment        float64       `json:"attainment"`
+	RequestGoodputRPS float64       `json:"request_goodput_rps"`
+	TTFTP90S          float64       `json:"ttft_p90_s"`
+	TPOTP90S          float64       `json:"tpot_p90_s"`
+	Meets             bool          `json:"meets"`
+	OnFront           bool          `json:"pareto_front"`
+}
+
+type planPoolOut struct {
+	Name     string `json:"name"`
+	Count    int    `json:"count"`
+	Hardware string `json:"hardware"`
+	TP       int    `json:"tp"`
+}
+
+// writeJSON prints the plan as planJSON.
+func (p *planner) writeJSON(w io.Writer) error {
+	out := planJSON{Scenario: p.name, TargetRateRPS: p.opts.targetRate, Target: p.target, Ran: len(p.ran),
+		Grid: p.gridSize(), Runs: []planRunJSON{}}
+	runs, marks := p.sorted()
+	for i, r := range runs {
+		rj := planRunJSON{Fleet: p.space.Describe(r.fleet), CostPerHour: r.costPerHour, GPUs: r.GPUs,
+			Attainment: r.Attainment, RequestGoodputRPS: r.RequestGoodputRPS, TTFTP90S: r.TTFTP90S,
+			TPOTP90S: r.TPOTP90S, Meets: r.meetsStrict(p.target), OnFront: strings.HasSuffix(marks[i], "front")}
+		for j, ps := range p.space.Pools {
+			v := ps.Variants[r.fleet.Variant[j]]
+			rj.Pools = append(rj.Pools, planPoolOut{Name: ps.Name, Count: r.fleet.Count[j], Hardware: v.Hardware, TP: v.TP})
+		}
+		out.Runs = append(out.Runs, rj)
+		if p.isChosen(r) {
+			chosen := rj
+			out.Chosen = &chosen
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

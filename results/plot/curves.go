@@ -48,6 +48,19 @@ const defaultRateLabel = "request rate (req/s)"
 // none): the rate where a line crosses it is the configuration's
 // capacity. Cost: O(points log points).
 func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
+	return AttainmentMarked(w, f, curves, target, nil)
+}
+
+// Mark is a rate marked on a plot by a vertical line: an answer such as
+// the max goodput.
+type Mark struct {
+	Rate  float64
+	Label string
+}
+
+// AttainmentMarked is Attainment with each mark's rate drawn as a
+// vertical red line from 0 to 100 %, named in the legend.
+func AttainmentMarked(w io.Writer, f Format, curves []Curve, target float64, marks []Mark) error {
 	p := newPlot("SLO attainment vs "+axisName(curves), rateLabel(curves), "SLO attainment (%)")
 	l := newLegend()
 	ink, err := addCurves(p, l, curves, func(pt CurvePoint) float64 { return 100 * pt.Attainment })
@@ -58,6 +71,17 @@ func Attainment(w io.Writer, f Format, curves []Curve, target float64) error {
 		line := refLine(p.X.Min, 100*target, p.X.Max, 100*target, dashed())
 		p.Add(line)
 		l.Add(fmt.Sprintf("target %s", percent(target)), line)
+		ink = append(ink, line.XYs)
+	}
+	for _, m := range marks {
+		if !finite(m.Rate) {
+			continue
+		}
+		ls := dashed()
+		ls.Color = alertColor
+		line := refLine(m.Rate, 0, m.Rate, 100, ls)
+		p.Add(line)
+		l.Add(m.Label, line)
 		ink = append(ink, line.XYs)
 	}
 	p.Y.Min, p.Y.Max = 0, 100
