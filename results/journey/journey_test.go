@@ -197,6 +197,7 @@ type traceEvent struct {
 // open is a slice on a thread's stack while checking nesting.
 type open struct {
 	startNs, endNs, request int64
+	instant                 bool
 }
 
 // checkTrace parses a trace and checks the rules the viewers rely on.
@@ -250,11 +251,14 @@ func checkTrace(t *testing.T, data []byte, n int64) traceStats {
 			} else if e.S != "t" {
 				t.Errorf("instant %d (%s) has scope %q, want t", i, e.Name, e.S)
 			}
-			stacks[thread] = push(t, stacks[thread], open{tsNs, tsNs + durNs, req}, i)
+			stacks[thread] = push(t, stacks[thread], open{tsNs, tsNs + durNs, req, e.Ph == "i"}, i)
 		case "s", "f":
 			st := stacks[thread]
 			if len(st) == 0 || st[len(st)-1].request != req {
 				t.Fatalf("flow end %d (%s %d) binds to no slice of request %d on %v", i, e.Ph, e.ID, req, thread)
+			}
+			if st[len(st)-1].instant { // Perfetto binds flows to slices only, and drops these
+				t.Fatalf("flow end %d (%s %d) binds to an instant of request %d on %v", i, e.Ph, e.ID, req, thread)
 			}
 			if e.Ph == "f" && (flowEnds[e.ID] != "s" || e.Bp != "e") {
 				t.Fatalf("flow %d: an f (bp %q) after %q, want one s then one f with bp e", e.ID, e.Bp, flowEnds[e.ID])
