@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"handoff/results/plot"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestPlotCmdArgs(t *testing.T) {
 	for _, tt := range tests {
 		var got string
 		var out bytes.Buffer
-		cmd := newPlotCmd(&out, func(dir string) error { got = dir; return nil })
+		cmd := newPlotCmd(&out, func(dir string, _ plot.Choice) error { got = dir; return nil })
 		cmd.SetArgs(tt.args)
 		cmd.SetOut(&out)
 		cmd.SetErr(&out)
@@ -30,7 +31,7 @@ func TestPlotCmdArgs(t *testing.T) {
 			t.Errorf("args %v: drew %q, err %v; want %q", tt.args, got, err, tt.wantDir)
 		}
 	}
-	cmd := newPlotCmd(&bytes.Buffer{}, func(string) error { return errors.New("boom") })
+	cmd := newPlotCmd(&bytes.Buffer{}, func(string, plot.Choice) error { return errors.New("boom") })
 	cmd.SetArgs([]string{"out"})
 	cmd.SetOut(&bytes.Buffer{}) // cobra prints the error and usage when run alone, not under the root
 	cmd.SetErr(&bytes.Buffer{})

@@ -48,12 +48,24 @@ type Save func(rel string, write func(io.Writer) error) error
 // See readSweep for how results.csv's columns are read. Errors name the
 // file, and the line and column for bad values. Cost: linear in the
 // size of the files read.
-func DrawDir(dir string, save Save) error {
+func DrawDir(dir string, save Save) error { return DrawDirChoosing(dir, save, Choice{}) }
+
+// Choice picks the sweep points whose attribution bars DrawDirChoosing
+// draws: those whose id starts with one of Select (none: every point),
+// then of them the Top with the longest mean end-to-end time, slowest
+// first (0: all, in results.csv's order).
+type Choice struct {
+	Top    int
+	Select []string
+}
+
+// DrawDirChoosing is DrawDir with the sweep's attribution bars chosen by c.
+func DrawDirChoosing(dir string, save Save, c Choice) error {
 	var figs []figure
 	var err error
 	switch {
 	case exists(filepath.Join(dir, sweepCSV)):
-		figs, err = sweepFigures(dir)
+		figs, err = sweepFigures(dir, c)
 	case exists(filepath.Join(dir, summaryJSON)):
 		figs, err = runFigures(dir)
 	default:

@@ -228,3 +228,28 @@ func TestAttributionPages(t *testing.T) {
 		t.Errorf("the last page does not say which bars it shows (%v)", err)
 	}
 }
+
+// TestChoiceChooses: --select keeps the points whose id starts with a
+// prefix; --top the slowest of those, slowest first.
+func TestChoiceChooses(t *testing.T) {
+	ids := []string{"0000-a", "0001-b", "0002-c", "0003-d"}
+	labels := []string{"a", "b", "c", "d"}
+	attrs := make([]results.Attribution, 4)
+	for i, s := range []float64{1, 4, 2, 3} {
+		attrs[i] = results.Attribution{TTFTS: map[string]float64{"prefill_compute": s}, DecodeS: map[string]float64{"decode_compute": s}}
+	}
+	for _, c := range []struct {
+		choice Choice
+		want   []string
+	}{
+		{Choice{}, []string{"a", "b", "c", "d"}},
+		{Choice{Top: 2}, []string{"b", "d"}},
+		{Choice{Select: []string{"0000", "0002"}}, []string{"a", "c"}},
+		{Choice{Select: []string{"0000", "0002"}, Top: 1}, []string{"c"}},
+	} {
+		got, _ := c.choice.choose(ids, labels, attrs)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.choice, got, c.want)
+		}
+	}
+}
