@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"handoff/results"
-	"handoff/results/journey"
 	"handoff/scenarios"
 	"handoff/sim"
+	"handoff/sim/journey"
 )
 
 // runOptions are the flags of `handoff run`.

@@ -82,7 +82,7 @@ func traceRun(t *testing.T, cfg *sim.Config, n int64) []byte {
 // TestGoldenPD traces two overlapping requests through one prefill and one
 // decode instance. Request 1 arrives at 500 ns while request 0's prefill
 // step runs [0, 2000], so their prefill spans overlap and take two lanes.
-// Regenerate with `go test ./results/journey -run Golden -update`.
+// Regenerate with `go test ./sim/journey -run Golden -update`.
 func TestGoldenPD(t *testing.T) {
 	reqs := []sim.Request{{ArrivalNs: 0, PromptTokens: 100, OutputTokens: 3},
 		{ArrivalNs: 500, PromptTokens: 100, OutputTokens: 3}}

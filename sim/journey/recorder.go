@@ -3,9 +3,9 @@
 // writes them as Chrome trace-event JSON, which Perfetto (ui.perfetto.dev)
 // and chrome://tracing load.
 //
-// It lives apart from package results because it implements sim.Tracer,
-// and sim imports results: results/journey imports sim, sim never imports
-// it, so there is no cycle and no adapter.
+// It lives under sim because it implements sim.Tracer: sim/journey imports
+// sim, sim never imports it, so there is no cycle, no adapter, and no
+// import from results back up to the simulator.
 //
 // Reading guide: recorder.go buffers what the simulator reports; layout.go
 // packs the phases of concurrent requests onto non-overlapping lanes (the
