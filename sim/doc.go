@@ -45,7 +45,8 @@
 //   - metrics.go: per-instance preemption chains (cascades), lock-ups and
 //     the watchdog that bounds them, and the prefill share of busy time.
 //   - trace.go, timeline.go: the request-journey Tracer hook and the
-//     timelines sampled on a fixed grid of simulated time.
+//     timelines sampled on a fixed grid of simulated time; package
+//     sim/journey records the journeys and writes them for Perfetto.
 //
 // The models the core drives live in package models: engine (the vLLM V1
 // scheduler and its paged KV pool), perf (step times), network (links and
