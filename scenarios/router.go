@@ -288,7 +288,6 @@ func (l *Loaded) buildRouter(b *Built, rng *rand.Rand) {
 	default:
 		cfg.Router = &router.RoundRobin{}
 	}
-	cfg.RouterNeedsHashes = rt.Policy == "dynamo" || rt.Policy == "topology_aware" || rt.Policy == "llmd"
 	// Dynamo's decode router turns reuse off when disaggregated.
 	cfg.RouterCountsSharedBlocks = (rt.Policy == "dynamo" || rt.Policy == "topology_aware") &&
 		*rt.Dynamo.AssumeKVReuse && l.Pools[0].Role == "colocated"

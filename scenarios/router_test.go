@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/models/router"
 	"handoff/results"
 	"handoff/sim"
 )
@@ -150,8 +151,8 @@ func TestRouterPoliciesRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			needs := l.Router.Policy != "least_loaded"
-			if b.Config.RouterNeedsHashes != needs || b.Config.RefreshIntervalNs != int64(l.Router.RefreshInterval) {
-				t.Fatalf("needs hashes %v, refresh %d", b.Config.RouterNeedsHashes, b.Config.RefreshIntervalNs)
+			if router.UsesHashes(b.Config.Router) != needs || b.Config.RefreshIntervalNs != int64(l.Router.RefreshInterval) {
+				t.Fatalf("uses hashes %v, refresh %d", router.UsesHashes(b.Config.Router), b.Config.RefreshIntervalNs)
 			}
 			res, err := sim.Run(b.Config)
 			if err != nil {

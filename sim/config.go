@@ -159,15 +159,15 @@ type Config struct {
 	LockupAbortNs     int64
 
 	// RefreshIntervalNs is how often the router's view of instance state is
-	// refreshed (0: before every decision, an oracle). RouterNeedsHashes
-	// makes the core hash each request's prompt blocks for the router.
+	// refreshed (0: before every decision, an oracle). The core hashes each
+	// request's prompt blocks for a router that uses them
+	// (router.HashUser).
 	RefreshIntervalNs int64
-	RouterNeedsHashes bool
 
 	// RouterCountsSharedBlocks makes the router's bookkeeping count a
 	// block that several requests active on an instance share once
-	// (Dynamo's router_assume_kv_reuse; colocated clusters, with
-	// RouterNeedsHashes). Cost: one map entry per distinct active block.
+	// (Dynamo's router_assume_kv_reuse; colocated clusters, with a router
+	// that uses hashes). Cost: one map entry per distinct active block.
 	RouterCountsSharedBlocks bool
 
 	// TimelineIntervalNs, when positive, samples every instance's KV

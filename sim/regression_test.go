@@ -211,8 +211,8 @@ func TestDynamoBooksTheDecoderAfterThePrefill(t *testing.T) {
 	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), timer),
 		instances(RoleDecode, 2, engineCfg(t, 100, 4096, 8, false), timer)...)
 	cfg := withNICs(&Config{Name: "later", Instances: insts, KVBytesPerToken: cfKVBytes,
-		Router:            router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router")),
-		RouterNeedsHashes: true, Source: &sliceSource{reqs: reqs}}, cfLink)
+		Router: router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router")),
+		Source: &sliceSource{reqs: reqs}}, cfLink)
 	booked := false
 	c, err := drive(t, cfg, 1, func(c *cluster, _ int64) {
 		for _, f := range c.flights {
@@ -245,7 +245,7 @@ func TestSharedBlocksCountOnce(t *testing.T) {
 		{ArrivalNs: 0, PromptTokens: 96, OutputTokens: 50, Prefix: prefix}}
 	cfg := colocatedConfig(t, 4096, reqs)
 	cfg.Router = router.NewDynamo(router.DefaultDynamoConfig(), NewStreams(1).Stream("router"))
-	cfg.RouterNeedsHashes, cfg.RouterCountsSharedBlocks = true, true
+	cfg.RouterCountsSharedBlocks = true
 	most := 0
 	if _, err := drive(t, cfg, 1, func(c *cluster, _ int64) { most = max(most, c.replicas[0].blocks) }); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func stalenessRun(t *testing.T, refreshNs int64) [2]int {
 	ec := engineCfg(t, 1000, 4096, 1, true)
 	res := mustRun(t, &Config{Name: "staleness", Instances: instances(RoleColocated, 2, ec, linearTimer(10e6, 0)),
 		Router: router.NewLLMD(cfg, NewStreams(1).Stream("router")), Source: &sliceSource{reqs: reqs},
-		RefreshIntervalNs: refreshNs, RouterNeedsHashes: true})
+		RefreshIntervalNs: refreshNs})
 	var counts [2]int
 	for _, r := range res.Records {
 		if r.Status != results.Completed {

@@ -37,8 +37,8 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	} else {
 		cfg.Instances = swarmPool(t, rng, RoleColocated)
 	}
-	cfg.Router, cfg.RouterNeedsHashes = swarmRouter(rng)
-	cfg.RouterCountsSharedBlocks = !pd && cfg.RouterNeedsHashes && rng.IntN(2) == 0
+	cfg.Router = swarmRouter(rng)
+	cfg.RouterCountsSharedBlocks = !pd && router.UsesHashes(cfg.Router) && rng.IntN(2) == 0
 	cfg.LockupAbortNs = 1 + rng.Int64N(2_000_000) // deadlocks (shared queues) end in failures
 	if rng.IntN(3) == 0 {                         // a stale view of instance state
 		cfg.RefreshIntervalNs = 1 + rng.Int64N(200_000)
@@ -134,23 +134,22 @@ func swarmArrivals(cfg *Config) int {
 // router the scenarios can build.
 var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
-// swarmRouter draws a router and its knobs, and whether it needs the
-// prompts' block hashes.
-func swarmRouter(rng *rand.Rand) (router.Router, bool) {
+// swarmRouter draws a router and its knobs.
+func swarmRouter(rng *rand.Rand) router.Router {
 	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
 	switch swarmRouters[rng.IntN(len(swarmRouters))] {
 	case "round_robin":
-		return &router.RoundRobin{}, false
+		return &router.RoundRobin{}
 	case "least_loaded":
-		return router.LeastLoaded{}, false
+		return router.LeastLoaded{}
 	case "dynamo":
-		return router.NewDynamo(swarmDynamo(rng), stream), true
+		return router.NewDynamo(swarmDynamo(rng), stream)
 	case "llmd":
-		return router.NewLLMD(swarmLLMD(rng), stream), true
+		return router.NewLLMD(swarmLLMD(rng), stream)
 	default:
 		c := swarmDynamo(rng)
 		c.Conditional = nil // the pair search replaces it
-		return router.NewTopologyAware(c, rng.Float64()*4, stream), true
+		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
 }
 

@@ -17,6 +17,7 @@ type routing struct {
 	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
+	hashesUsed    bool     // the router reads them (router.HashUser)
 	request       router.Request
 }
 
@@ -32,6 +33,7 @@ func (c *cluster) initRouting() {
 		c.fixView(&r.view.Decode[k], i)
 	}
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
+	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.view.TransferNs = c.predictTransferNs
 	if c.cfg.hasTiers() {
 		r.view.TierOverlap = func(i int, hashes []uint64, from int) router.TierBlocks {
@@ -93,7 +95,7 @@ func (c *cluster) fillView(v *router.View, i int, stale bool) {
 func (c *cluster) routeRequest(r *Request) *router.Request {
 	rq := &c.routing.request // reused: routers must not keep it
 	*rq = router.Request{ID: r.ID, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Prefix: r.Prefix}
-	if c.cfg.RouterNeedsHashes {
+	if c.routing.hashesUsed {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)
 		rq.Hashes = c.routing.hashes

@@ -135,6 +135,9 @@ func NewDynamo(cfg DynamoConfig, rng *rand.Rand) *Dynamo {
 // held returns the decision that keeps a request at the router.
 func held() Decision { return Decision{Prefill: -1, Decode: -1} }
 
+// UsesHashes implements HashUser: it reads the prompt's block hashes.
+func (*Dynamo) UsesHashes() bool { return true }
+
 // Route implements Router.
 func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) > 0 && d.cfg.Conditional != nil {

@@ -113,6 +113,9 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	return &LLMD{cfg: cfg, ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
 
+// UsesHashes implements HashUser: it reads the prompt's block hashes.
+func (*LLMD) UsesHashes() bool { return true }
+
 // Route implements Router.
 func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {

@@ -121,6 +121,20 @@ type Router interface {
 	Route(r *Request, c *Cluster) Decision
 }
 
+// HashUser is a Router that reads Request.Hashes — the prefix-aware ones.
+// The core computes a request's block hashes only for a router that says
+// it uses them, as an http.ResponseWriter says it flushes by being an
+// http.Flusher.
+type HashUser interface {
+	UsesHashes() bool
+}
+
+// UsesHashes reports whether r reads Request.Hashes.
+func UsesHashes(r Router) bool {
+	h, ok := r.(HashUser)
+	return ok && h.UsesHashes()
+}
+
 // RouterFunc adapts a function to Router.
 type RouterFunc func(r *Request, c *Cluster) Decision
 

@@ -41,6 +41,9 @@ func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *To
 	return &TopologyAware{d: NewDynamo(cfg, rng), blocksPerMs: blocksPerMs}
 }
 
+// UsesHashes implements HashUser: it reads the prompt's block hashes.
+func (*TopologyAware) UsesHashes() bool { return true }
+
 // Route implements Router.
 func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
