@@ -10,6 +10,7 @@ import (
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 	"handoff/sim/journey"
 )
@@ -200,14 +201,8 @@ func benchMeta(l *scenarios.Loaded, sum results.Summary) results.BenchMeta {
 	return m
 }
 
-// workloadName names the request source in errors: the trace file, or the
-// scenario file for a generated workload.
-func workloadName(l *scenarios.Loaded) string {
-	if t := l.Workload.Trace; t != nil {
-		return l.Resolve(t.Path)
-	}
-	return l.File
-}
+// workloadName names the request source in errors (experiment.WorkloadName).
+func workloadName(l *scenarios.Loaded) string { return experiment.WorkloadName(l) }
 
 // writeOutputs writes summary.json, requests.csv, the effective scenario,
 // the timeline and, when the run has a network, links.csv into dir.

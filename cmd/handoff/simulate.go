@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"time"
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 )
 
@@ -23,76 +22,11 @@ func (f simulateFunc) orDefault() simulateFunc {
 	return f
 }
 
-// simulate builds and runs a loaded scenario and summarises it. Each
-// configure function adjusts the built configuration before the run (e.g.
-// attaches a tracer). A workload with no requests is an error: a summary
-// of nothing would read as a cluster that served nothing.
+// simulate is experiment.Run with the scenario's warnings on the
+// process's stderr.
 func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
-	b, err := l.Build()
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	defer b.Close()
-	for _, w := range b.Warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
-	for _, f := range configure {
-		f(b.Config)
-	}
-	start := time.Now()
-	res, err := sim.Run(b.Config)
-	if err != nil {
-		return results.Summary{}, nil, err
-	}
-	if len(res.Records) == 0 {
-		return results.Summary{}, nil, fmt.Errorf("%s: the workload has no requests: there is nothing to measure", workloadName(l))
-	}
-	wall := time.Since(start).Seconds()
-	info := results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
-		WallTimeS: wall, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res)}
-	return results.Summarize(res.Records, res.ITL, info), res, nil
-}
-
-// tierInfos copies the run's lower-tier totals for the summary.
-func tierInfos(res *sim.Result) []results.TierInfo {
-	var infos []results.TierInfo
-	for _, t := range res.Tiers {
-		infos = append(infos, results.TierInfo{Name: t.Name, ReadBytes: t.ReadBytes, WrittenBytes: t.WrittenBytes,
-			CapacityBlocks: t.CapacityBlocks, CachedBlocks: t.CachedBlocks})
-	}
-	return infos
-}
-
-// linkInfos copies the run's link counters for the summary.
-func linkInfos(res *sim.Result) []results.LinkInfo {
-	infos := make([]results.LinkInfo, len(res.Links))
-	for i, l := range res.Links {
-		infos[i] = results.LinkInfo{Name: l.Name, Bytes: l.Stats.Bytes, BusyNs: l.Stats.BusyNs, Transfers: l.Stats.Transfers}
-	}
-	return infos
-}
-
-// instanceInfos copies the simulator's per-instance counters into the
-// results package's terms.
-func instanceInfos(res *sim.Result) []results.InstanceInfo {
-	infos := make([]results.InstanceInfo, len(res.Instances))
-	for i, in := range res.Instances {
-		infos[i] = results.InstanceInfo{Name: in.Name, Pool: in.Pool, Role: in.Role.String(), Owner: in.Owner,
-			GPUs: in.GPUs, BusyNs: in.BusyNs, PrefillBusyNs: in.PrefillBusyNs,
-			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
-			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
-			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
-			Lockups: in.Lockups, LockupNs: in.LockupNs, Waits: in.Stats.Waits}
-	}
-	return infos
+	return experiment.Run(l, os.Stderr, configure...)
 }
 
 // instanceNames returns the instances' names, which requests.csv uses.
-func instanceNames(res *sim.Result) []string {
-	names := make([]string, len(res.Instances))
-	for i, in := range res.Instances {
-		names[i] = in.Name
-	}
-	return names
-}
+func instanceNames(res *sim.Result) []string { return experiment.InstanceNames(res) }

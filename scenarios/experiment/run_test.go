@@ -1,0 +1,58 @@
+package experiment
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"handoff/scenarios"
+	"handoff/scenarios/workload"
+	"handoff/sim"
+)
+
+func load(t *testing.T, sets ...string) *scenarios.Loaded {
+	t.Helper()
+	var ss []scenarios.Set
+	for _, s := range append([]string{"workload.synthetic.requests=50"}, sets...) {
+		set, err := scenarios.ParseSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, set)
+	}
+	l, err := scenarios.Load("../quickstart.yaml", ss...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestRun: the pipeline without a CLI — the summary of the run, the
+// configure hooks applied before it, the warnings on the writer given.
+func TestRun(t *testing.T) {
+	var warn bytes.Buffer
+	configured := false
+	sum, res, err := Run(load(t, "router.policy=dynamo", "router.dynamo.kv_overlap_score_weight=2"), &warn,
+		func(*sim.Config) { configured = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !configured || sum.Requests.Total != 50 || len(res.Records) != 50 || len(InstanceNames(res)) != 4 {
+		t.Errorf("configured %v, %d requests summarised, %d records, %d instances", configured,
+			sum.Requests.Total, len(res.Records), len(InstanceNames(res)))
+	}
+	if !strings.Contains(warn.String(), "warning:") || !strings.Contains(warn.String(), "kv_overlap_score_weight") {
+		t.Errorf("warnings %q, want the deprecated field's", warn.String())
+	}
+	empty := filepath.Join(t.TempDir(), "empty.csv")
+	if err := os.WriteFile(empty, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t)
+	l.Workload.Synthetic, l.Workload.Trace = nil, &workload.Trace{Format: "azure", Path: empty}
+	if _, _, err := Run(l, nil); err == nil || !strings.Contains(err.Error(), "empty.csv: the workload has no requests") {
+		t.Errorf("a workload without requests: %v", err)
+	}
+}
