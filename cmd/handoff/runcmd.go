@@ -117,10 +117,10 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" && opts.selection.kind == "first" {
-		configure = append(configure, withTimeline, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
+		configure = append(configure, experiment.WithTimeline, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
 	}
 	if opts.outDir != "" {
-		configure = append(configure, withTimeline)
+		configure = append(configure, experiment.WithTimeline)
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
@@ -166,7 +166,7 @@ func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journe
 		return nil, err
 	}
 	var rec *journey.Recorder
-	_, _, err = opts.simulate.orDefault()(l, withTimeline, func(cfg *sim.Config) {
+	_, _, err = opts.simulate.orDefault()(l, experiment.WithTimeline, func(cfg *sim.Config) {
 		rec = journey.AttachSelected(cfg, func(id int64) bool { return ids[id] })
 	})
 	return rec, err
@@ -223,13 +223,13 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 			return results.WriteRequestsCSV(w, res.Records, instanceNames(res), len(res.Tiers) > 0)
 		}},
 		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
-		{"timeline.csv", func(w io.Writer) error { return writeTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
+		{"timeline.csv", func(w io.Writer) error { return experiment.WriteTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
 	}
 	if len(res.Links) > 0 {
 		writers = append(writers, struct {
 			name  string
 			write func(io.Writer) error
-		}{"links.csv", func(w io.Writer) error { return writeLinksCSV(w, res.Links, res.SimTimeNs) }})
+		}{"links.csv", func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
 	}
 	for _, wr := range writers {
 		if err := writeIn(dir, wr.name, wr.write); err != nil {

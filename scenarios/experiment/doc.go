@@ -9,5 +9,6 @@
 // state: warnings go to the writer the caller passes, never to os.Stderr.
 //
 // Reading guide: run.go, the pipeline and the run information a summary
-// needs from a simulation.
+// needs from a simulation; timeline.go, the timeline sampling of a run
+// and its timeline.csv and links.csv.
 package experiment

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"io"
@@ -18,17 +18,20 @@ const (
 	timelineBudget     = 1 << 22 // samples over all instances: ~128 MB
 )
 
-func withTimeline(cfg *sim.Config) {
+// WithTimeline makes a run sample its timelines (a configure function for
+// Run): every 0.5 s of simulated time, at most 20,000 samples per instance
+// and about 4 million over the fleet.
+func WithTimeline(cfg *sim.Config) {
 	cfg.TimelineIntervalNs = timelineIntervalNs
 	cfg.TimelineSamples = min(timelineSamples, timelineBudget/max(len(cfg.Instances), 1))
 }
 
-// writeTimelineCSV writes the sampled timelines, one row per sample; each
+// WriteTimelineCSV writes the sampled timelines, one row per sample; each
 // row's preemptions happened since the instance's previous row, and it
 // names the instance's max_num_seqs and pool (for the pool views). With
 // tiers, each row ends with the share of the instance's host, disk and
 // store tiers holding blocks.
-func writeTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
+func WriteTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
 	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool")
 	if tiers {
 		b = append(b, ",host_used,disk_used,store_used"...)
@@ -63,10 +66,10 @@ func writeTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
 	return err
 }
 
-// writeLinksCSV writes one row per network link — the KV transfer links
+// WriteLinksCSV writes one row per network link — the KV transfer links
 // and the lower tiers' read links — with the bytes it carried, its
 // transfers, its busy time and its share of the run busy.
-func writeLinksCSV(w io.Writer, links []sim.LinkResult, simNs int64) error {
+func WriteLinksCSV(w io.Writer, links []sim.LinkResult, simNs int64) error {
 	b := []byte("link,bytes,transfers,busy_s,busy_share\n")
 	for _, l := range links {
 		b = append(b, l.Name...)
