@@ -231,17 +231,44 @@ func fillRates(s *Summary, t totals, info RunInfo) {
 	s.PrefixCacheHitRate = ratio(t.cached, t.prompt)
 }
 
-// meetsSLO reports whether a completed request met both latency limits. The
-// TPOT test is exact in integers: E2E − TTFT ≤ limit·(tokens − 1).
-func meetsSLO(r *Record, slo SLO) bool {
-	ttft := r.FirstTokenNs - r.ArrivalNs
-	if slo.TTFTNs > 0 && ttft > slo.TTFTNs {
-		return false
+// meetsSLO reports whether a completed request met both latency limits.
+func meetsSLO(r *Record, slo SLO) bool { return meetsTTFT(r, slo) && meetsTPOT(r, slo) }
+
+// meetsTTFT reports whether a completed request met the TTFT limit (0: none).
+func meetsTTFT(r *Record, slo SLO) bool {
+	return slo.TTFTNs <= 0 || r.FirstTokenNs-r.ArrivalNs <= slo.TTFTNs
+}
+
+// meetsTPOT reports whether a completed request met the TPOT limit (0:
+// none; a 1-token request meets any). The test is exact in integers:
+// E2E − TTFT ≤ limit·(tokens − 1).
+func meetsTPOT(r *Record, slo SLO) bool {
+	return slo.TPOTNs <= 0 || r.OutputTokens < 2 || r.FinishNs-r.FirstTokenNs <= slo.TPOTNs*int64(r.OutputTokens-1)
+}
+
+// LimitShares is the share of all requests that completed within the
+// TTFT limit, and the share within the TPOT limit, each on its own:
+// DistServe's looser goodput criterion, beside attainment's both at
+// once. Both are 0 for no records.
+func LimitShares(recs []Record, slo SLO) (ttft, tpot float64) {
+	if len(recs) == 0 {
+		return 0, 0
 	}
-	if slo.TPOTNs > 0 && r.OutputTokens >= 2 {
-		return r.FinishNs-r.FirstTokenNs <= slo.TPOTNs*int64(r.OutputTokens-1)
+	var okTTFT, okTPOT int
+	for i := range recs {
+		r := &recs[i]
+		if r.Status != Completed {
+			continue
+		}
+		if meetsTTFT(r, slo) {
+			okTTFT++
+		}
+		if meetsTPOT(r, slo) {
+			okTPOT++
+		}
 	}
-	return true
+	n := float64(len(recs))
+	return float64(okTTFT) / n, float64(okTPOT) / n
 }
 
 // Per-request latencies in ns; ok is false when the metric is undefined.

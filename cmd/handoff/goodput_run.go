@@ -77,31 +77,7 @@ func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, results.Summary, e
 	}
 	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
-	m.TTFTShare, m.TPOTShare = limitShares(res.Records, int64(l.SLO.TTFT), int64(l.SLO.TPOT))
+	m.TTFTShare, m.TPOTShare = results.LimitShares(res.Records, results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT)})
 	m.unserved = results.Unserved(res.Records, workloadName(l))
 	return m, sum, nil
-}
-
-// limitShares returns the shares of all requests that completed within the
-// TTFT limit and within the TPOT limit (a 1-token request meets any TPOT
-// limit), each on its own. O(n).
-func limitShares(recs []results.Record, ttftNs, tpotNs int64) (ttft, tpot float64) {
-	if len(recs) == 0 {
-		return 0, 0
-	}
-	var okTTFT, okTPOT int
-	for i := range recs {
-		r := &recs[i]
-		if r.Status != results.Completed {
-			continue
-		}
-		if r.FirstTokenNs-r.ArrivalNs <= ttftNs {
-			okTTFT++
-		}
-		if r.OutputTokens < 2 || r.FinishNs-r.FirstTokenNs <= tpotNs*int64(r.OutputTokens-1) {
-			okTPOT++
-		}
-	}
-	n := float64(len(recs))
-	return float64(okTTFT) / n, float64(okTPOT) / n
 }

@@ -73,7 +73,7 @@ func TestLimitShares(t *testing.T) {
 		{Status: results.Completed, ArrivalNs: 0, FirstTokenNs: 300, FinishNs: 800, OutputTokens: 11},
 		{Status: results.Completed, ArrivalNs: 0, FirstTokenNs: 100, FinishNs: 1100, OutputTokens: 11},
 	}
-	ttft, tpot := limitShares(recs, 200, 50)
+	ttft, tpot := results.LimitShares(recs, results.SLO{TTFTNs: 200, TPOTNs: 50})
 	if ttft != 0.5 || tpot != 0.5 {
 		t.Errorf("shares = %v, %v; want 0.5, 0.5", ttft, tpot)
 	}
