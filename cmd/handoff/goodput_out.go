@@ -86,7 +86,7 @@ func (g *goodputSearch) writeFiles(dir string) error {
 	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, "goodput.csv", g.writeCSV); err != nil {
+	if err := writeIn(dir, results.GoodputFile, g.writeCSV); err != nil {
 		return err
 	}
 	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })

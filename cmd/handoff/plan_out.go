@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"handoff/results"
 	"handoff/results/plot"
 )
 
@@ -127,7 +128,7 @@ func (p *planner) writeFiles(dir string) error {
 	if err := makeOutDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, "plan.csv", p.writeCSV); err != nil {
+	if err := writeIn(dir, results.PlanFile, p.writeCSV); err != nil {
 		return err
 	}
 	runs, _ := p.sorted()

@@ -218,18 +218,18 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		name  string
 		write func(io.Writer) error
 	}{
-		{"summary.json", func(w io.Writer) error { return results.WriteJSON(w, sum) }},
-		{"requests.csv", func(w io.Writer) error {
+		{results.SummaryFile, func(w io.Writer) error { return results.WriteJSON(w, sum) }},
+		{results.RequestsFile, func(w io.Writer) error {
 			return results.WriteRequestsCSV(w, res.Records, instanceNames(res), len(res.Tiers) > 0)
 		}},
-		{"scenario.yaml", func(w io.Writer) error { _, err := w.Write(eff); return err }},
-		{"timeline.csv", func(w io.Writer) error { return experiment.WriteTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
+		{results.ScenarioFile, func(w io.Writer) error { _, err := w.Write(eff); return err }},
+		{results.TimelineFile, func(w io.Writer) error { return experiment.WriteTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
 	}
 	if len(res.Links) > 0 {
 		writers = append(writers, struct {
 			name  string
 			write func(io.Writer) error
-		}{"links.csv", func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
+		}{results.LinksFile, func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
 	}
 	for _, wr := range writers {
 		if err := writeIn(dir, wr.name, wr.write); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"handoff/results"
 	"handoff/scenarios/sweep"
 )
 
@@ -27,12 +28,12 @@ import (
 // under a real name; and inside DIR only.
 
 const (
-	sweepManifestFile = "sweep.json"
-	sweepResultsFile  = "results.csv"
-	sweepPointsDir    = "points"
-	pointSummaryFile  = "summary.json"
-	pointRecordFile   = "point.json"
-	pointScenarioFile = "scenario.yaml"
+	sweepManifestFile = results.SweepManifestFile
+	sweepResultsFile  = results.SweepResultsFile
+	sweepPointsDir    = results.PointsDir
+	pointSummaryFile  = results.SummaryFile
+	pointRecordFile   = results.PointRecordFile
+	pointScenarioFile = results.ScenarioFile
 )
 
 // sweepLayoutVersion changes when the layout or the point expansion does.

@@ -16,7 +16,7 @@ import (
 
 // sweepReplicasFile is the table of a sweep with replicas: one row per
 // configuration, its replicas' spread.
-const sweepReplicasFile = "replicas.csv"
+const sweepReplicasFile = results.SweepReplicasFile
 
 // replicaFigures are the figures replicas.csv spreads: name and value.
 var replicaFigures = []struct {

@@ -14,11 +14,11 @@ import (
 
 // The files DrawDir recognises in a directory.
 const (
-	sweepCSV    = "results.csv"  // a sweep's table, one row per point
-	summaryJSON = "summary.json" // a run's summary
-	requestsCSV = "requests.csv" // a run's per-request records
-	pointsDir   = "points"       // a sweep's per-point run directories
-	plotsDir    = "plots"        // where DrawDir writes
+	sweepCSV    = results.SweepResultsFile // a sweep's table, one row per point
+	summaryJSON = results.SummaryFile      // a run's summary
+	requestsCSV = results.RequestsFile     // a run's per-request records
+	pointsDir   = results.PointsDir        // a sweep's per-point run directories
+	plotsDir    = results.PlotsDir         // where DrawDir writes
 )
 
 // Save stores one file of a plot: rel is its slash-separated path in the

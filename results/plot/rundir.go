@@ -33,7 +33,7 @@ func runFigures(dir string) ([]figure, error) {
 			cdfFigure("tpot_cdf", "TPOT", CDFSeries{Name: name, ValuesS: tpot}, sum.SLO.TPOTS))
 	}
 	figs = append(figs, attributionFigures([]string{name}, []results.Attribution{sum.Attribution}, "")...)
-	if path := filepath.Join(dir, "timeline.csv"); exists(path) {
+	if path := filepath.Join(dir, results.TimelineFile); exists(path) {
 		tl, err := timelineFigures(path)
 		if err != nil {
 			return nil, err

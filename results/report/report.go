@@ -8,17 +8,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"handoff/results"
 )
 
 // The files that tell a directory's kind, and the others a report reads.
 const (
-	resultsFile  = "results.csv"  // a sweep's table (handoff sweep, merge)
-	summaryFile  = "summary.json" // a run's summary (handoff run -o)
-	goodputFile  = "goodput.csv"  // a goodput search's curve (handoff goodput -o)
-	planFile     = "plan.csv"     // a plan's fleets (handoff plan -o)
-	manifestFile = "sweep.json"
-	scenarioFile = "scenario.yaml"
-	pointsDir    = "points"
+	resultsFile  = results.SweepResultsFile // a sweep's table (handoff sweep, merge)
+	summaryFile  = results.SummaryFile      // a run's summary (handoff run -o)
+	goodputFile  = results.GoodputFile      // a goodput search's curve (handoff goodput -o)
+	planFile     = results.PlanFile         // a plan's fleets (handoff plan -o)
+	manifestFile = results.SweepManifestFile
+	scenarioFile = results.ScenarioFile
+	pointsDir    = results.PointsDir
 )
 
 // kind is one kind of output directory: the file that marks it and the

@@ -1,0 +1,30 @@
+package results
+
+// The files and folders of handoff's output directories, named once: a
+// run's (handoff run -o), a sweep's (handoff sweep and merge), a goodput
+// search's and a plan's (-o). The commands write them, and the plot and
+// report packages read them, by these names.
+const (
+	// A run directory.
+	SummaryFile  = "summary.json"  // the run's summary (WriteJSON)
+	RequestsFile = "requests.csv"  // one row per request (WriteRequestsCSV)
+	ScenarioFile = "scenario.yaml" // the effective scenario, every default filled
+	TimelineFile = "timeline.csv"  // every instance sampled over time
+	LinksFile    = "links.csv"     // every network link's traffic, with a network
+
+	// A sweep directory: a manifest, the table, and one run directory per
+	// point under PointsDir/<id>, each with its PointRecordFile written
+	// last.
+	SweepManifestFile = "sweep.json"
+	SweepResultsFile  = "results.csv"
+	SweepReplicasFile = "replicas.csv" // with replicas: each configuration's spread
+	PointsDir         = "points"
+	PointRecordFile   = "point.json"
+
+	// A goodput search's and a plan's tables.
+	GoodputFile = "goodput.csv"
+	PlanFile    = "plan.csv"
+
+	// The figures of any of them.
+	PlotsDir = "plots"
+)
