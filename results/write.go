@@ -3,7 +3,9 @@ package results
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -16,6 +18,25 @@ func WriteJSON(w io.Writer, s Summary) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(s)
+}
+
+// ReadSummary reads a summary.json WriteJSON wrote; errors name path.
+func ReadSummary(path string) (Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	return ParseSummary(b, path)
+}
+
+// ParseSummary decodes a summary.json read from the file name names (for
+// errors).
+func ParseSummary(data []byte, name string) (Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
 }
 
 // RequestsCSVHeader is the first line WriteRequestsCSV writes. Its last

@@ -162,13 +162,9 @@ func missingKeys(keys map[string]json.RawMessage) []string {
 
 // readPointSummary reads a point's summary.json from dir.
 func readPointSummary(dir, id string) (results.Summary, error) {
-	var s results.Summary
 	data, err := readIn(dir, pointRel(id)+"/"+pointSummaryFile)
 	if err != nil {
-		return s, err
+		return results.Summary{}, err
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", filepath.Join(pointPath(dir, id), pointSummaryFile), err)
-	}
-	return s, nil
+	return results.ParseSummary(data, filepath.Join(pointPath(dir, id), pointSummaryFile))
 }

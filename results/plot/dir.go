@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,19 +121,6 @@ func attributionFigures(labels []string, attrs []results.Attribution, key string
 			figure{"attribution_owner" + suffix, func(w io.Writer, f Format) error { return attributionPage(w, f, owner, key, note) }})
 	}
 	return figs
-}
-
-// readSummary reads a summary.json.
-func readSummary(path string) (results.Summary, error) {
-	var s results.Summary
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return s, err
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
 }
 
 // exists reports whether path names an existing file.

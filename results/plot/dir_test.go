@@ -134,7 +134,7 @@ func TestDrawDirErrors(t *testing.T) {
 // TestReadLatenciesCountsCompleted: the fixture's CSV holds one TTFT per
 // completed request.
 func TestReadLatenciesCountsCompleted(t *testing.T) {
-	sum, err := readSummary(filepath.Join("testdata", "run", summaryJSON))
+	sum, err := results.ReadSummary(filepath.Join("testdata", "run", summaryJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // runFigures returns the plots of a run directory: latency CDFs (when
 // requests.csv is there) and attribution.
 func runFigures(dir string) ([]figure, error) {
-	sum, err := readSummary(filepath.Join(dir, summaryJSON))
+	sum, err := results.ReadSummary(filepath.Join(dir, summaryJSON))
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 		if !exists(path) {
 			continue // not run yet, or run elsewhere
 		}
-		sum, err := readSummary(path)
+		sum, err := results.ReadSummary(path)
 		if err != nil {
 			return nil, err
 		}

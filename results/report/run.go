@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,7 +12,7 @@ import (
 // summary.json, scenario.yaml if present, and the plots DrawDir draws
 // from summary.json, requests.csv and timeline.csv.
 func runPage(dir string) (*page, error) {
-	sum, err := readSummary(filepath.Join(dir, summaryFile))
+	sum, err := results.ReadSummary(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return nil, err
 	}
@@ -40,19 +38,6 @@ func runPage(dir string) (*page, error) {
 		p.Sections = append(p.Sections, tierSection(sum.KVTiers))
 	}
 	return p, nil
-}
-
-// readSummary reads a summary.json.
-func readSummary(path string) (results.Summary, error) {
-	var s results.Summary
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return s, err
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
 }
 
 // summarySection holds the request counts, the latency table, the

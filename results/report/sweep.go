@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"handoff/results"
 )
 
 // manifest is what a report shows of a sweep's sweep.json.
@@ -123,7 +125,7 @@ func firstPoint(dir string, res *csvFile) (section, bool, error) {
 	slices.Sort(ids)
 	for _, pid := range ids {
 		pdir := filepath.Join(dir, pointsDir, pid)
-		sum, err := readSummary(filepath.Join(pdir, summaryFile))
+		sum, err := results.ReadSummary(filepath.Join(pdir, summaryFile))
 		if os.IsNotExist(err) {
 			continue
 		}
