@@ -26,8 +26,7 @@ const onboardRef = 1 << 30
 
 // tierState is a run's tier links and the onboards in flight.
 type tierState struct {
-	links      [][engine.NumTiers]int32 // per instance: the link each tier reads over; −1 none
-	paths      [][]int32                // per link: the one-link path
+	paths      [][engine.NumTiers][]int32 // per instance: each tier's read path, one link; nil none
 	jobs       []onboardJob
 	freeJobs   []int32
 	starts     []pendingStart // reads waiting for their write to land
@@ -98,24 +97,22 @@ func (c *cluster) initTiers(caps []float64, names []string) ([]float64, []string
 	}
 	caps, names = append([]float64(nil), caps...), append([]string(nil), names...)
 	t := &c.tiers
-	t.links = make([][engine.NumTiers]int32, len(c.cfg.Instances))
-	stores := map[*engine.Tier]int32{}
+	t.paths = make([][engine.NumTiers][]int32, len(c.cfg.Instances))
+	stores := map[*engine.Tier][]int32{}
 	for i := range c.cfg.Instances {
 		ic := &c.cfg.Instances[i]
-		t.links[i] = [engine.NumTiers]int32{-1, -1, -1}
 		for _, tr := range ic.Engine.Tiers {
-			l, ok := stores[tr]
+			path, ok := stores[tr]
 			if !ok {
-				l = int32(len(caps))
+				path = []int32{int32(len(caps))}
 				name := ic.Name + "/" + tr.Kind.String() + "-read"
 				if tr.Kind == engine.TierStore {
 					name = "store/read"
-					stores[tr] = l
+					stores[tr] = path
 				}
 				caps, names = append(caps, tr.ReadBps), append(names, name)
-				t.paths = append(t.paths, []int32{l})
 			}
-			t.links[i][tr.Kind] = l
+			t.paths[i][tr.Kind] = path
 		}
 	}
 	return caps, names
@@ -136,8 +133,7 @@ func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 		if !remote { // a decoder's reads are its prompt's handoff, not prefix hits
 			rec.TierTokens[tr.Kind] += n * bs
 		}
-		l := c.tiers.links[i][tr.Kind]
-		c.startAfter(s.OnboardReadyNs, onboardRef|j, c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs,
+		c.startAfter(s.OnboardReadyNs, onboardRef|j, c.tiers.paths[i][tr.Kind], tr.ReadLatencyNs,
 			float64(n)*tr.BlockBytes)
 		c.tiers.jobs[j].left++
 	}
@@ -152,8 +148,7 @@ func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 func (c *cluster) storePath(p int) ([]int32, int64) {
 	for _, tr := range c.replicas[p].cfg.Engine.Tiers {
 		if tr.Kind == engine.TierStore {
-			l := c.tiers.links[p][engine.TierStore]
-			return c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs
+			return c.tiers.paths[p][engine.TierStore], tr.ReadLatencyNs
 		}
 	}
 	panic("sim: a store handoff from an instance without a store (simulator bug)")
@@ -165,20 +160,10 @@ func (c *cluster) predictOnboardNs(i int, blocks router.TierBlocks) int64 {
 	var ns int64
 	for _, tr := range c.replicas[i].cfg.Engine.Tiers {
 		if n := blocks[tr.Kind]; n > 0 {
-			l := c.tiers.links[i][tr.Kind]
-			ns = max(ns, c.net.PredictNs(c.tiers.paths[l-c.tierLinkBase()], tr.ReadLatencyNs, float64(n)*tr.BlockBytes))
+			ns = max(ns, c.net.PredictNs(c.tiers.paths[i][tr.Kind], tr.ReadLatencyNs, float64(n)*tr.BlockBytes))
 		}
 	}
 	return ns
-}
-
-// tierLinkBase is the index of the first tier link: they follow the
-// topology's.
-func (c *cluster) tierLinkBase() int32 {
-	if c.cfg.Topology == nil {
-		return 0
-	}
-	return int32(len(c.cfg.Topology.Caps))
 }
 
 func (c *cluster) newJob(j onboardJob) int32 {
@@ -236,7 +221,7 @@ func (c *cluster) cancelOnboard(f *flight) {
 // tierResults are the run's per-tier totals, in tier order, for the tiers
 // any instance has.
 func (c *cluster) tierResults() []TierResult {
-	if c.tiers.links == nil {
+	if c.tiers.paths == nil {
 		return nil
 	}
 	var out []TierResult
@@ -257,7 +242,7 @@ func (c *cluster) tierResults() []TierResult {
 					t.CapacityBlocks += int64(tr.Blocks.Capacity())
 					t.CachedBlocks += int64(tr.Blocks.Len())
 				}
-				if l := c.tiers.links[i][k]; !links[l] {
+				if l := c.tiers.paths[i][k][0]; !links[l] {
 					links[l] = true
 					t.ReadBytes += c.net.Stats(int(l)).Bytes
 				}
