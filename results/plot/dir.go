@@ -49,15 +49,6 @@ type Save func(rel string, write func(io.Writer) error) error
 // size of the files read.
 func DrawDir(dir string, save Save) error { return DrawDirChoosing(dir, save, Choice{}) }
 
-// Choice picks the sweep points whose attribution bars DrawDirChoosing
-// draws: those whose id starts with one of Select (none: every point),
-// then of them the Top with the longest mean end-to-end time, slowest
-// first (0: all, in results.csv's order).
-type Choice struct {
-	Top    int
-	Select []string
-}
-
 // DrawDirChoosing is DrawDir with the sweep's attribution bars chosen by c.
 func DrawDirChoosing(dir string, save Save, c Choice) error {
 	var figs []figure

@@ -13,6 +13,8 @@
 // Reading guide: render.go holds the output formats and the shared look
 // (fonts, colours, line styles); legend.go places legends (inside the data
 // area, in the emptiest corner, or beside it); ticks.go labels axes with
-// round numbers; then one file per plot; dir.go, sweepdir.go and rundir.go
-// read saved results for DrawDir.
+// round numbers; then one file per plot (pooltimeline.go: a pool's
+// instances in one timeline); dir.go, sweepdir.go, rundir.go and
+// timelinedir.go read saved results for DrawDir, and choice.go picks the
+// sweep points whose attribution bars it draws.
 package plot
