@@ -26,8 +26,9 @@
 //     through enter, which checks the move, charges the time spent in the
 //     phase left to its attribution component and traces it.
 //   - journey.go: the events that move a request along: arrival and
-//     placement, prefill done and the handoff to a decoder, the KV
-//     transfer, staging; hold.go: the deadlines of KV held unpulled;
+//     placement, prefill done and the handoff to a decoder; transfer.go,
+//     the KV transfer and staging; hold.go: the deadlines of KV held
+//     unpulled;
 //     client.go: the client's timeouts, which abandon requests;
 //     closedloop.go: a closed loop's users; sessions.go: multi-turn
 //     sessions, each turn sent its think time after the previous one ends.

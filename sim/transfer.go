@@ -1,0 +1,137 @@
+package sim
+
+// The KV transfer of a disaggregated request: the pull from the prefiller
+// (or from the store it handed the KV to, with the decoder's own tier
+// reads beside it), its completion on the network, and the staging into a
+// wafer decoder's layout.
+
+import "handoff/models/engine"
+
+// startPull begins the KV transfer of a decode sequence that got its
+// blocks — or, when the prefiller has freed the KV, has the decoder compute
+// the prompt itself.
+func (c *cluster) startPull(d int, s *engine.Seq) {
+	ref := s.Ref
+	f := &c.flights[ref]
+	switch f.phase {
+	case phaseLost:
+		if !f.viaStore {
+			c.enter(ref, phaseStarting)
+			c.replicas[d].eng.KVLost(s, c.nowNs)
+			c.kickSoon(d)
+			return
+		}
+		c.enter(ref, phaseTransferring) // from the store
+	case phasePrefilling: // streaming: the prompt's last step is running
+		c.enter(ref, phaseStreaming)
+		s.Wait = engine.Waits{} // its wait for room ran beside the prefill, off the request's path
+	default:
+		c.enter(ref, phaseTransferring)
+	}
+	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
+	startNs := c.nowNs
+	if f.viaStore {
+		path, latencyNs = c.storePath(f.route.Prefill)
+		startNs = f.storeNs // it reads once the prefiller's write lands
+	}
+	tokens := s.RemoteTokens
+	if s.Onboard != [engine.NumTiers]int32{} {
+		if f.phase == phaseStreaming { // layer-wise streaming sends the whole prompt from the prefiller
+			tokens = s.PromptTokens - s.CachedTokens
+		} else {
+			f.readsPending = true
+			c.startOnboard(d, s, true)
+		}
+	}
+	c.startAfter(startNs, ref, path, latencyNs, c.kvBytes(d, tokens))
+	c.scheduleNetwork()
+}
+
+// onNetwork completes the transfers due now: the prefill instance frees the
+// request's blocks and the decode instance resumes it.
+func (c *cluster) onNetwork() {
+	c.netAtNs = -1
+	c.doneScratch = c.net.Advance(c.nowNs, c.doneScratch[:0])
+	c.tiers.kick = c.tiers.kick[:0]
+	for _, ref := range c.doneScratch {
+		if ref&onboardRef != 0 {
+			c.onboardDone(ref &^ onboardRef)
+			continue
+		}
+		if f := &c.flights[ref]; f.readsPending {
+			f.pullDone = true // its reads from the decoder's tiers finish it
+			continue
+		}
+		if c.flights[ref].phase == phaseStreaming {
+			c.enter(ref, phaseStreamed) // ahead of its prefill step: wait for it
+			continue
+		}
+		c.transferred(ref)
+	}
+	// Kick only after applying every transfer due now, so that a decoder
+	// batches all the sequences that became ready at this instant.
+	for _, ref := range c.doneScratch {
+		if ref&onboardRef != 0 || c.flights[ref].pullDone {
+			continue
+		}
+		f := &c.flights[ref]
+		c.kickSoon(f.route.Decode)
+		c.kickSoon(f.route.Prefill)
+	}
+	for _, i := range c.tiers.kick {
+		c.kickSoon(int(i))
+	}
+	if len(c.client.pending) > 0 {
+		c.retryAbandons()
+	}
+	c.scheduleNetwork()
+}
+
+// transferred applies one finished KV transfer: the prefiller frees the KV.
+// If the decoder stages KV into its own layout (a wafer), the KV is ready
+// only after bytes / staging rate more.
+func (c *cluster) transferred(ref int32) {
+	f := &c.flights[ref]
+	rec := &c.records[f.req.ID]
+	if f.pseq != nil { // else it freed the KV after handing it to the store (onHoldTimeout)
+		rec.Preemptions += int32(f.pseq.Preemptions)
+		if f.attempt == 0 {
+			rec.CachedTokens = int32(f.pseq.CachedTokens)
+		}
+	}
+	if rate := c.replicas[f.route.Decode].cfg.StagingBps; rate > 0 {
+		c.enter(ref, phaseStaging)
+		c.releasePrefill(f)
+		bytes := c.kvBytes(f.route.Decode, f.dseq.RemoteTokens)
+		c.q.push(c.nowNs+int64(bytes/rate*1e9+0.5), classStaging, ref)
+		return
+	}
+	c.enter(ref, phaseStarting)
+	c.releasePrefill(f)
+	c.kvReady(ref)
+}
+
+// onStaged hands staged KV to the decoder.
+func (c *cluster) onStaged(ref int32) {
+	c.enter(ref, phaseStarting)
+	c.kvReady(ref)
+	c.kickSoon(c.flights[ref].route.Decode)
+	if len(c.client.pending) > 0 {
+		c.retryAbandons()
+	}
+}
+
+// kvReady hands the transferred (and staged) KV to the decoder.
+func (c *cluster) kvReady(ref int32) {
+	f := &c.flights[ref]
+	c.replicas[f.route.Decode].eng.KVArrived(f.dseq, c.nowNs)
+}
+
+// kvBytes is the KV a transfer moves into decoder d for tokens prompt
+// tokens.
+func (c *cluster) kvBytes(d, tokens int) float64 {
+	if k := c.replicas[d].cfg.KVIn; k != (KVSize{}) {
+		return k.Bytes(tokens)
+	}
+	return float64(tokens) * c.cfg.KVBytesPerToken
+}
