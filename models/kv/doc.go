@@ -14,7 +14,9 @@
 //   - freelist.go: the free queue, a ring of block IDs with lazy deletion,
 //     that doubles as the LRU eviction order of cached blocks.
 //   - tier.go: Tier, a lower KV tier (host, disk, a shared store): block
-//     hashes in LRU order with a capacity, copies of what HBM offloads.
+//     hashes in LRU order with a capacity, copies of what HBM offloads,
+//     readable once their write lands, and room reserved for swapped KV;
+//     evictlog.go, the log of hashes the pool evicts, for write-back tiers.
 //   - check.go: Check, the O(blocks) invariant audit used by tests and debug runs.
 //
 // The semantics follow vLLM V1's KV cache manager: a block's hash chains its

@@ -63,19 +63,6 @@ type Pool struct {
 	evictedLog    []uint64 // shareable hashes evicted since the last TakeEvicted
 }
 
-// LogEvictions makes the pool keep the shareable hashes Allocate evicts,
-// for TakeEvicted: what a write-back lower tier receives.
-func (p *Pool) LogEvictions() { p.logEvictions = true }
-
-// TakeEvicted returns the shareable hashes evicted since its last call,
-// oldest first, and forgets them; the slice is reused by the next
-// eviction.
-func (p *Pool) TakeEvicted() []uint64 {
-	log := p.evictedLog
-	p.evictedLog = p.evictedLog[:0]
-	return log
-}
-
 // block is one block's state. The fields live together, not in parallel
 // slices, because in a many-instance run the pools far exceed the CPU caches
 // and each operation on a block touches most of them: one struct is one
