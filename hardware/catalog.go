@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 //go:embed catalog.yaml
@@ -46,7 +46,7 @@ func Default() *Catalog {
 // Parse strictly decodes and validates a catalog file. A scale_up or
 // scale_out link must
 // be defined in the same file or in the default catalog. Every entry needs a
-// source. Errors are *spec.FieldError naming file, line and field.
+// source. Errors are *strictyaml.FieldError naming file, line and field.
 func Parse(data []byte, file string) (*Catalog, error) {
 	var def *Catalog
 	return parse(data, file, func() *Catalog { // parsed only when needed
@@ -61,7 +61,7 @@ func Parse(data []byte, file string) (*Catalog, error) {
 // scale_up may name besides the file's own.
 func parse(data []byte, file string, base func() *Catalog) (*Catalog, error) {
 	var f File
-	root, err := spec.Decode(data, file, &f)
+	root, err := strictyaml.Decode(data, file, &f)
 	if err != nil {
 		return nil, err
 	}
@@ -70,24 +70,24 @@ func parse(data []byte, file string, base func() *Catalog) (*Catalog, error) {
 		path := fmt.Sprintf("links[%d]", i)
 		l, err := s.Resolve()
 		if err == nil && strings.TrimSpace(s.Source) == "" {
-			err = spec.Fieldf("source", "required: say where the figures come from")
+			err = strictyaml.Fieldf("source", "required: say where the figures come from")
 		}
 		if err == nil && c.hasLink(l.Name) {
-			err = spec.Fieldf("name", "duplicate link %q", l.Name)
+			err = strictyaml.Fieldf("name", "duplicate link %q", l.Name)
 		}
 		if err != nil {
-			return nil, spec.Locate(root, file, path, err)
+			return nil, strictyaml.Locate(root, file, path, err)
 		}
 		c.links[l.Name] = l
 	}
 	for i, s := range f.Accelerators {
 		if err := c.addSpec(s, base); err != nil {
-			return nil, spec.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
+			return nil, strictyaml.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
 		}
 	}
 	for i, s := range f.Accelerators {
 		if err := c.borrowFactors(canonicalName(s.Name), base); err != nil {
-			return nil, spec.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
+			return nil, strictyaml.Locate(root, file, fmt.Sprintf("accelerators[%d]", i), err)
 		}
 	}
 	return c, nil
@@ -101,9 +101,9 @@ func (c *Catalog) addSpec(s AcceleratorSpec, base func() *Catalog) error {
 	case err != nil:
 		return err
 	case strings.TrimSpace(s.Source) == "":
-		return spec.Fieldf("source", "required: say where the figures come from")
+		return strictyaml.Fieldf("source", "required: say where the figures come from")
 	case c.hasAccelerator(a.Name):
-		return spec.Fieldf("name", "duplicate accelerator %q", a.Name)
+		return strictyaml.Fieldf("name", "duplicate accelerator %q", a.Name)
 	}
 	if err := c.checkLink("scale_up", a.ScaleUpLink, base); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (c *Catalog) checkLink(field, name string, base func() *Catalog) error {
 		return nil
 	}
 	known := c.Merge(b).linkNames()
-	return spec.Fieldf(field, "unknown link %q (known: %s)", name, strings.Join(known, ", "))
+	return strictyaml.Fieldf(field, "unknown link %q (known: %s)", name, strings.Join(known, ", "))
 }
 
 // hasLink reports whether c (which may be nil) has a link named name.

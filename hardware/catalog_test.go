@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 func TestDefaultCatalog(t *testing.T) {
@@ -265,7 +265,7 @@ func TestParseErrors(t *testing.T) {
 			}
 			continue
 		}
-		var fe *spec.FieldError
+		var fe *strictyaml.FieldError
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) && !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
 			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
 		}
@@ -297,7 +297,7 @@ func TestResolveLink(t *testing.T) {
 }
 
 // FuzzParse checks that Parse never panics and reports every error as a
-// located *spec.FieldError.
+// located *strictyaml.FieldError.
 func FuzzParse(f *testing.F) {
 	f.Add(userFile)
 	f.Add(string(embeddedCatalog))
@@ -306,7 +306,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := Parse([]byte(in), "f.yaml")
 		if err != nil {
-			var fe *spec.FieldError
+			var fe *strictyaml.FieldError
 			if !errors.As(err, &fe) || fe.File != "f.yaml" {
 				t.Fatalf("error %v (%T) not located", err, err)
 			}

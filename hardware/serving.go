@@ -1,8 +1,8 @@
 package hardware
 
 import (
-	"handoff/hardware/spec"
-	"handoff/hardware/units"
+	"handoff/models/strictyaml"
+	"handoff/models/units"
 )
 
 // Serving is what the serving software (vLLM V1) costs on an accelerator
@@ -87,13 +87,13 @@ type ServingSpec struct {
 // check validates s.
 func (s ServingSpec) check() error {
 	if !(s.DecodeMFU >= 0 && s.DecodeMFU <= 1) {
-		return spec.Fieldf("decode_mfu", "must be in (0, 1] (or omitted for mfu)")
+		return strictyaml.Fieldf("decode_mfu", "must be in (0, 1] (or omitted for mfu)")
 	}
 	if !(s.AllReduceBW >= 0 && s.AllReduceBW <= 1) {
-		return spec.Fieldf("allreduce_bandwidth", "must be in (0, 1] (or omitted for the link's full bandwidth)")
+		return strictyaml.Fieldf("allreduce_bandwidth", "must be in (0, 1] (or omitted for the link's full bandwidth)")
 	}
 	if !(s.AllReduceBWLarge >= 0 && s.AllReduceBWLarge <= 1) {
-		return spec.Fieldf("allreduce_bandwidth_large", "must be in (0, 1] (or omitted for allreduce_bandwidth)")
+		return strictyaml.Fieldf("allreduce_bandwidth_large", "must be in (0, 1] (or omitted for allreduce_bandwidth)")
 	}
 	for _, d := range []struct {
 		v     units.Duration
@@ -103,14 +103,14 @@ func (s ServingSpec) check() error {
 		{s.TokenizePerToken, "tokenize_per_token"}, {s.FirstEmit, "first_token_emit"}, {s.FinalEmit, "final_emit"},
 		{s.MoELayerFloor, "moe_layer_floor"}} {
 		if d.v < 0 {
-			return spec.Fieldf(d.field, "must not be negative")
+			return strictyaml.Fieldf(d.field, "must not be negative")
 		}
 	}
 	if !(s.DequantRate >= 0 && s.DequantRate <= 1e18) {
-		return spec.Fieldf("dequant_rate", "must be in [0, 1e18] weights/s (0 or omitted: not charged)")
+		return strictyaml.Fieldf("dequant_rate", "must be in [0, 1e18] weights/s (0 or omitted: not charged)")
 	}
 	if s.FinalEmit < s.FirstEmit { // the last token goes the first's way, then closes the response
-		return spec.Fieldf("final_emit", "must be at least first_token_emit (%v)", s.FirstEmit)
+		return strictyaml.Fieldf("final_emit", "must be at least first_token_emit (%v)", s.FirstEmit)
 	}
 	return nil
 }
@@ -153,9 +153,9 @@ func (c *Catalog) borrowFactors(name string, base func() *Catalog) error {
 	}
 	switch {
 	case !ok:
-		return spec.Fieldf("factors_from", "unknown accelerator %q", a.FactorsFrom)
+		return strictyaml.Fieldf("factors_from", "unknown accelerator %q", a.FactorsFrom)
 	case lender.FactorsFrom != "" || lender.Name == a.Name:
-		return spec.Fieldf("factors_from", "%q does not have factors of its own; name a fitted accelerator", a.FactorsFrom)
+		return strictyaml.Fieldf("factors_from", "%q does not have factors of its own; name a fitted accelerator", a.FactorsFrom)
 	}
 	c.accels[name] = a.borrow(lender)
 	return nil

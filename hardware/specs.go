@@ -3,8 +3,8 @@ package hardware
 import (
 	"strings"
 
-	"handoff/hardware/spec"
-	"handoff/hardware/units"
+	"handoff/models/strictyaml"
+	"handoff/models/units"
 )
 
 // AcceleratorSpec is an accelerator as written in YAML (the catalog file or a
@@ -56,20 +56,20 @@ func canonicalName(s string) string { return strings.ToLower(strings.TrimSpace(s
 // lower-case letters, digits, '.', '_' and '-'.
 func checkName(name string) error {
 	if name == "" {
-		return spec.Fieldf("name", "required")
+		return strictyaml.Fieldf("name", "required")
 	}
 	for _, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 		if !ok {
-			return spec.Fieldf("name", "%q: use letters, digits, '.', '_' and '-' only", name)
+			return strictyaml.Fieldf("name", "%q: use letters, digits, '.', '_' and '-' only", name)
 		}
 	}
 	return nil
 }
 
 // Resolve validates s and returns the Accelerator it describes, with its name
-// lower-cased. Errors are *spec.FieldError without a position (place them
-// with spec.Locate). It does not check that the scale-up and scale-out links
+// lower-cased. Errors are *strictyaml.FieldError without a position (place them
+// with strictyaml.Locate). It does not check that the scale-up and scale-out links
 // exist; the catalog does.
 func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 	name := canonicalName(s.Name)
@@ -96,7 +96,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 	}
 	for _, c := range checks {
 		if c.bad {
-			return Accelerator{}, spec.Fieldf(c.field, "%s", c.want)
+			return Accelerator{}, strictyaml.Fieldf(c.field, "%s", c.want)
 		}
 	}
 	if err := s.WaferSpec.check(kind); err != nil {
@@ -118,17 +118,17 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 }
 
 // Resolve validates s and returns the Link it describes, with its name
-// lower-cased. Errors are *spec.FieldError without a position.
+// lower-cased. Errors are *strictyaml.FieldError without a position.
 func (s LinkSpec) Resolve() (Link, error) {
 	name := canonicalName(s.Name)
 	if err := checkName(name); err != nil {
 		return Link{}, err
 	}
 	if !(s.Bandwidth > 0) {
-		return Link{}, spec.Fieldf("bandwidth", "must be positive")
+		return Link{}, strictyaml.Fieldf("bandwidth", "must be positive")
 	}
 	if s.Latency < 0 {
-		return Link{}, spec.Fieldf("latency", "must not be negative")
+		return Link{}, strictyaml.Fieldf("latency", "must not be negative")
 	}
 	return Link{Name: name, BandwidthBps: float64(s.Bandwidth), LatencyNs: int64(s.Latency), Source: s.Source}, nil
 }

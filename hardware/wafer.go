@@ -1,8 +1,8 @@
 package hardware
 
 import (
-	"handoff/hardware/spec"
-	"handoff/hardware/units"
+	"handoff/models/strictyaml"
+	"handoff/models/units"
 )
 
 // Wafer holds the figures only a wafer-scale accelerator (kind wafer) has:
@@ -45,21 +45,21 @@ type WaferSpec struct {
 func (w WaferSpec) check(k Kind) error {
 	if k != KindWafer {
 		if w != (WaferSpec{}) {
-			return spec.Fieldf(w.firstField(), "applies to kind wafer only, not %s", k)
+			return strictyaml.Fieldf(w.firstField(), "applies to kind wafer only, not %s", k)
 		}
 		return nil
 	}
 	switch {
 	case !(w.LayerLatency > 0):
-		return spec.Fieldf("layer_latency", "required for a wafer and must be positive (e.g. 6.7us per decoder layer)")
+		return strictyaml.Fieldf("layer_latency", "required for a wafer and must be positive (e.g. 6.7us per decoder layer)")
 	case !(w.WidthLatency > 0):
-		return spec.Fieldf("width_latency", "required for a wafer and must be positive "+
+		return strictyaml.Fieldf("width_latency", "required for a wafer and must be positive "+
 			"(e.g. 2.5us per layer per 1,000 of hidden width)")
 	case !(w.PrefillEfficiency > 0 && w.PrefillEfficiency <= 1):
-		return spec.Fieldf("prefill_efficiency", "required for a wafer and must be in (0, 1] (a share of mfu), got %g",
+		return strictyaml.Fieldf("prefill_efficiency", "required for a wafer and must be in (0, 1] (a share of mfu), got %g",
 			w.PrefillEfficiency)
 	case !(w.StagingRate >= 0):
-		return spec.Fieldf("staging_rate", "must not be negative")
+		return strictyaml.Fieldf("staging_rate", "must not be negative")
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 func TestWaferCatalogEntry(t *testing.T) {
@@ -54,7 +54,7 @@ func TestWaferParseErrors(t *testing.T) {
 			}
 			continue
 		}
-		var fe *spec.FieldError
+		var fe *strictyaml.FieldError
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
 			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
 		}

@@ -26,4 +26,13 @@
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's
 //     scorers and the topology-aware cost.
+//
+// Two packages under models are not models but the ground every layer
+// stands on, and import nothing of handoff:
+//
+//   - units: the quantities the models compute in (bytes, bandwidth,
+//     durations, rates, FLOPS) and their text forms in input files.
+//   - strictyaml: the strict YAML decoding every input file shares
+//     (scenarios, the hardware and model catalogs), whose errors name the
+//     file, the line and the field.
 package models

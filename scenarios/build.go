@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"handoff/hardware"
-	"handoff/hardware/spec"
 	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/network"
 	"handoff/models/perf"
+	"handoff/models/strictyaml"
 	"handoff/results"
 	"handoff/scenarios/workload"
 	"handoff/sim"
@@ -236,7 +236,7 @@ func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwar
 		env.ScaleOut = link
 	}
 	t, err := stepTimeSpec(&p.StepTime).New(env)
-	var fe *spec.FieldError
+	var fe *strictyaml.FieldError
 	if err != nil && !(errors.As(err, &fe) && fe.File != "") {
 		err = l.errorf(at+".step_time", "%v", err)
 	}

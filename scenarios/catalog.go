@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"handoff/hardware"
-	"handoff/hardware/spec"
 	"handoff/models/llm"
+	"handoff/models/strictyaml"
 )
 
 // catalogFile is the shape of a catalog file a scenario points to: new or
@@ -27,12 +27,12 @@ func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
 			return nil, nil, l.errorf(fmt.Sprintf("catalog.files[%d]", i), "%v", err)
 		}
 		var cf catalogFile
-		root, err := spec.Decode(data, path, &cf)
+		root, err := strictyaml.Decode(data, path, &cf)
 		if err != nil {
 			return nil, nil, err
 		}
 		if err := addEntries(hw, models, cf, func(field string, err error) error {
-			return spec.Locate(root, path, field, err)
+			return strictyaml.Locate(root, path, field, err)
 		}); err != nil {
 			return nil, nil, err
 		}

@@ -6,7 +6,7 @@ import (
 
 	"handoff/hardware"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // Defaults, in one place. Engine limits follow vLLM V1's defaults for an
@@ -134,7 +134,7 @@ func fill[T comparable](l *Loaded, path string, field *T, def T) {
 	if *field != zero {
 		return
 	}
-	if n := spec.Find(l.root, path); n == nil || n.Tag == "!!null" {
+	if n := strictyaml.Find(l.root, path); n == nil || n.Tag == "!!null" {
 		*field = def
 	}
 }

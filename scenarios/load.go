@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"handoff/hardware"
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // Loaded is a scenario ready to build: decoded, overridden, defaulted and
@@ -61,7 +61,7 @@ func ReadFile(path string) ([]byte, error) {
 // Parse is Load on bytes already read; file names them in errors.
 func Parse(data []byte, file string, sets ...Set) (*Loaded, error) {
 	l := &Loaded{File: file, Dir: filepath.Dir(file)}
-	root, err := spec.Decode(data, file, &l.Scenario)
+	root, err := strictyaml.Decode(data, file, &l.Scenario)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +95,8 @@ func (l *Loaded) override(sets []Set) error {
 		return fmt.Errorf("%s: re-encoding after --set: %w", l.File, err)
 	}
 	l.Scenario = Scenario{}
-	_, err := spec.Decode(buf.Bytes(), l.File, &l.Scenario)
-	var fe *spec.FieldError
+	_, err := strictyaml.Decode(buf.Bytes(), l.File, &l.Scenario)
+	var fe *strictyaml.FieldError
 	if errors.As(err, &fe) {
 		fe.Line = 0 // lines of the re-encoded document mean nothing to the user
 		if !l.fromSet(fe) {
@@ -108,8 +108,8 @@ func (l *Loaded) override(sets []Set) error {
 
 // errorf reports a validation error at a dotted path of the scenario.
 func (l *Loaded) errorf(path, format string, args ...any) error {
-	err := spec.Errorf(l.root, l.File, path, format, args...)
-	l.fromSet(err.(*spec.FieldError))
+	err := strictyaml.Errorf(l.root, l.File, path, format, args...)
+	l.fromSet(err.(*strictyaml.FieldError))
 	return err
 }
 
@@ -121,11 +121,11 @@ func (l *Loaded) locate(prefix string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var fe *spec.FieldError
+	var fe *strictyaml.FieldError
 	if !errors.As(err, &fe) {
 		err = fieldOf(err)
 	}
-	err = spec.Locate(l.root, l.File, prefix, err)
+	err = strictyaml.Locate(l.root, l.File, prefix, err)
 	if errors.As(err, &fe) && fe.File == l.File {
 		l.fromSet(fe)
 	}
@@ -135,7 +135,7 @@ func (l *Loaded) locate(prefix string, err error) error {
 // fromSet reports whether fe's field (or a field above it) was written by
 // --set and if so says so in fe, dropping the line, which would point at
 // the value the override replaced.
-func (l *Loaded) fromSet(fe *spec.FieldError) bool {
+func (l *Loaded) fromSet(fe *strictyaml.FieldError) bool {
 	if len(l.sets) == 0 {
 		return false
 	}
@@ -143,7 +143,7 @@ func (l *Loaded) fromSet(fe *spec.FieldError) bool {
 		if i < len(fe.Field) && fe.Field[i] != '.' && fe.Field[i] != '[' {
 			continue
 		}
-		if s, ok := l.sets[spec.Find(l.root, fe.Field[:i])]; ok {
+		if s, ok := l.sets[strictyaml.Find(l.root, fe.Field[:i])]; ok {
 			fe.Line = 0
 			fe.Msg += " (from --set " + s.String() + ")"
 			return true
@@ -266,5 +266,5 @@ func fieldOf(err error) error {
 	if !ok || field == "" || strings.ContainsAny(field, " \t\n\"'`:") {
 		return err
 	}
-	return spec.Fieldf(field, "%s", msg)
+	return strictyaml.Fieldf(field, "%s", msg)
 }

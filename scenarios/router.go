@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"handoff/hardware/spec"
-	"handoff/hardware/units"
 	"handoff/models/router"
+	"handoff/models/strictyaml"
+	"handoff/models/units"
 )
 
 // The router sections of a scenario. Each policy reads its own section;
@@ -131,7 +131,7 @@ func (l *Loaded) dynamoDefaults(d *DynamoRouter) {
 func (l *Loaded) llmdDefaults(m *LLMDRouter) {
 	def := router.DefaultLLMDConfig()
 	if m.Scorers == nil {
-		if n := spec.Find(l.root, "router.llmd.scorers"); n == nil || n.Tag == "!!null" {
+		if n := strictyaml.Find(l.root, "router.llmd.scorers"); n == nil || n.Tag == "!!null" {
 			m.Scorers = defaultScorers()
 		}
 	}

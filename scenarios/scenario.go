@@ -7,9 +7,9 @@ package scenarios
 
 import (
 	"handoff/hardware"
-	"handoff/hardware/units"
 	"handoff/models/llm"
 	"handoff/models/perf"
+	"handoff/models/units"
 	"handoff/scenarios/search"
 	"handoff/scenarios/sweep"
 	"handoff/scenarios/workload"

@@ -9,7 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // Set is one --set override: a dotted path into the scenario and a YAML
@@ -90,14 +90,14 @@ func reach(root *yaml.Node, path string) (*yaml.Node, string, error) {
 			t = t.Elem()
 		} else {
 			t = memberType(t, part)
-			schema = spec.Join(schema, part)
+			schema = strictyaml.Join(schema, part)
 			n, err = entry(n, part, newValue(t, schema, i == len(parts)-1))
 			at = part
 		}
 		if err != nil {
 			return nil, "", err
 		}
-		field = spec.Join(field, at)
+		field = strictyaml.Join(field, at)
 	}
 	return n, field, nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 func TestParseSet(t *testing.T) {
@@ -161,7 +161,7 @@ func TestFieldPath(t *testing.T) {
 			t.Errorf("FieldPath(%q): error %v, want %s…", path, err, want)
 		}
 	}
-	if n := spec.Find(l.root, "router"); n != nil {
+	if n := strictyaml.Find(l.root, "router"); n != nil {
 		t.Errorf("FieldPath wrote into the document: router = %+v", n)
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"slices"
 
 	"handoff/hardware"
-	"handoff/hardware/units"
 	"handoff/models/engine"
 	"handoff/models/kv"
 	"handoff/models/llm"
 	"handoff/models/perf"
+	"handoff/models/units"
 	"handoff/sim"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 	"handoff/scenarios/workload"
 )
 

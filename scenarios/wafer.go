@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"handoff/hardware"
-	"handoff/hardware/units"
 	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/perf"
+	"handoff/models/units"
 )
 
 // WaferPool is the compiled configuration of a pool whose hardware is of

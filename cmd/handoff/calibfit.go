@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"handoff/hardware"
-	"handoff/hardware/units"
+	"handoff/models/units"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
 )

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/hardware"
-	"handoff/hardware/units"
 	"handoff/models/llm"
+	"handoff/models/units"
 )
 
 func newCatalogCmd(stdout io.Writer) *cobra.Command {

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 	"handoff/scenarios"
 	"handoff/scenarios/search"
 )
@@ -218,7 +218,7 @@ func planSpace(l *scenarios.Loaded, opts *planOptions) (search.Space, error) {
 func locateInFile(file string, err error) error {
 	var root yaml.Node
 	if data, rerr := os.ReadFile(file); rerr == nil && yaml.Unmarshal(data, &root) == nil {
-		return spec.Locate(&root, file, "", err)
+		return strictyaml.Locate(&root, file, "", err)
 	}
-	return spec.Locate(nil, file, "", err)
+	return strictyaml.Locate(nil, file, "", err)
 }

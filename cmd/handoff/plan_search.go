@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 	"handoff/scenarios"
 	"handoff/scenarios/search"
 )
@@ -105,10 +105,10 @@ func (p *planner) price() error {
 // plan block must answer for: an unknown accelerator it lists is placed at
 // its line; anything else names the variant.
 func (p *planner) variantError(pool string, v search.Variant, err error) error {
-	var fe *spec.FieldError
+	var fe *strictyaml.FieldError
 	if p.plan != nil && len(p.plan.Pools[pool].Hardware) > 0 && errors.As(err, &fe) && strings.HasSuffix(fe.Field, ".hardware") {
 		msg, _, _ := strings.Cut(fe.Msg, " (from --set ")
-		return locateInFile(p.file, spec.Fieldf("plan.pools."+pool+".hardware", "%s", msg))
+		return locateInFile(p.file, strictyaml.Fieldf("plan.pools."+pool+".hardware", "%s", msg))
 	}
 	return fmt.Errorf("plan: pool %s on %s at tp %d: %w", pool, v.Hardware, v.TP, err)
 }
@@ -132,7 +132,7 @@ func (p *planner) variantCost(i int, v search.Variant) (float64, int, error) {
 // ownPoolError reports whether err is a field error of pool i other than
 // its hardware name: a choice that does not work, not a typo.
 func ownPoolError(err error, i int) bool {
-	var fe *spec.FieldError
+	var fe *strictyaml.FieldError
 	at := "pools[" + strconv.Itoa(i) + "]"
 	return errors.As(err, &fe) && strings.HasPrefix(fe.Field, at+".") && !strings.HasPrefix(fe.Field, at+".hardware")
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 	"handoff/scenarios"
 	"handoff/scenarios/sweep"
 )
@@ -160,7 +160,7 @@ func (pl *sweepPlan) checkPath(path, value string) error {
 // place puts the scenario file into a sweep FieldError; after --set the
 // lines are those of a re-encoded document, so they are dropped.
 func (pl *sweepPlan) place(err error) error {
-	var fe *spec.FieldError
+	var fe *strictyaml.FieldError
 	if errors.As(err, &fe) && fe.File == "" {
 		fe.File = pl.file
 		if len(pl.sets) > 0 {

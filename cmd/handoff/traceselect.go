@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 	"handoff/results"
 )
 

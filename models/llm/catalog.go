@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 //go:embed catalog.yaml
@@ -37,11 +37,11 @@ func Default() *Catalog {
 }
 
 // Parse strictly decodes and validates a model catalog file. Every entry
-// needs a source; names must be unique. Errors are *spec.FieldError naming
+// needs a source; names must be unique. Errors are *strictyaml.FieldError naming
 // file, line and field.
 func Parse(data []byte, file string) (*Catalog, error) {
 	var f File
-	root, err := spec.Decode(data, file, &f)
+	root, err := strictyaml.Decode(data, file, &f)
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +51,12 @@ func Parse(data []byte, file string) (*Catalog, error) {
 		switch {
 		case err != nil:
 		case strings.TrimSpace(s.Source) == "":
-			err = spec.Fieldf("source", "required: say where the figures come from")
+			err = strictyaml.Fieldf("source", "required: say where the figures come from")
 		case c.models[m.Name] != nil:
-			err = spec.Fieldf("name", "duplicate model %q", m.Name)
+			err = strictyaml.Fieldf("name", "duplicate model %q", m.Name)
 		}
 		if err != nil {
-			return nil, spec.Locate(root, file, fmt.Sprintf("models[%d]", i), err)
+			return nil, strictyaml.Locate(root, file, fmt.Sprintf("models[%d]", i), err)
 		}
 		c.models[m.Name] = m
 	}

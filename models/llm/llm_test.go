@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 func mustModel(t *testing.T, name string) *Model {
@@ -271,7 +271,7 @@ func TestParseErrors(t *testing.T) {
 			}
 			continue
 		}
-		var fe *spec.FieldError
+		var fe *strictyaml.FieldError
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) {
 			t.Errorf("%s: error = %v\nwant %s", tt.name, err, tt.want)
 		}
@@ -287,7 +287,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := Parse([]byte(in), "f.yaml")
 		if err != nil {
-			var fe *spec.FieldError
+			var fe *strictyaml.FieldError
 			if !errors.As(err, &fe) || fe.File != "f.yaml" {
 				t.Fatalf("error %v (%T) not located", err, err)
 			}

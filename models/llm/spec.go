@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // Spec is a model as written in YAML (the embedded catalog or a scenario's
@@ -44,8 +44,8 @@ type Spec struct {
 }
 
 // Resolve applies defaults, validates s and returns the Model it describes,
-// with its name lower-cased. Errors are *spec.FieldError without a position
-// (place them with spec.Locate).
+// with its name lower-cased. Errors are *strictyaml.FieldError without a position
+// (place them with strictyaml.Locate).
 func (s Spec) Resolve() (*Model, error) {
 	m := s.withDefaults()
 	if err := s.resolvePrecision(m); err != nil {
@@ -95,10 +95,10 @@ func (s Spec) resolvePrecision(m *Model) error {
 	m.ExpertDType, m.ExpertWeightBytes = m.WeightDType, m.WeightBytes
 	if s.ExpertDType != "" {
 		if s.Experts == 0 {
-			return spec.Fieldf("expert_dtype", "only for an MoE model (set experts)")
+			return strictyaml.Fieldf("expert_dtype", "only for an MoE model (set experts)")
 		}
 		if m.ExpertDType, err = ParseDType(string(s.ExpertDType)); err != nil {
-			return spec.Fieldf("expert_dtype", "%v", err)
+			return strictyaml.Fieldf("expert_dtype", "%v", err)
 		}
 		m.ExpertWeightBytes = m.ExpertDType.Bytes()
 	}
@@ -110,11 +110,11 @@ func (s Spec) resolvePrecision(m *Model) error {
 func dtypeOrBytes(prefix string, d DType, bytes float64) (DType, float64, error) {
 	switch {
 	case d != "" && bytes != 0:
-		return "", 0, spec.Fieldf(prefix+"_bytes", "set %s_dtype or %s_bytes, not both", prefix, prefix)
+		return "", 0, strictyaml.Fieldf(prefix+"_bytes", "set %s_dtype or %s_bytes, not both", prefix, prefix)
 	case d != "":
 		parsed, err := ParseDType(string(d))
 		if err != nil {
-			return "", 0, spec.Fieldf(prefix+"_dtype", "%v", err)
+			return "", 0, strictyaml.Fieldf(prefix+"_dtype", "%v", err)
 		}
 		return parsed, parsed.Bytes(), nil
 	case bytes != 0:
@@ -126,7 +126,7 @@ func dtypeOrBytes(prefix string, d DType, bytes float64) (DType, float64, error)
 // checkShape requires a valid name and positive dimensions.
 func checkShape(m *Model) error {
 	if m.Name == "" || strings.ContainsAny(m.Name, " \t\n/") {
-		return spec.Fieldf("name", "want a non-empty name without spaces or '/', got %q", m.Name)
+		return strictyaml.Fieldf("name", "want a non-empty name without spaces or '/', got %q", m.Name)
 	}
 	dims := []struct {
 		field string
@@ -135,7 +135,7 @@ func checkShape(m *Model) error {
 		{"vocab", m.Vocab}, {"max_context", m.MaxContext}}
 	for _, d := range dims {
 		if d.v <= 0 {
-			return spec.Fieldf(d.field, "must be positive, got %d", d.v)
+			return strictyaml.Fieldf(d.field, "must be positive, got %d", d.v)
 		}
 	}
 	return checkLimits(m)
@@ -160,17 +160,17 @@ func checkLimits(m *Model) error {
 		{"max_context", m.MaxContext, maxContext}, {"sliding_window", m.SlidingWindow, maxContext}}
 	for _, l := range limits {
 		if l.v > l.max {
-			return spec.Fieldf(l.field, "%d is larger than any real model (limit %d)", l.v, l.max)
+			return strictyaml.Fieldf(l.field, "%d is larger than any real model (limit %d)", l.v, l.max)
 		}
 	}
 	if m.HeadDim <= 0 {
-		return spec.Fieldf("head_dim", "must be positive (set it when hidden is not a multiple of heads)")
+		return strictyaml.Fieldf("head_dim", "must be positive (set it when hidden is not a multiple of heads)")
 	}
 	if !(m.WeightBytes > 0 && m.WeightBytes <= 8) {
-		return spec.Fieldf("weight_bytes", "must be in (0, 8], got %v", m.WeightBytes)
+		return strictyaml.Fieldf("weight_bytes", "must be in (0, 8], got %v", m.WeightBytes)
 	}
 	if !(m.KVBytes > 0 && m.KVBytes <= 8) {
-		return spec.Fieldf("kv_bytes", "must be in (0, 8], got %v", m.KVBytes)
+		return strictyaml.Fieldf("kv_bytes", "must be in (0, 8], got %v", m.KVBytes)
 	}
 	return nil
 }
@@ -180,23 +180,23 @@ func checkAttention(m *Model) error {
 	switch m.Attention {
 	case AttentionGQA:
 		if m.KVLoraRank != 0 || m.RopeDim != 0 {
-			return spec.Fieldf("kv_lora_rank", "only for attention: mla")
+			return strictyaml.Fieldf("kv_lora_rank", "only for attention: mla")
 		}
 	case AttentionMLA:
 		if m.KVLoraRank <= 0 {
-			return spec.Fieldf("kv_lora_rank", "must be positive for attention: mla")
+			return strictyaml.Fieldf("kv_lora_rank", "must be positive for attention: mla")
 		}
 		if m.RopeDim <= 0 {
-			return spec.Fieldf("rope_dim", "must be positive for attention: mla")
+			return strictyaml.Fieldf("rope_dim", "must be positive for attention: mla")
 		}
 	default:
-		return spec.Fieldf("attention", "want gqa or mla, got %q", m.Attention)
+		return strictyaml.Fieldf("attention", "want gqa or mla, got %q", m.Attention)
 	}
 	if m.KVHeads <= 0 {
-		return spec.Fieldf("kv_heads", "must be positive, got %d", m.KVHeads)
+		return strictyaml.Fieldf("kv_heads", "must be positive, got %d", m.KVHeads)
 	}
 	if m.Heads%m.KVHeads != 0 {
-		return spec.Fieldf("kv_heads", "heads (%d) must be a multiple of kv_heads (%d)", m.Heads, m.KVHeads)
+		return strictyaml.Fieldf("kv_heads", "heads (%d) must be a multiple of kv_heads (%d)", m.Heads, m.KVHeads)
 	}
 	return nil
 }
@@ -204,13 +204,13 @@ func checkAttention(m *Model) error {
 // checkParams validates parameter counts.
 func checkParams(m *Model) error {
 	if !(m.ParamsTotal > 0) || math.IsInf(m.ParamsTotal, 0) {
-		return spec.Fieldf("params_total", "must be positive, got %v", m.ParamsTotal)
+		return strictyaml.Fieldf("params_total", "must be positive, got %v", m.ParamsTotal)
 	}
 	if !(m.ParamsActive > 0) {
-		return spec.Fieldf("params_active", "must be positive (required for MoE models), got %v", m.ParamsActive)
+		return strictyaml.Fieldf("params_active", "must be positive (required for MoE models), got %v", m.ParamsActive)
 	}
 	if m.ParamsActive > m.ParamsTotal {
-		return spec.Fieldf("params_active", "%v exceeds params_total %v", m.ParamsActive, m.ParamsTotal)
+		return strictyaml.Fieldf("params_active", "%v exceeds params_total %v", m.ParamsActive, m.ParamsTotal)
 	}
 	return nil
 }
@@ -221,17 +221,17 @@ func checkParams(m *Model) error {
 func checkExperts(m *Model) error {
 	switch {
 	case m.Experts < 0:
-		return spec.Fieldf("experts", "must not be negative")
+		return strictyaml.Fieldf("experts", "must not be negative")
 	case m.Experts == 0 && m.ExpertsPerTok != 0:
-		return spec.Fieldf("experts_per_token", "set experts too (0 = dense)")
+		return strictyaml.Fieldf("experts_per_token", "set experts too (0 = dense)")
 	case m.Experts == 0 && m.ParamsActive != m.ParamsTotal:
-		return spec.Fieldf("params_active", "a dense model (experts: 0) must have params_active = params_total")
+		return strictyaml.Fieldf("params_active", "a dense model (experts: 0) must have params_active = params_total")
 	case m.Experts == 0:
 		return nil
 	case m.ExpertsPerTok < 1 || m.ExpertsPerTok >= m.Experts:
-		return spec.Fieldf("experts_per_token", "want 1 to experts-1 (%d), got %d", m.Experts-1, m.ExpertsPerTok)
+		return strictyaml.Fieldf("experts_per_token", "want 1 to experts-1 (%d), got %d", m.Experts-1, m.ExpertsPerTok)
 	case m.SharedParams() < 0 || m.SharedParams() > m.ParamsActive:
-		return spec.Fieldf("params_active", "inconsistent with params_total, experts and experts_per_token: derived shared params %.4g out of [0, active]", m.SharedParams())
+		return strictyaml.Fieldf("params_active", "inconsistent with params_total, experts and experts_per_token: derived shared params %.4g out of [0, active]", m.SharedParams())
 	}
 	return nil
 }
@@ -242,15 +242,15 @@ func checkExperts(m *Model) error {
 func checkMoE(m *Model) error {
 	switch {
 	case m.DenseLayers < 0 || m.DenseLayers > maxDim:
-		return spec.Fieldf("dense_layers", "must be in [0, layers), got %d", m.DenseLayers)
+		return strictyaml.Fieldf("dense_layers", "must be in [0, layers), got %d", m.DenseLayers)
 	case m.SharedExperts < 0 || m.SharedExperts > maxDim:
-		return spec.Fieldf("shared_experts", "must not be negative, got %d", m.SharedExperts)
+		return strictyaml.Fieldf("shared_experts", "must not be negative, got %d", m.SharedExperts)
 	case m.Experts == 0 && m.DenseLayers != 0:
-		return spec.Fieldf("dense_layers", "only for an MoE model (set experts)")
+		return strictyaml.Fieldf("dense_layers", "only for an MoE model (set experts)")
 	case m.Experts == 0 && m.SharedExperts != 0:
-		return spec.Fieldf("shared_experts", "only for an MoE model (set experts)")
+		return strictyaml.Fieldf("shared_experts", "only for an MoE model (set experts)")
 	case m.DenseLayers >= m.Layers:
-		return spec.Fieldf("dense_layers", "%d leaves no MoE layer: want 0 to layers-1 (%d)", m.DenseLayers, m.Layers-1)
+		return strictyaml.Fieldf("dense_layers", "%d leaves no MoE layer: want 0 to layers-1 (%d)", m.DenseLayers, m.Layers-1)
 	}
 	return nil
 }
@@ -259,18 +259,18 @@ func checkMoE(m *Model) error {
 func checkSliding(m *Model) error {
 	switch {
 	case m.SlidingWindow < 0:
-		return spec.Fieldf("sliding_window", "must not be negative")
+		return strictyaml.Fieldf("sliding_window", "must not be negative")
 	case m.SlidingLayers < 0 || m.SlidingLayers > m.Layers:
-		return spec.Fieldf("sliding_layers", "want 0 to layers (%d), got %d", m.Layers, m.SlidingLayers)
+		return strictyaml.Fieldf("sliding_layers", "want 0 to layers (%d), got %d", m.Layers, m.SlidingLayers)
 	case (m.SlidingLayers > 0) != (m.SlidingWindow > 0):
-		return spec.Fieldf("sliding_window", "set sliding_window and sliding_layers together")
+		return strictyaml.Fieldf("sliding_window", "set sliding_window and sliding_layers together")
 	case m.SlidingLayers > 0 && m.SlidingLayers == m.Layers:
-		return spec.Fieldf("sliding_layers", "every layer slides: handoff models sliding-window layers beside "+
+		return strictyaml.Fieldf("sliding_layers", "every layer slides: handoff models sliding-window layers beside "+
 			"at least one full-attention layer")
 	case m.KVGroups().Full > 1:
 		// vLLM would give the full-attention layers several block tables;
 		// the engine keeps one per sequence.
-		return spec.Fieldf("sliding_layers", "%d sliding-window layers beside %d full-attention ones: vLLM splits "+
+		return strictyaml.Fieldf("sliding_layers", "%d sliding-window layers beside %d full-attention ones: vLLM splits "+
 			"the full layers into %d KV cache groups, which handoff does not model (it needs more than two thirds "+
 			"as many sliding layers as full ones)", m.SlidingLayers, m.FullLayers(), m.KVGroups().Full)
 	}

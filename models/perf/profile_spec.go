@@ -1,6 +1,6 @@
 package perf
 
-import "handoff/hardware/spec"
+import "handoff/models/strictyaml"
 
 // ProfileFile is the step_time section of the models that read a measured
 // profile: the file, the model inside it and, for a table, its hardware.
@@ -13,7 +13,7 @@ type ProfileFile struct {
 // Check requires the file.
 func (p ProfileFile) Check() error {
 	if p.File == "" {
-		return spec.Fieldf("file", "required")
+		return strictyaml.Fieldf("file", "required")
 	}
 	return nil
 }

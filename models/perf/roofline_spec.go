@@ -1,8 +1,8 @@
 package perf
 
 import (
-	"handoff/hardware/spec"
-	"handoff/hardware/units"
+	"handoff/models/strictyaml"
+	"handoff/models/units"
 )
 
 // MinFactor is the smallest efficiency factor a scenario may set: below it
@@ -28,14 +28,14 @@ func (s RooflineSpec) Check() error {
 		v    float64
 	}{{"mfu", s.MFU}, {"decode_mfu", s.DecodeMFU}, {"mbu", s.MBU}} {
 		if !(f.v == 0 || f.v >= MinFactor && f.v <= 1) {
-			return spec.Fieldf(f.name, "must be in [%g, 1] (or omitted for the catalog value)", MinFactor)
+			return strictyaml.Fieldf(f.name, "must be in [%g, 1] (or omitted for the catalog value)", MinFactor)
 		}
 	}
 	if !(s.ExpertImbalance == 0 || s.ExpertImbalance >= 1 && s.ExpertImbalance <= 1e3) {
-		return spec.Fieldf("expert_imbalance", "must be in [1, 1000] (or omitted for the top-k draw's)")
+		return strictyaml.Fieldf("expert_imbalance", "must be in [1, 1000] (or omitted for the top-k draw's)")
 	}
 	if s.StepOverhead != nil && *s.StepOverhead < 0 {
-		return spec.Fieldf("step_overhead", "must not be negative")
+		return strictyaml.Fieldf("step_overhead", "must not be negative")
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 )
 
 // KeyValue is one catalog field to write: its YAML key and its value as

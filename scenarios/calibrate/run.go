@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"handoff/hardware"
-	"handoff/hardware/units"
+	"handoff/models/units"
 	"handoff/results"
 	"handoff/scenarios"
 	"handoff/sim"

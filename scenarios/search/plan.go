@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // Plan is a scenario's plan block: for each pool to vary, by name, the
@@ -70,7 +70,7 @@ type Space struct {
 // leaves out keeps its scenario values, except that its count ranges over
 // defaultCount (a [min, max] pair; nil = fixed) — how a command line widens
 // a scenario without a plan block. p may be nil. Errors are
-// *spec.FieldError naming the field under "plan" without file or line, for
+// *strictyaml.FieldError naming the field under "plan" without file or line, for
 // the caller to place. Variant costs are left 0.
 func (p *Plan) Space(pools []ScenarioPool, defaultCount []int) (Space, error) {
 	var named map[string]PlanPool
@@ -83,7 +83,7 @@ func (p *Plan) Space(pools []ScenarioPool, defaultCount []int) (Space, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(named)) {
 		if !slices.Contains(names, name) {
-			return Space{}, spec.Fieldf("plan.pools."+name, "no pool named %q (have %s)", name, strings.Join(names, ", "))
+			return Space{}, strictyaml.Fieldf("plan.pools."+name, "no pool named %q (have %s)", name, strings.Join(names, ", "))
 		}
 	}
 	var s Space
@@ -107,17 +107,17 @@ func (pp PlanPool) resolve(sp ScenarioPool) (PoolSpace, error) {
 	ps := PoolSpace{Name: sp.Name, MinCount: sp.Count, MaxCount: sp.Count}
 	if pp.Count != nil {
 		if len(pp.Count) != 2 || pp.Count[0] < 1 || pp.Count[0] > pp.Count[1] || pp.Count[1] > MaxCount {
-			return ps, spec.Fieldf(at+".count", "want [min, max] with 1 ≤ min ≤ max ≤ %d, got %v", MaxCount, pp.Count)
+			return ps, strictyaml.Fieldf(at+".count", "want [min, max] with 1 ≤ min ≤ max ≤ %d, got %v", MaxCount, pp.Count)
 		}
 		ps.MinCount, ps.MaxCount = pp.Count[0], pp.Count[1]
 	}
 	hws := orDefault(pp.Hardware, sp.Hardware)
 	tps := orDefault(pp.TP, sp.TP)
 	if i := firstDuplicate(hws); i >= 0 || slices.Contains(hws, "") {
-		return ps, spec.Fieldf(at+".hardware", "want distinct accelerator names, got %q", hws)
+		return ps, strictyaml.Fieldf(at+".hardware", "want distinct accelerator names, got %q", hws)
 	}
 	if i := firstDuplicate(tps); i >= 0 || slices.Min(tps) < 1 {
-		return ps, spec.Fieldf(at+".tp", "want distinct positive degrees, got %v", tps)
+		return ps, strictyaml.Fieldf(at+".tp", "want distinct positive degrees, got %v", tps)
 	}
 	for _, hw := range hws {
 		for _, tp := range tps {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // render lists each point as "id-index: path=value ...", without the hash.
@@ -148,7 +148,7 @@ func TestValidateErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
-			var fe *spec.FieldError
+			var fe *strictyaml.FieldError
 			if errors.As(err, &fe) != (tt.field != "") || (fe != nil && fe.Field != tt.field) {
 				t.Errorf("error %#v, want a FieldError for %q", err, tt.field)
 			}

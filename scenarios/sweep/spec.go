@@ -213,7 +213,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // typeError is a decoding error at n's line, in the form the strict
-// decoder (hardware/spec) turns into a field-named error.
+// decoder (models/strictyaml) turns into a field-named error.
 func typeError(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", n.Line, fmt.Sprintf(format, args...))}}
 }

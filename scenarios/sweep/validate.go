@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"handoff/hardware/spec"
+	"handoff/models/strictyaml"
 )
 
 // MaxPoints bounds the points one sweep expands to.
@@ -17,15 +17,15 @@ const MaxPoints = 1_000_000
 // value lists, zip lists of one length, and at most MaxPoints points. It
 // does not know the scenario schema: whether a path names a scenario field
 // is checked when the overrides are applied. Errors from the file are
-// *spec.FieldError naming the field ("sweep.grid.pools.decode.count") and
+// *strictyaml.FieldError naming the field ("sweep.grid.pools.decode.count") and
 // its line, with File left for the caller to fill; errors from --vary name
 // the flag. Cost: O(axes² + values).
 func (s *Spec) Validate() error {
 	if s.Replicas < 0 {
-		return &spec.FieldError{Field: "sweep.replicas", Msg: fmt.Sprintf("must be at least 0, got %d", s.Replicas)}
+		return &strictyaml.FieldError{Field: "sweep.replicas", Msg: fmt.Sprintf("must be at least 0, got %d", s.Replicas)}
 	}
 	if len(s.Grid)+len(s.Zip) == 0 && s.Replicas <= 1 {
-		return &spec.FieldError{Field: "sweep", Msg: "nothing to vary: give grid, zip or replicas > 1"}
+		return &strictyaml.FieldError{Field: "sweep", Msg: "nothing to vary: give grid, zip or replicas > 1"}
 	}
 	var seen []sited
 	for _, sec := range []struct {
@@ -44,7 +44,7 @@ func (s *Spec) Validate() error {
 		return err
 	}
 	if _, ok := s.count(); !ok {
-		return &spec.FieldError{Field: "sweep", Msg: fmt.Sprintf("expands to more than %d points", MaxPoints)}
+		return &strictyaml.FieldError{Field: "sweep", Msg: fmt.Sprintf("expands to more than %d points", MaxPoints)}
 	}
 	return nil
 }
@@ -69,7 +69,7 @@ func (a sited) errorf(format string, args ...any) error {
 	if a.vary {
 		return fmt.Errorf("%s: %s", a.field(), msg)
 	}
-	return &spec.FieldError{Line: a.Line, Field: a.field(), Msg: msg}
+	return &strictyaml.FieldError{Line: a.Line, Field: a.field(), Msg: msg}
 }
 
 // checkAxis checks one axis against the ones before it.

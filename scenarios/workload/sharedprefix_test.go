@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/units"
 	"handoff/models/kv"
+	"handoff/models/units"
 	"handoff/sim"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 )
 
 // Synthetic describes a generated workload: a renewal arrival process and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 	"handoff/sim"
 )
 

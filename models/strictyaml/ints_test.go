@@ -1,10 +1,10 @@
-package spec
+package strictyaml
 
 import (
 	"strings"
 	"testing"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 )
 
 // ints is a document type with integer fields of several widths and

@@ -3,7 +3,7 @@ package units_test
 import (
 	"fmt"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 )
 
 func ExampleParseBandwidth() {

@@ -1,4 +1,4 @@
-// Package spec is the strict YAML decoding that every loader shares (scenario
+// Package strictyaml is the strict YAML decoding that every loader shares (scenario
 // files, the hardware catalog, the model catalog): unknown keys are errors
 // with a "did you mean" suggestion, and every error names the file, the line
 // and the field by its dotted path, such as "pools[1].engine.block_size".
@@ -6,7 +6,7 @@
 // Loaders call Decode, then validate the decoded values and report problems
 // with Errorf (or Locate, for errors built without a position by Fieldf),
 // which looks the field's line up in the node tree Decode returned.
-package spec
+package strictyaml
 
 import (
 	"bytes"

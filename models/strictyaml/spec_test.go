@@ -1,11 +1,11 @@
-package spec
+package strictyaml
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"handoff/hardware/units"
+	"handoff/models/units"
 )
 
 type engine struct {
