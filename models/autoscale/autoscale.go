@@ -22,6 +22,13 @@ type Observation struct {
 	// counts instances told to stop that still hold work.
 	Ready, Requested, Draining int
 
+	// The pool's bounds, which the caller clamps Desired to (MaxInstances
+	// 0: unbounded). A policy that remembers the changes it made (the HPA's
+	// scale events, which its step limits count) needs them to record the
+	// change that will happen, as Kubernetes' HPA clamps to minReplicas and
+	// maxReplicas before it stores a scale event.
+	MinInstances, MaxInstances int
+
 	// Means over the ready instances, read when the metrics were scraped.
 	Waiting float64 // requests waiting per instance
 	Running float64 // requests running per instance
