@@ -10,6 +10,55 @@
 // instances it wants; the core clamps it to the pool's bounds, requests or
 // drains instances, and charges the provisioning and load delays. Policies
 // never schedule events, read a clock or draw random numbers.
+//
+// Reading guide: autoscale.go (the contract: Observation, Policy,
+// Capacity), hpa.go (the HPA), sla.go and predict.go (the SLA planner and
+// its load predictors), errors.go (field-named validation errors).
+//
+// # The HPA
+//
+// hpa.go follows kubernetes/kubernetes pkg/controller/podautoscaler
+// (replica_calculator.go, calcPlainMetricReplicas; horizontal.go,
+// normalizeDesiredReplicasWithBehaviors and the functions it calls) for a
+// Pods metric with an AverageValue target. Where handoff differs: the
+// decision runs every adjustment interval, not every 15 s sync; instances
+// provisioning or loading are the unready pods; the metric has no missing
+// pods (every ready instance reports); the defaults are those Kubernetes
+// fills into a behavior block, always applied (the controller's legacy
+// path without a behavior block, which caps a scale-up at max(2×, 4),
+// is not modelled).
+//
+// # The SLA planner
+//
+// sla.go follows Dynamo's throughput-based planner (ai-dynamo/dynamo,
+// components/src/dynamo/planner: utils/planner_core.py with its
+// prefill_planner.py and decode_planner.py in the releases that had
+// correction factors; core/load/predictors.py for the predictors). Where
+// handoff's differs:
+//
+//   - Capacity stands in for the pre-deployment profile: throughput per
+//     instance comes from the pool's step-time model (scenarios'
+//     capacity.go), not from interpolating measured NPZ files, so there is
+//     no division by GPUs per engine — Capacity is per instance.
+//   - Only the constant and Kalman predictors; ARIMA and Prophet (and the
+//     log1p option) are not modelled. Predictors see the request rate, not
+//     the count, so intervals of unequal length forecast alike.
+//   - Each pool has its own planner; Dynamo's one planner sizes prefill and
+//     decode together. min_endpoint and the GPU budget are the pool's
+//     min and max count, which the caller clamps to (Dynamo's budget
+//     spans both pools and scales them down together).
+//   - The decode correction's expected ITL is taken at the observed mean
+//     running requests per instance; Dynamo estimates that concurrency by
+//     Little's law from the request count and mean duration. handoff
+//     compares the mean TPOT where Dynamo reads the mean ITL.
+//   - A colocated pool takes the larger of the prefill and decode counts;
+//     Dynamo's aggregated mode scales on load metrics and an online
+//     regression instead.
+//   - An interval without traffic keeps the count and does not feed the
+//     length predictors (Dynamo records NaN lengths as 0).
+//   - The prefill correction is capped at prefill_correction_max, 1 by
+//     default as Dynamo's min(1, factor); newer Dynamo replaced the factors
+//     with a regression over forward-pass metrics, which is not modelled.
 package autoscale
 
 // Observation is what a policy sees of one pool at one decision.
@@ -66,4 +115,13 @@ type Capacity interface {
 	// generates for requests of isl prompt and osl output tokens while each
 	// step stays within tpotNs.
 	DecodeTokensPerSec(isl, osl float64, tpotNs int64) float64
+
+	// The latencies the SLA planner's correction factors divide the
+	// observed ones by (Dynamo's interpolate_ttft and interpolate_itl):
+	// PrefillNs is the time one idle instance takes to prefill one prompt
+	// of isl tokens; DecodeStepNs is one decode step's time with batch
+	// requests of isl prompt and osl output tokens running, each at
+	// context isl + osl/2.
+	PrefillNs(isl float64) int64
+	DecodeStepNs(isl, osl, batch float64) int64
 }
