@@ -16,7 +16,7 @@ func (fakeCapacity) PrefillTokensPerSec(isl float64, ttftNs int64) float64 { ret
 func (fakeCapacity) DecodeTokensPerSec(isl, osl float64, tpotNs int64) float64 {
 	return float64(tpotNs) / 1e6 * 100
 }
-func (fakeCapacity) PrefillNs(isl float64) int64                 { return int64(isl * 1e5) }
+func (fakeCapacity) PrefillNs(isl float64) int64                { return int64(isl * 1e5) }
 func (fakeCapacity) DecodeStepNs(isl, osl, batch float64) int64 { return 20e6 }
 
 const (
