@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 
@@ -334,26 +335,41 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 	return src, nil
 }
 
-// serveGenSource reads a ServeGen client's two files and generates from them.
+// serveGenSource reads each ServeGen client's two files and generates
+// from them, merging several clients in arrival order; the first client
+// draws from the workload stream, client i > 0 from its own.
 func (l *Loaded) serveGenSource(g *workload.ServeGen, streams sim.Streams) (sim.Source, error) {
-	trace, err := l.open("workload.servegen.path", g.Path+"-trace.csv")
+	var srcs []sim.Source
+	for i, path := range g.Clients() {
+		stream, field := "workload", "workload.servegen.path"
+		if len(g.Paths) > 0 {
+			field = fmt.Sprintf("workload.servegen.paths[%d]", i)
+		}
+		if i > 0 {
+			stream = fmt.Sprintf("workload.servegen.%d", i)
+		}
+		src, err := l.serveGenClient(field, path, streams.Stream(stream), g.Windows)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, src)
+	}
+	return workload.Limit(workload.Merge(srcs...), g.Limit), nil
+}
+
+// serveGenClient reads one ServeGen client's two files.
+func (l *Loaded) serveGenClient(field, path string, rng *rand.Rand, windows []int) (sim.Source, error) {
+	trace, err := l.open(field, path+"-trace.csv")
 	if err != nil {
 		return nil, err
 	}
 	defer trace.Close()
-	dataset, err := l.open("workload.servegen.path", g.Path+"-dataset.json")
+	dataset, err := l.open(field, path+"-dataset.json")
 	if err != nil {
 		return nil, err
 	}
 	defer dataset.Close()
-	src, err := workload.NewServeGen(trace, dataset, l.Resolve(g.Path+"-trace.csv"), streams.Stream("workload"), g.Windows...)
-	if err != nil {
-		return nil, err
-	}
-	if g.Limit > 0 {
-		src = workload.Limit(src, g.Limit)
-	}
-	return src, nil
+	return workload.NewServeGen(trace, dataset, l.Resolve(path+"-trace.csv"), rng, windows...)
 }
 
 // frontend is the cluster's front end: the serving costs of the accelerator

@@ -12,7 +12,9 @@ func (l *Loaded) Inputs() []string {
 		names = append(names, t.Path)
 	}
 	if g := l.Workload.ServeGen; g != nil {
-		names = append(names, g.Path+"-trace.csv", g.Path+"-dataset.json")
+		for _, c := range g.Clients() {
+			names = append(names, c+"-trace.csv", c+"-dataset.json")
+		}
 	}
 	for _, p := range l.Pools {
 		if p.StepTime.File != "" {

@@ -214,7 +214,10 @@ func (l *Loaded) relocated(dir string) Scenario {
 	}
 	if s.Workload.ServeGen != nil {
 		g := *s.Workload.ServeGen
-		g.Path = move(g.Path)
+		g.Path, g.Paths = move(g.Path), slices.Clone(g.Paths)
+		for i := range g.Paths {
+			g.Paths[i] = move(g.Paths[i])
+		}
 		s.Workload.ServeGen = &g
 	}
 	s.Pools = slices.Clone(s.Pools)

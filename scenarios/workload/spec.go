@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"handoff/models/units"
 )
@@ -96,18 +97,34 @@ type Trace struct {
 // ServeGen names a ServeGen client description to generate requests from:
 // Path is the common prefix of its two files (".../chunk-0" for
 // chunk-0-trace.csv and chunk-0-dataset.json); Windows lists the
-// window_start_s values to replay back to back (none = all).
+// window_start_s values to replay back to back (none = all). Paths, in
+// place of Path, names several clients replayed together, their requests
+// merged in arrival order (Merge), each with the same Windows; Limit
+// counts the merged requests.
 type ServeGen struct {
-	Path    string `yaml:"path"`
-	Windows []int  `yaml:"windows,omitempty"`
-	Limit   int    `yaml:"limit"` // stop after this many requests; 0 = all
+	Path    string   `yaml:"path,omitempty"`
+	Paths   []string `yaml:"paths,omitempty"`
+	Windows []int    `yaml:"windows,omitempty"`
+	Limit   int      `yaml:"limit"` // stop after this many requests; 0 = all
+}
+
+// Clients returns the clients g names: Paths, or Path alone.
+func (g ServeGen) Clients() []string {
+	if len(g.Paths) > 0 {
+		return g.Paths
+	}
+	return []string{g.Path}
 }
 
 // Validate checks the spec; errors name fields relative to it.
 func (g ServeGen) Validate() error {
 	switch {
-	case g.Path == "":
+	case g.Path != "" && len(g.Paths) > 0:
+		return fieldErr("paths", "give path or paths, not both")
+	case g.Path == "" && len(g.Paths) == 0:
 		return fieldErr("path", "must name a client, e.g. traces/servegen-r1/chunk-0")
+	case slices.Contains(g.Paths, ""):
+		return fieldErr(fmt.Sprintf("paths[%d]", slices.Index(g.Paths, "")), "must name a client")
 	case g.Limit < 0:
 		return fieldErr("limit", "must be ≥ 0 (0 = all), got %d", g.Limit)
 	}
