@@ -75,7 +75,7 @@ func (m *merged) Next(r *sim.Request) (bool, error) {
 		}
 		heap.Init(&m.pending)
 	} else if m.refill >= 0 {
-		top := &m.pending[0] // the request that went out last is still at the top
+		top := &m.pending[0]    // the request that went out last is still at the top
 		top.req = sim.Request{} // its Prefix is the caller's now: the source must not write into it
 		ok, err := m.srcs[top.src].Next(&top.req)
 		if err != nil {
