@@ -44,13 +44,11 @@ func (l *Loaded) validate() error {
 	if err := l.validateTopology(); err != nil {
 		return err
 	}
-	if !slices.Contains(routerPolicies, s.Router.Policy) {
-		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, routerPolicies)
+	if _, ok := policy(s.Router.Policy); !ok {
+		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, policyNames())
 	}
 	return l.validateRouter()
 }
-
-var routerPolicies = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
 // inUnit reports whether x is in (0, 1]; NaN is not.
 func inUnit(x float64) bool { return x > 0 && x <= 1 }
