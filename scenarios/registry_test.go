@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/models/perf"
 	"handoff/models/router"
 	"handoff/models/strictyaml"
 )
@@ -124,5 +125,64 @@ func TestSectionDefaultsKeepWrittenFields(t *testing.T) {
 	d := l.Router.Dynamo
 	if d.OverlapScoreCredit != 0 || d.TTL != 120e9 || d.UseKVEvents || d.PrefillLoadScale != 1 || !d.AssumeKVReuse {
 		t.Fatalf("dynamo = %+v", *d)
+	}
+}
+
+// yamlKeys returns the YAML keys of struct t, descending into ",inline"
+// fields, as the decoder reads them, and into untagged embedded ones (a
+// Spec built from the section, not decoded).
+func yamlKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case strings.Contains(","+opts+",", ",inline,") || f.Anonymous && f.Tag.Get("yaml") == "":
+			out = append(out, yamlKeys(f.Type)...)
+		case f.IsExported() && name != "-":
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestStepTimeRegistryMatchesSchema: every field of every registered
+// model's Spec is a key of the step_time section, so the file can set it,
+// and every model but the wafer's loads on a GPU pool.
+func TestStepTimeRegistryMatchesSchema(t *testing.T) {
+	section := yamlKeys(reflect.TypeFor[StepTime]())
+	for _, m := range stepTimeModels {
+		spec := reflect.TypeOf(m.spec(&StepTime{Model: m.name}))
+		for _, key := range yamlKeys(spec) {
+			if !slices.Contains(section, key) {
+				t.Errorf("model %s reads %s, which step_time does not decode (keys %v)", m.name, key, section)
+			}
+		}
+	}
+	for _, name := range stepTimeNames() {
+		if name == defaultWaferStepTime {
+			continue
+		}
+		doc := strings.Replace(base, "role: prefill", "role: prefill\n    step_time: {model: "+name+", file: p.json}", 1)
+		if _, err := Parse([]byte(doc), "t.yaml"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestRegisterToyStepTime registers a step-time model with one line: the
+// unknown-model error lists it and a pool may name it.
+func TestRegisterToyStepTime(t *testing.T) {
+	saved := stepTimeModels
+	t.Cleanup(func() { stepTimeModels = saved })
+	stepTimeModels = append(slices.Clip(stepTimeModels), stepTimeModel{"toy", func(st *StepTime) perf.Spec { return st.RooflineSpec }})
+	doc := strings.Replace(base, "role: prefill", "role: prefill\n    step_time: {model: nope}", 1)
+	_, err := Parse([]byte(doc), "t.yaml")
+	want := `unknown model "nope" (known: [roofline polynomial table wafer toy])`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	if _, _, err := parseBuild(t, strings.Replace(doc, "nope", "toy", 1), "t.yaml"); err != nil {
+		t.Fatal(err)
 	}
 }

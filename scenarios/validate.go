@@ -235,8 +235,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	case (p.Reject != nil) != (p.Preemption == "reject"):
 		return l.errorf(at+".reject", "reject settings go with preemption: reject, and preemption: reject needs them "+
 			"(e.g. reject: {cache_hit_threshold: 0.8, phase: 2})")
-	case !slices.Contains(stepTimes, st.Model):
-		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
+	case stepTimeSpec(&st) == nil:
+		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimeNames())
 	}
 	if err := stepTimeSpec(&st).Check(); err != nil {
 		return l.locate(at+".step_time", err)
