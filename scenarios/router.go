@@ -40,7 +40,8 @@ type routerPolicy struct {
 // list them. A new policy is a file in models/router (the router and its
 // configuration: YAML fields, defaults, Check, constructor) and a line
 // here; one with a section also has a field in Router, which the decoder
-// and --set read (TestRouterRegistryMatchesSchema ties the two).
+// and --set read, and its accessor below (TestRouterRegistryMatchesSchema
+// ties them).
 var routerPolicies = []routerPolicy{
 	{name: "round_robin", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.RoundRobin{} }},
 	{name: "least_loaded", build: func(*Loaded, *Built, *rand.Rand) router.Router { return router.LeastLoaded{} }},
@@ -57,7 +58,7 @@ func (rt *Router) dynamo() **router.DynamoConfig               { return &rt.Dyna
 func (rt *Router) llmd() **router.LLMDConfig                   { return &rt.LLMD }
 func (rt *Router) topologyAware() **router.TopologyAwareConfig { return &rt.TopologyAware }
 
-// Router defaults.
+// defaultLLMDRefresh is llm-d's router.refresh_interval.
 const defaultLLMDRefresh = 50e6 // the EPP's metrics refresh (RefreshMetricsInterval in llm-d's pkg/epp/server/options.go)
 
 // routerSection is one section of the router block, whatever its type.
@@ -67,7 +68,6 @@ type routerSection struct {
 	create  func(rt *Router)            // an empty section where the file has none
 	fill    func(l *Loaded, rt *Router) // defaults from the type's Default value, where the file leaves fields out
 	check   func(rt *Router) error      // the type's Check; errors name fields relative to the section
-	value   func(rt *Router) any        // the section, for tests
 	zero    func() any                  // a *T, for tests
 }
 
@@ -89,7 +89,6 @@ func newSection[T any, P interface {
 			fillFrom(l, "router."+key, *field(rt), &d)
 		},
 		check: func(rt *Router) error { return P(*field(rt)).Check() },
-		value: func(rt *Router) any { return *field(rt) },
 		zero:  func() any { return new(T) },
 	}
 }
