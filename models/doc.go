@@ -25,7 +25,9 @@
 //   - network: links shared max-min fairly, flat and hierarchical
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's
-//     scorers and the topology-aware cost.
+//     scorers and the topology-aware cost. A policy's configuration type is
+//     its scenario section (YAML fields, a Default value, Check), so a new
+//     policy is a file there plus a line in scenarios/router.go.
 //
 // Two packages under models are not models but the ground every layer
 // stands on, and import nothing of handoff:

@@ -318,21 +318,7 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 	}
 	b.closers = append(b.closers, f)
 	name := l.Resolve(t.Path) // trace errors name the file as the user can open it
-	var src sim.Source
-	switch t.Format {
-	case workload.FormatAzure:
-		src = workload.NewAzure(f, name)
-	case workload.FormatMooncake:
-		src = workload.NewMooncake(f, name, 512)
-	case workload.FormatSessions:
-		return workload.NewSessionTrace(f, name, t.Limit), nil // limit counts sessions
-	default:
-		src = workload.NewBurstGPT(f, name)
-	}
-	if t.Limit > 0 {
-		src = workload.Limit(src, t.Limit)
-	}
-	return src, nil
+	return t.Open(f, name), nil
 }
 
 // serveGenSource reads each ServeGen client's two files and generates

@@ -15,20 +15,20 @@ func TestRouterDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DynamoRouter{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75, DiskCacheHitWeight: 0.25,
-		UseKVEvents: ptr(true), TTL: 120e9, AssumeKVReuse: ptr(true), ConditionalPolicy: "isl_bounding",
+	want := router.DynamoConfig{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75, DiskCacheHitWeight: 0.25,
+		UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true, ConditionalPolicy: "isl_bounding",
 		BypassBelowTokens: 5000, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
 	if d := l.Router.Dynamo; d == nil || !reflect.DeepEqual(*d, want) {
 		t.Errorf("dynamo = %+v, want %+v", d, want)
 	}
-	if ta := l.Router.TopologyAware; ta == nil || ta.BlocksPerMs != defaultBlocksPerMs || l.Router.LLMD != nil {
+	if ta := l.Router.TopologyAware; ta == nil || ta.BlocksPerMs != 1 || l.Router.LLMD != nil {
 		t.Errorf("topology_aware = %+v, llmd = %+v", ta, l.Router.LLMD)
 	}
 	l, err = Parse([]byte(base+"router: {policy: llmd, llmd: {scorers: [{name: queue}], non_cached_tokens: 0}}\n"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLLMD := LLMDRouter{Scorers: []LLMDScorer{{"queue", 1}}, Picker: "max-score"} // LRUs sized from the pools
+	wantLLMD := router.LLMDConfig{Scorers: []router.WeightedScorer{{Name: "queue", Weight: 1}}, Picker: "max-score"} // LRUs sized from the pools
 	if m := l.Router.LLMD; m == nil || !reflect.DeepEqual(*m, wantLLMD) {
 		t.Errorf("llmd = %+v, want %+v", m, wantLLMD)
 	}
@@ -58,7 +58,7 @@ func TestRouterSetReachesListItemsByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := l.Router.LLMD.Scorers[1]; got != (LLMDScorer{"prefix-cache", 7}) {
+	if got := l.Router.LLMD.Scorers[1]; got != (router.WeightedScorer{Name: "prefix-cache", Weight: 7}) {
 		t.Fatalf("scorer = %+v", got)
 	}
 }

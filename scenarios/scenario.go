@@ -9,6 +9,7 @@ import (
 	"handoff/hardware"
 	"handoff/models/llm"
 	"handoff/models/perf"
+	"handoff/models/router"
 	"handoff/models/units"
 	"handoff/scenarios/search"
 	"handoff/scenarios/sweep"
@@ -172,13 +173,15 @@ type Link struct {
 	Latency   *units.Duration `yaml:"latency,omitempty"`
 }
 
-// Router chooses the routing policy and its knobs (router.go).
+// Router chooses the routing policy and its knobs: one section per policy
+// that has any, of the policy's own configuration type (router.go
+// registers the policies).
 type Router struct {
-	Policy          string               `yaml:"policy"`                     // round_robin | least_loaded | dynamo | llmd | topology_aware
-	RefreshInterval units.Duration       `yaml:"refresh_interval,omitempty"` // instance state seen by the router; 0 = always current
-	Dynamo          *DynamoRouter        `yaml:"dynamo,omitempty"`
-	LLMD            *LLMDRouter          `yaml:"llmd,omitempty"`
-	TopologyAware   *TopologyAwareRouter `yaml:"topology_aware,omitempty"`
+	Policy          string                      `yaml:"policy"`                     // round_robin | least_loaded | dynamo | llmd | topology_aware
+	RefreshInterval units.Duration              `yaml:"refresh_interval,omitempty"` // instance state seen by the router; 0 = always current
+	Dynamo          *router.DynamoConfig        `yaml:"dynamo,omitempty"`
+	LLMD            *router.LLMDConfig          `yaml:"llmd,omitempty"`
+	TopologyAware   *router.TopologyAwareConfig `yaml:"topology_aware,omitempty"` // reads dynamo's too
 }
 
 // Catalog extends the built-in catalogs: files to merge (resolved against

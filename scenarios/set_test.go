@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/models/router"
 	"handoff/models/strictyaml"
 )
 
@@ -183,7 +184,7 @@ func mustSets(t *testing.T, raw ...string) []Set {
 // list the file leaves to the defaults (llm-d's scorers) by its name, and
 // that the other items keep their defaults.
 func TestSetNamesItemsOfDefaultLists(t *testing.T) {
-	want := []LLMDScorer{{"queue", 2}, {"kv-cache-utilization", 2}, {"prefix-cache", 7}}
+	want := []router.WeightedScorer{{Name: "queue", Weight: 2}, {Name: "kv-cache-utilization", Weight: 2}, {Name: "prefix-cache", Weight: 7}}
 	for name, doc := range map[string]string{
 		"no llmd section":   base + "router: {policy: llmd}\n",
 		"no scorers":        base + "router: {policy: llmd, llmd: {picker: max-score}}\n",

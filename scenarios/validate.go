@@ -44,13 +44,11 @@ func (l *Loaded) validate() error {
 	if err := l.validateTopology(); err != nil {
 		return err
 	}
-	if !slices.Contains(routerPolicies, s.Router.Policy) {
-		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, routerPolicies)
+	if _, ok := policy(s.Router.Policy); !ok {
+		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, policyNames())
 	}
 	return l.validateRouter()
 }
-
-var routerPolicies = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
 // inUnit reports whether x is in (0, 1]; NaN is not.
 func inUnit(x float64) bool { return x > 0 && x <= 1 }
@@ -237,8 +235,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	case (p.Reject != nil) != (p.Preemption == "reject"):
 		return l.errorf(at+".reject", "reject settings go with preemption: reject, and preemption: reject needs them "+
 			"(e.g. reject: {cache_hit_threshold: 0.8, phase: 2})")
-	case !slices.Contains(stepTimes, st.Model):
-		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimes)
+	case stepTimeSpec(&st) == nil:
+		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimeNames())
 	}
 	if err := stepTimeSpec(&st).Check(); err != nil {
 		return l.locate(at+".step_time", err)

@@ -11,6 +11,7 @@ import (
 	"handoff/models/kv"
 	"handoff/models/perf"
 	"handoff/models/router"
+	"handoff/models/units"
 	"handoff/results"
 )
 
@@ -148,7 +149,7 @@ func swarmRouter(rng *rand.Rand) router.Router {
 		return router.NewLLMD(swarmLLMD(rng), stream)
 	default:
 		c := swarmDynamo(rng)
-		c.Conditional = nil // the pair search replaces it
+		c.ConditionalDisagg = false // the pair search replaces it
 		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
 }
@@ -169,15 +170,16 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 		c.QueueThreshold = 0.5 + 4*rng.Float64()
 	}
 	if rng.IntN(3) == 0 {
-		c.UseKVEvents, c.TTLNs = false, 1+rng.Int64N(1_000_000)
+		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
 	}
 	c.AssumeKVReuse = rng.IntN(2) == 0
 	if rng.IntN(2) == 0 {
-		cd := router.DefaultConditionalDisagg()
-		cd.EffISLThreshold = 1 + rng.IntN(400)
-		cd.PrefillBusyTokens, cd.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
-		cd.TokenCap = rng.IntN(2) * rng.IntN(400)
-		c.Conditional = &cd
+		c.ConditionalDisagg = true
+		c.EffISLThreshold = 1 + rng.IntN(400)
+		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
+		if k := rng.IntN(2) * rng.IntN(400); k > 0 {
+			c.ConditionalPolicy, c.BypassBelowTokens = router.ConditionalTokenCap, k
+		}
 	}
 	return c
 }

@@ -1,8 +1,15 @@
 package router
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
 
-// DynamoConfig holds the knobs of Dynamo's KV router cost
+	"handoff/models/strictyaml"
+	"handoff/models/units"
+)
+
+// DynamoConfig is Dynamo's KV router: the router.dynamo section of a
+// scenario (YAML-tagged), its defaults (DefaultDynamoConfig) and its checks
+// (Check), and NewDynamo's configuration
 // (lib/kv-router/src/scheduling/config.rs, selector/default.rs). Per
 // candidate worker w, with block size B, prompt length ISL and request
 // blocks R = ⌊ISL/B⌋ (full blocks only, as Dynamo counts them):
@@ -20,44 +27,14 @@ import "math/rand/v2"
 // past its device overlap (Cluster.TierOverlap): the host run, and the
 // disk run with the shared store's after it, as Dynamo buckets External
 // with Disk (tier_overlap_blocks_from_tiered_matches); 0 without tiers.
-type DynamoConfig struct {
-	OverlapScoreCredit        float64 // blocks of prefill credited per cached device block (default 1)
-	OverlapScoreCreditDecay   float64 // shrinks the credit on workers with excess prefill (default 0)
-	PrefillLoadScale          float64 // weight of the prefill term (default 1)
-	DecodeActiveRequestWeight float64 // blocks charged per outstanding request (default 0)
-	HostCacheHitWeight        float64 // blocks of prefill credited per host-tier block (default 0.75)
-	DiskCacheHitWeight        float64 // per disk or store block (default 0.25)
-	Temperature               float64 // 0: lowest cost; > 0: softmax over min-max-normalised costs
-
-	// QueueThreshold, when > 0, holds requests at the router while every
-	// prefill candidate's active prefill tokens exceed QueueThreshold × its
-	// token budget per step. 0 = never hold.
-	QueueThreshold float64
-
-	// UseKVEvents takes device overlaps from the instances' caches (as KV
-	// events report them); false predicts them from the router's own
-	// decisions, each forgotten TTLNs after it was made.
-	UseKVEvents bool
-	TTLNs       int64
-
-	// AssumeKVReuse (router_assume_kv_reuse, default true) counts blocks
-	// that active requests on a worker share once in its decode load; it
-	// applies to colocated workers only, since Dynamo's decode router in a
-	// disaggregated cluster turns it off. The core supplies the count
-	// (Cluster.NewBlocks).
-	AssumeKVReuse bool
-
-	// Conditional, when set in a disaggregated cluster, lets short or
-	// well-cached prompts prefill on their decoder.
-	Conditional *ConditionalDisagg
-}
-
-// ConditionalDisagg decides whether a request prefills on its decoder
-// instead of on a prefiller. The decoder is the one Dynamo's full cost
-// (overlap credit included) picks among the decode workers, as its
-// conditional bypass peeks it (prefill_router/conditional_bypass.rs). With
-// eff = prompt tokens minus that decoder's cached prefix, Dynamo's
-// isl_bounding policy (lib/kv-router/src/conditional_disagg.rs) is
+//
+// With ConditionalDisagg, in a disaggregated cluster, a request may
+// prefill on its decoder instead of on a prefiller. The decoder is the one
+// Dynamo's full cost (overlap credit included) picks among the decode
+// workers, as its conditional bypass peeks it
+// (prefill_router/conditional_bypass.rs). With eff = prompt tokens minus
+// that decoder's cached prefix, Dynamo's isl_bounding policy
+// (lib/kv-router/src/conditional_disagg.rs) is
 //
 //	local = (eff < EffISLThreshold and eff/ISL < EffISLRatioThreshold, or prefill pool busy)
 //	        and not decoder busy
@@ -66,36 +43,130 @@ type DynamoConfig struct {
 // prefiller has at least that many active prefill tokens (a remote prefill
 // would queue), and the decoder is busy when DecodeBusyTokens > 0 and its
 // active prefill tokens plus eff exceed it (a local prefill would stall
-// its decodes). With TokenCap > 0 the rule is instead the token_cap policy
-// of earlier Dynamo releases (conditional_prefill.rs): local iff eff ≤
-// TokenCap (conditional_prefill_bypass_below_tokens), the busy guards
-// still applying.
-type ConditionalDisagg struct {
-	EffISLThreshold      int     // tokens (default 2048)
-	EffISLRatioThreshold float64 // in [0, 1] (default 0.7)
-	PrefillBusyTokens    int     // 0 = no prefill-busy rule
-	DecodeBusyTokens     int     // 0 = no decode-busy guard
-	TokenCap             int     // > 0: the token_cap policy (Dynamo's default 5000)
+// its decodes). The token_cap policy of earlier Dynamo releases
+// (conditional_prefill.rs) is instead: local iff eff ≤ BypassBelowTokens,
+// the busy guards still applying.
+type DynamoConfig struct {
+	OverlapScoreCredit        float64 `yaml:"overlap_score_credit"`         // blocks of prefill credited per cached device block (default 1)
+	OverlapScoreCreditDecay   float64 `yaml:"overlap_score_credit_decay"`   // shrinks the credit on workers with excess prefill (default 0)
+	PrefillLoadScale          float64 `yaml:"prefill_load_scale"`           // weight of the prefill term (default 1)
+	DecodeActiveRequestWeight float64 `yaml:"decode_active_request_weight"` // blocks charged per outstanding request (default 0)
+	HostCacheHitWeight        float64 `yaml:"host_cache_hit_weight"`        // blocks of prefill credited per host-tier block (default 0.75)
+	DiskCacheHitWeight        float64 `yaml:"disk_cache_hit_weight"`        // per disk or store block (default 0.25)
+	// KVOverlapScoreWeight is Dynamo's deprecated kv_overlap_score_weight:
+	// set, it replaces PrefillLoadScale and at 0 also zeroes
+	// OverlapScoreCredit (NewDynamo applies it).
+	KVOverlapScoreWeight *float64 `yaml:"kv_overlap_score_weight,omitempty"`
+	Temperature          float64  `yaml:"temperature"` // 0: lowest cost; > 0: softmax over min-max-normalised costs
+
+	// QueueThreshold, when > 0, holds requests at the router while every
+	// prefill candidate's active prefill tokens exceed QueueThreshold × its
+	// token budget per step. 0 = never hold.
+	QueueThreshold float64 `yaml:"router_queue_threshold,omitempty"`
+
+	// UseKVEvents takes device overlaps from the instances' caches (as KV
+	// events report them); false predicts them from the router's own
+	// decisions, each forgotten TTL after it was made.
+	UseKVEvents bool           `yaml:"use_kv_events"`
+	TTL         units.Duration `yaml:"ttl"`
+
+	// AssumeKVReuse (router_assume_kv_reuse, default true) counts blocks
+	// that active requests on a worker share once in its decode load; it
+	// applies to colocated workers only, since Dynamo's decode router in a
+	// disaggregated cluster turns it off. The core supplies the count
+	// (Cluster.NewBlocks).
+	AssumeKVReuse bool `yaml:"assume_kv_reuse"`
+
+	ConditionalDisagg    bool    `yaml:"conditional_disagg,omitempty"`
+	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"`               // isl_bounding | token_cap
+	BypassBelowTokens    int     `yaml:"conditional_prefill_bypass_below_tokens"` // token_cap's cap
+	EffISLThreshold      int     `yaml:"eff_isl_threshold"`                       // tokens
+	EffISLRatioThreshold float64 `yaml:"eff_isl_ratio_threshold"`                 // in [0, 1]
+	PrefillBusyTokens    int     `yaml:"prefill_busy_tokens,omitempty"`           // 0 = no prefill-busy rule
+	DecodeBusyTokens     int     `yaml:"decode_busy_tokens,omitempty"`            // 0 = no decode-busy guard
 }
+
+// The conditional disaggregation policies.
+const (
+	ConditionalISLBounding = "isl_bounding"
+	ConditionalTokenCap    = "token_cap"
+)
 
 // DefaultDynamoConfig returns Dynamo's defaults: credit 1, decay 0, scale
 // 1, request weight 0, host 0.75, disk 0.25, temperature 0, KV events on,
 // ttl 120 s, KV reuse assumed, no queue threshold (router queueing is off
-// by default in Dynamo since v1.4), no conditional disaggregation.
+// by default in Dynamo since v1.4), no conditional disaggregation (when
+// on: isl_bounding at 2048 tokens and ratio 0.7, no busy rules; token_cap
+// at 5000 tokens).
 func DefaultDynamoConfig() DynamoConfig {
 	return DynamoConfig{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75,
-		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTLNs: 120e9, AssumeKVReuse: true}
+		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true,
+		ConditionalPolicy: ConditionalISLBounding, BypassBelowTokens: 5000, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
 }
 
-// DefaultConditionalDisagg returns the default thresholds: 2048 tokens and
-// ratio 0.7, no busy rules.
-func DefaultConditionalDisagg() ConditionalDisagg {
-	return ConditionalDisagg{EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
+// MaxWeight bounds every router weight and threshold: beyond it a cost is
+// a typo.
+const MaxWeight = 1e9
+
+// weightOK reports whether x is a usable non-negative weight (not NaN).
+func weightOK(x float64) bool { return x >= 0 && x <= MaxWeight }
+
+// namedWeight is a weight and its field name, for Check.
+type namedWeight struct {
+	field string
+	v     float64
+}
+
+// Check validates the section; errors name the field relative to it.
+func (c *DynamoConfig) Check() error {
+	// As Dynamo's KvRouterConfig validates them (lib/kv-router/src/scheduling/config.rs).
+	for _, w := range []namedWeight{{"host_cache_hit_weight", c.HostCacheHitWeight}, {"disk_cache_hit_weight", c.DiskCacheHitWeight}} {
+		if !(w.v >= 0 && w.v <= 1) {
+			return strictyaml.Fieldf(w.field, "must be in [0, 1], as Dynamo requires, got %g", w.v)
+		}
+	}
+	weights := []namedWeight{
+		{"overlap_score_credit", c.OverlapScoreCredit}, {"overlap_score_credit_decay", c.OverlapScoreCreditDecay},
+		{"prefill_load_scale", c.PrefillLoadScale}, {"decode_active_request_weight", c.DecodeActiveRequestWeight},
+		{"temperature", c.Temperature}, {"router_queue_threshold", c.QueueThreshold},
+	}
+	if c.KVOverlapScoreWeight != nil {
+		weights = append(weights, namedWeight{"kv_overlap_score_weight", *c.KVOverlapScoreWeight})
+	}
+	for _, w := range weights {
+		if !weightOK(w.v) {
+			return strictyaml.Fieldf(w.field, "must be in [0, %g], got %g", MaxWeight, w.v)
+		}
+	}
+	return c.checkConditional()
+}
+
+// checkConditional checks the index and conditional disaggregation fields.
+func (c *DynamoConfig) checkConditional() error {
+	switch {
+	case !c.UseKVEvents && c.TTL <= 0:
+		return strictyaml.Fieldf("ttl", "must be positive when use_kv_events is false, got %s",
+			units.FormatDuration(int64(c.TTL)))
+	case c.EffISLThreshold < 0:
+		return strictyaml.Fieldf("eff_isl_threshold", "must not be negative, got %d", c.EffISLThreshold)
+	case !(c.EffISLRatioThreshold >= 0 && c.EffISLRatioThreshold <= 1):
+		return strictyaml.Fieldf("eff_isl_ratio_threshold", "must be in [0, 1], got %g", c.EffISLRatioThreshold)
+	case c.PrefillBusyTokens < 0:
+		return strictyaml.Fieldf("prefill_busy_tokens", "must not be negative, got %d", c.PrefillBusyTokens)
+	case c.DecodeBusyTokens < 0:
+		return strictyaml.Fieldf("decode_busy_tokens", "must not be negative, got %d", c.DecodeBusyTokens)
+	case c.ConditionalPolicy != ConditionalISLBounding && c.ConditionalPolicy != ConditionalTokenCap:
+		return strictyaml.Fieldf("conditional_disagg_policy", "unknown policy %q (known: %s, %s)", c.ConditionalPolicy,
+			ConditionalISLBounding, ConditionalTokenCap)
+	case c.BypassBelowTokens < 1:
+		return strictyaml.Fieldf("conditional_prefill_bypass_below_tokens", "must be positive, got %d", c.BypassBelowTokens)
+	}
+	return nil
 }
 
 // ApplyKVOverlapScoreWeight honours Dynamo's deprecated
-// kv_overlap_score_weight: it replaces PrefillLoadScale, and when exactly 0
-// also sets OverlapScoreCredit to 0. It wins over both.
+// kv_overlap_score_weight w: it replaces PrefillLoadScale, and when exactly
+// 0 also sets OverlapScoreCredit to 0. It wins over both.
 func (c *DynamoConfig) ApplyKVOverlapScoreWeight(w float64) {
 	c.PrefillLoadScale = w
 	if w == 0 {
@@ -125,9 +196,12 @@ func NewDynamo(cfg DynamoConfig, rng *rand.Rand) *Dynamo {
 	if cfg.Temperature < 0 || rng == nil {
 		panic("router: Dynamo needs temperature ≥ 0 and a random stream")
 	}
+	if w := cfg.KVOverlapScoreWeight; w != nil {
+		cfg.ApplyKVOverlapScoreWeight(*w)
+	}
 	d := &Dynamo{cfg: cfg, ch: chooser{rng: rng}}
 	if !cfg.UseKVEvents {
-		d.index = NewTTLIndex(cfg.TTLNs)
+		d.index = NewTTLIndex(int64(cfg.TTL))
 	}
 	return d
 }
@@ -140,7 +214,7 @@ func (*Dynamo) UsesHashes() bool { return true }
 
 // Route implements Router.
 func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
-	if len(c.Decode) > 0 && d.cfg.Conditional != nil {
+	if len(c.Decode) > 0 && d.cfg.ConditionalDisagg {
 		k := d.pick(r, c, c.Decode)
 		if v := &c.Decode[k]; d.local(r, c, v) {
 			d.record(r, c, v.Index)
@@ -284,19 +358,20 @@ func (d *Dynamo) record(r *Request, c *Cluster, inst int) {
 
 // local applies conditional disaggregation to the chosen decoder dec.
 func (d *Dynamo) local(r *Request, c *Cluster, dec *View) bool {
-	cd := d.cfg.Conditional
+	cd := &d.cfg
 	eff := max(0, r.PromptTokens-d.overlap(r, c, dec.Index)*c.BlockSize)
 	if cd.DecodeBusyTokens > 0 && dec.ActivePrefillTokens+eff > cd.DecodeBusyTokens {
 		return false
 	}
-	if cd.TokenCap > 0 && eff <= cd.TokenCap {
+	tokenCap := cd.ConditionalPolicy == ConditionalTokenCap
+	if tokenCap && eff <= cd.BypassBelowTokens {
 		return true
 	}
 	ratio := 0.0
 	if r.PromptTokens > 0 {
 		ratio = float64(eff) / float64(r.PromptTokens)
 	}
-	if cd.TokenCap == 0 && eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
+	if !tokenCap && eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
 		return true
 	}
 	return cd.PrefillBusyTokens > 0 && allAtLeast(c.Prefill, cd.PrefillBusyTokens)

@@ -175,7 +175,7 @@ func TestDynamoAssumeKVReuse(t *testing.T) {
 
 func TestDynamoOwnIndexLearnsFromDecisions(t *testing.T) {
 	cfg := DefaultDynamoConfig()
-	cfg.UseKVEvents, cfg.TTLNs = false, 100
+	cfg.UseKVEvents, cfg.TTL = false, 100
 	d := NewDynamo(cfg, seeded())
 	vs := []View{{Index: 0}, {Index: 1}}
 	c := testCluster(vs, nil, map[int]int{0: 4, 1: 4}, nil) // KV events would tie: ignored
@@ -195,7 +195,7 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 	tests := []struct {
 		name            string
 		prompt, overlap int // overlap in blocks on the decoder
-		edit            func(*ConditionalDisagg)
+		edit            func(*DynamoConfig)
 		prefillActive   int
 		local           bool
 	}{
@@ -204,23 +204,22 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 		{"ratio exactly .7", 1600, 30, nil, 0, false}, // eff 1120 = 0.7 × 1600
 		{"ratio .69", 1600, 31, nil, 0, true},         // eff 1104
 		{"short uncached prompt", 100, 0, nil, 0, false},
-		{"decoder busy", 1600, 31, func(c *ConditionalDisagg) { c.DecodeBusyTokens = 1000 }, 0, false},
-		{"decoder not busy", 1600, 31, func(c *ConditionalDisagg) { c.DecodeBusyTokens = 1104 }, 0, true},
-		{"prefill pool busy", 100, 0, func(c *ConditionalDisagg) { c.PrefillBusyTokens = 500 }, 600, true},
-		{"prefill pool not busy", 100, 0, func(c *ConditionalDisagg) { c.PrefillBusyTokens = 500 }, 499, false},
+		{"decoder busy", 1600, 31, func(c *DynamoConfig) { c.DecodeBusyTokens = 1000 }, 0, false},
+		{"decoder not busy", 1600, 31, func(c *DynamoConfig) { c.DecodeBusyTokens = 1104 }, 0, true},
+		{"prefill pool busy", 100, 0, func(c *DynamoConfig) { c.PrefillBusyTokens = 500 }, 600, true},
+		{"prefill pool not busy", 100, 0, func(c *DynamoConfig) { c.PrefillBusyTokens = 500 }, 499, false},
 		// token_cap (earlier Dynamo): local iff uncached ≤ the cap, whatever the ratio.
-		{"token cap, 5000 uncached", 5000, 0, func(c *ConditionalDisagg) { c.TokenCap = 5000 }, 0, true},
-		{"token cap, 5001 uncached", 5001, 0, func(c *ConditionalDisagg) { c.TokenCap = 5000 }, 0, false},
-		{"token cap, decoder busy", 100, 0, func(c *ConditionalDisagg) { c.TokenCap, c.DecodeBusyTokens = 5000, 50 }, 0, false},
+		{"token cap, 5000 uncached", 5000, 0, func(c *DynamoConfig) { c.ConditionalPolicy = ConditionalTokenCap }, 0, true},
+		{"token cap, 5001 uncached", 5001, 0, func(c *DynamoConfig) { c.ConditionalPolicy = ConditionalTokenCap }, 0, false},
+		{"token cap, decoder busy", 100, 0, func(c *DynamoConfig) { c.ConditionalPolicy, c.DecodeBusyTokens = ConditionalTokenCap, 50 }, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cd := DefaultConditionalDisagg()
-			if tc.edit != nil {
-				tc.edit(&cd)
-			}
 			cfg := DefaultDynamoConfig()
-			cfg.Conditional = &cd
+			cfg.ConditionalDisagg = true
+			if tc.edit != nil {
+				tc.edit(&cfg)
+			}
 			c := testCluster([]View{{Index: 0, ActivePrefillTokens: tc.prefillActive}}, []View{{Index: 1}},
 				map[int]int{1: tc.overlap}, nil)
 			got := NewDynamo(cfg, seeded()).Route(request(tc.prompt), c)

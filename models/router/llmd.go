@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+
+	"handoff/models/strictyaml"
 )
 
 // The llm-d scorer names.
@@ -42,45 +45,119 @@ const maxPrefixBlocks = 256
 
 // WeightedScorer is one scorer and its weight (≥ 0) in the total.
 type WeightedScorer struct {
-	Name   string
-	Weight float64
+	Name   string  `yaml:"name"`
+	Weight float64 `yaml:"weight"` // a scenario leaving it out weighs 1
 }
 
-// LLMDConfig configures the llm-d scheduler.
+// LLMDConfig is the llm-d scheduler's plugins: the router.llmd section of
+// a scenario (YAML-tagged), its defaults (DefaultLLMDConfig) and checks
+// (Check), and NewLLMD's configuration.
 type LLMDConfig struct {
-	Scorers []WeightedScorer
-	Picker  string
+	Scorers []WeightedScorer `yaml:"scorers"`
+	Picker  string           `yaml:"picker"` // max-score | weighted-random
 	// NonCachedTokens: in a disaggregated cluster, prefill on a prefiller
 	// iff the chosen decoder lacks at least this many prompt tokens;
 	// 0 never disaggregates (every request prefills on its decoder).
-	NonCachedTokens int
+	NonCachedTokens int `yaml:"non_cached_tokens"`
 	// LRUCapacityPerServer bounds the prefix index, in blocks per
 	// instance; 0 sizes each instance's LRU from its KV block count, as
 	// llm-d's auto-tuned scorer does from the pod's cache_config metrics.
-	LRUCapacityPerServer int
+	LRUCapacityPerServer int `yaml:"lru_capacity_per_server"`
 	// MediumWeights weigh a block the precise prefix scorer finds by the
-	// medium holding it.
-	MediumWeights MediumWeights
+	// medium holding it; nil (or a nil weight) is llm-d's
+	// (DefaultMediumWeights).
+	MediumWeights *MediumWeights `yaml:"medium_weights,omitempty"`
 }
 
-// MediumWeights are the precise prefix scorer's per-medium block weights.
-// llm-d's default table weighs gpu 1.0 and cpu 0.8 (llm-d-kv-cache,
-// pkg/kvcache/backend.go, DefaultKVCacheBackendConfig); a medium missing
-// from it counts 1.0 (LongestPrefixScorer.getMaxWeight), so disk and store
-// blocks weigh 1.0 unless set.
+// MediumWeights are the precise prefix scorer's per-medium block weights,
+// each in [0, 1]: gpu is HBM, cpu the host tier. llm-d's default table
+// weighs gpu 1.0 and cpu 0.8 (llm-d-kv-cache, pkg/kvcache/backend.go,
+// DefaultKVCacheBackendConfig); a medium missing from it counts 1.0
+// (LongestPrefixScorer.getMaxWeight), so disk and store blocks weigh 1.0
+// unless set.
 type MediumWeights struct {
-	GPU, CPU, Disk, Store float64
+	GPU   *float64 `yaml:"gpu"`
+	CPU   *float64 `yaml:"cpu"`
+	Disk  *float64 `yaml:"disk"`
+	Store *float64 `yaml:"store"`
 }
+
+// mediumWeights are the resolved weights.
+type mediumWeights struct{ gpu, cpu, disk, store float64 }
 
 // DefaultMediumWeights returns llm-d's: gpu 1, cpu 0.8, others 1.
-func DefaultMediumWeights() MediumWeights { return MediumWeights{GPU: 1, CPU: 0.8, Disk: 1, Store: 1} }
+func DefaultMediumWeights() MediumWeights {
+	return MediumWeights{GPU: ptr(1.0), CPU: ptr(0.8), Disk: ptr(1.0), Store: ptr(1.0)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// resolved returns the weights w sets over llm-d's.
+func (w *MediumWeights) resolved() mediumWeights {
+	def := DefaultMediumWeights()
+	var out [4]float64
+	for k, v := range w.fields() {
+		if v == nil {
+			v = def.fields()[k]
+		}
+		out[k] = *v
+	}
+	return mediumWeights{gpu: out[0], cpu: out[1], disk: out[2], store: out[3]}
+}
+
+// fields returns the weights in the order gpu, cpu, disk, store; a nil w
+// has none set.
+func (w *MediumWeights) fields() [4]*float64 {
+	if w == nil {
+		return [4]*float64{}
+	}
+	return [4]*float64{w.GPU, w.CPU, w.Disk, w.Store}
+}
 
 // DefaultLLMDConfig returns llm-d's defaults: queue 2,
 // kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
-// each instance's LRU as large as its KV pool.
+// each instance's LRU as large as its KV pool, llm-d's medium weights.
 func DefaultLLMDConfig() LLMDConfig {
 	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore, MediumWeights: DefaultMediumWeights()}
+		Picker: PickerMaxScore}
+}
+
+// maxLRUCapacity bounds lru_capacity_per_server.
+const maxLRUCapacity = 1 << 24
+
+// Check validates the section; errors name the field relative to it.
+func (c *LLMDConfig) Check() error {
+	if len(c.Scorers) == 0 {
+		return strictyaml.Fieldf("scorers", "at least one scorer is required (known: %s)", strings.Join(ScorerNames(), ", "))
+	}
+	seen := map[string]bool{}
+	for i, s := range c.Scorers {
+		f := fmt.Sprintf("scorers[%d]", i)
+		switch {
+		case !slices.Contains(ScorerNames(), s.Name):
+			return strictyaml.Fieldf(f+".name", "unknown scorer %q (known: %s)", s.Name, strings.Join(ScorerNames(), ", "))
+		case seen[s.Name]:
+			return strictyaml.Fieldf(f+".name", "scorer %q is listed twice", s.Name)
+		case !weightOK(s.Weight):
+			return strictyaml.Fieldf(f+".weight", "must be in [0, %g], got %g", MaxWeight, s.Weight)
+		}
+		seen[s.Name] = true
+	}
+	switch {
+	case !slices.Contains(PickerNames(), c.Picker):
+		return strictyaml.Fieldf("picker", "unknown picker %q (known: %s)", c.Picker, strings.Join(PickerNames(), ", "))
+	case c.NonCachedTokens < 0:
+		return strictyaml.Fieldf("non_cached_tokens", "must not be negative (0 = never disaggregate), got %d", c.NonCachedTokens)
+	case c.LRUCapacityPerServer < 0 || c.LRUCapacityPerServer > maxLRUCapacity:
+		return strictyaml.Fieldf("lru_capacity_per_server", "must be in [0, %d] blocks (0: each instance's KV pool), got %d",
+			maxLRUCapacity, c.LRUCapacityPerServer)
+	}
+	for k, v := range c.MediumWeights.fields() {
+		if v != nil && !(*v >= 0 && *v <= 1) {
+			return strictyaml.Fieldf("medium_weights."+[...]string{"gpu", "cpu", "disk", "store"}[k], "must be in [0, 1], got %g", *v)
+		}
+	}
+	return nil
 }
 
 // LLMD is llm-d's inference scheduler: the role split is the filter, then
@@ -91,6 +168,7 @@ func DefaultLLMDConfig() LLMDConfig {
 // NonCachedTokens.
 type LLMD struct {
 	cfg           LLMDConfig
+	weights       mediumWeights
 	ch            chooser
 	index         *LRUIndex
 	totals, score []float64
@@ -110,7 +188,7 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if !slices.Contains(PickerNames(), cfg.Picker) {
 		panic(fmt.Sprintf("router: LLMD picker %q", cfg.Picker))
 	}
-	return &LLMD{cfg: cfg, ch: chooser{rng: rng}, index: NewLRUIndex()}
+	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
 
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
@@ -241,17 +319,17 @@ func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
 // weight, then its lower tiers' runs (host at the cpu weight, disk, store)
 // — over the request's full blocks.
 func (l *LLMD) preciseScores(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
-	w := l.cfg.MediumWeights
+	w := l.weights
 	for i := range vs {
 		if len(r.Hashes) == 0 {
 			dst = append(dst, 0)
 			continue
 		}
 		dev := c.Overlap(vs[i].Index, r.Hashes)
-		s := w.GPU * float64(dev)
+		s := w.gpu * float64(dev)
 		if c.TierOverlap != nil {
 			t := c.TierOverlap(vs[i].Index, r.Hashes, dev)
-			s += w.CPU*float64(t[0]) + w.Disk*float64(t[1]) + w.Store*float64(t[2])
+			s += w.cpu*float64(t[0]) + w.disk*float64(t[1]) + w.store*float64(t[2])
 		}
 		dst = append(dst, s/float64(len(r.Hashes)))
 	}

@@ -2,6 +2,13 @@
 // the instances, choose where its prefill runs and, in a disaggregated
 // cluster, where it decodes. Routers are deterministic state machines; any
 // randomness comes from a *rand.Rand they are given.
+//
+// Each policy's configuration (DynamoConfig, LLMDConfig,
+// TopologyAwareConfig) is also its section of a scenario's router block:
+// YAML-tagged fields, a Default value that fills what a file leaves out,
+// and Check, whose errors name the field relative to the section. The
+// scenario layer registers the policies (scenarios/router.go). A policy
+// that reads the prompts' block hashes says so as a HashUser.
 package router
 
 import "handoff/models/kv"

@@ -56,7 +56,7 @@ func TestLLMDPreciseScorerWeighsTheMedium(t *testing.T) {
 	c := withTiers(t, testCluster(nil, nil, map[int]int{20: 2, 22: 8}, nil), map[int]TierBlocks{20: {4, 0, 0}}, nil)
 	checkCosts(t, l.Score(nil, ScorerPrecisePrefix, request(128), c, llmdViews()), []float64{0.65, 0, 1})
 	cfg := DefaultLLMDConfig()
-	cfg.MediumWeights.CPU = 0.5
+	cfg.MediumWeights = &MediumWeights{CPU: ptr(0.5)}
 	l = NewLLMD(cfg, seeded())
 	checkCosts(t, l.Score(nil, ScorerPrecisePrefix, request(128), c, llmdViews()), []float64{0.5, 0, 1})
 }

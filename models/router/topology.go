@@ -1,6 +1,10 @@
 package router
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"handoff/models/strictyaml"
+)
 
 // TopologyAware is Dynamo's cost plus the network. Disaggregated, it
 // prices every (prefiller p, decoder d) pair and takes the cheapest:
@@ -31,11 +35,30 @@ type TopologyAware struct {
 	pairs       []float64 // cost of pair (i, j) at i·len(dec) + j
 }
 
+// TopologyAwareConfig is the router.topology_aware section of a scenario:
+// the network term of the cost. The policy reads the dynamo section too
+// (DynamoConfig), for the rest of the cost.
+type TopologyAwareConfig struct {
+	BlocksPerMs float64 `yaml:"blocks_per_ms"` // blocks of cost per ms of predicted KV transfer
+}
+
+// DefaultTopologyAwareConfig returns 1 block per ms: about an 8B model's
+// prefill rate on one H100 (≈16 tokens/ms) at block size 16.
+func DefaultTopologyAwareConfig() TopologyAwareConfig { return TopologyAwareConfig{BlocksPerMs: 1} }
+
+// Check validates the section; errors name the field relative to it.
+func (c *TopologyAwareConfig) Check() error {
+	if !weightOK(c.BlocksPerMs) {
+		return strictyaml.Fieldf("blocks_per_ms", "must be in [0, %g], got %g", MaxWeight, c.BlocksPerMs)
+	}
+	return nil
+}
+
 // NewTopologyAware returns the router. Panics if blocksPerMs < 0, if cfg
 // asks for conditional disaggregation (the pair search replaces it), or
 // on anything NewDynamo panics on.
 func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *TopologyAware {
-	if !(blocksPerMs >= 0) || cfg.Conditional != nil {
+	if !(blocksPerMs >= 0) || cfg.ConditionalDisagg {
 		panic("router: TopologyAware needs blocks per ms ≥ 0 and no conditional disaggregation")
 	}
 	return &TopologyAware{d: NewDynamo(cfg, rng), blocksPerMs: blocksPerMs}

@@ -19,8 +19,9 @@
 // Reading guide: spec.go (the YAML-facing specs and their validation),
 // length.go and arrival.go (the distributions), synthetic.go and
 // sharedprefix.go (generators), trace.go (what the readers share), azure.go,
-// mooncake.go, burstgpt.go (formats), servegen.go, sessions.go (generated
-// sessions and the segment chain every session source builds),
-// sessiontrace.go and sessionrows.go (the session trace), wrap.go (Scale, Limit,
-// Trace.Validate).
+// mooncake.go, burstgpt.go (formats), formats.go (the registry of trace
+// formats: a new one is its reader's file and a line there; Trace.Validate
+// and Trace.Open), servegen.go, sessions.go (generated sessions and the
+// segment chain every session source builds), sessiontrace.go and
+// sessionrows.go (the session trace), wrap.go (Scale, Limit).
 package workload

@@ -2,24 +2,9 @@ package workload
 
 import (
 	"math"
-	"slices"
 
 	"handoff/sim"
 )
-
-// Validate checks t; errors name fields relative to t ("format: ...").
-func (t Trace) Validate() error {
-	formats := []string{FormatAzure, FormatMooncake, FormatBurstGPT, FormatSessions}
-	switch {
-	case !slices.Contains(formats, t.Format):
-		return fieldErr("format", "%q is not one of azure, mooncake, burstgpt, sessions", t.Format)
-	case t.Path == "":
-		return fieldErr("path", "must name a trace file")
-	case t.Limit < 0:
-		return fieldErr("limit", "must be ≥ 0 (0 = the whole trace), got %d", t.Limit)
-	}
-	return nil
-}
 
 // Scale returns a source that replays src at rateScale times its rate:
 // every ArrivalNs is divided by rateScale (2 = twice the rate, arrivals

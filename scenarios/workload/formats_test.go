@@ -1,0 +1,58 @@
+package workload
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"handoff/sim"
+)
+
+// TestTraceFormatsRegistered: every format constant is registered, in
+// the order errors list them, and the error lists the registry.
+func TestTraceFormatsRegistered(t *testing.T) {
+	want := []string{FormatAzure, FormatMooncake, FormatBurstGPT, FormatSessions}
+	if got := TraceFormats(); !slices.Equal(got, want) {
+		t.Fatalf("formats %v, want %v", got, want)
+	}
+	for _, f := range want {
+		if err := (Trace{Format: f, Path: "t"}).Validate(); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	err := Trace{Format: "nope", Path: "t"}.Validate()
+	if err == nil || err.Error() != `format: "nope" is not one of azure, mooncake, burstgpt, sessions` {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestRegisterToyTraceFormat registers a format with one line: Validate
+// accepts it and Open reads with it, the limit applied.
+func TestRegisterToyTraceFormat(t *testing.T) {
+	saved := traceFormats
+	t.Cleanup(func() { traceFormats = saved })
+	traceFormats = append(slices.Clip(traceFormats), traceFormat{"toy", capped(func(r io.Reader, file string) sim.Source {
+		return NewAzure(r, file)
+	})})
+	tr := Trace{Format: "toy", Path: "t.csv", Limit: 1}
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	src := tr.Open(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"), "t.csv")
+	var r sim.Request
+	n := 0
+	for {
+		ok, err := src.Next(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		n++
+	}
+	if n != 1 || r.PromptTokens != 374 {
+		t.Fatalf("read %d requests, last %+v; want 1 of 374 tokens", n, r)
+	}
+}
