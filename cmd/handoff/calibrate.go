@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
 )
@@ -85,7 +86,7 @@ func (o *calibrateOptions) check() error {
 	case o.jobs < 0 || o.maxEvals < 0:
 		return fmt.Errorf("--jobs and --max-evals must not be negative")
 	case o.out != "":
-		return checkOutFile("-o", o.out)
+		return outdir.CheckFile("-o", o.out)
 	}
 	return nil
 }
@@ -132,7 +133,7 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 		write = func(w io.Writer) error { return writeCalibrationJSON(w, rep) }
 	}
 	if opts.out != "" {
-		err = writeOutFile(opts.out, write)
+		err = outdir.WriteFile(opts.out, write)
 	} else {
 		err = write(stdout)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/search"
 )
@@ -106,7 +107,7 @@ type goodputSearch struct {
 // replay the run (runAt names the rate).
 func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
 	if opts.outDir != "" {
-		if err := checkOutDir("-o", opts.outDir); err != nil {
+		if err := outdir.CheckDir("-o", opts.outDir); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/results/plot"
 	"handoff/scenarios/search"
 )
@@ -83,10 +84,10 @@ const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p
 // writeFiles writes goodput.csv into dir and the attainment-versus-rate
 // plot as dir/plots/goodput.png and .svg.
 func (g *goodputSearch) writeFiles(dir string) error {
-	if err := makeOutDir(dir); err != nil {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, results.GoodputFile, g.writeCSV); err != nil {
+	if err := outdir.WriteIn(dir, results.GoodputFile, g.writeCSV); err != nil {
 		return err
 	}
 	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })
@@ -95,7 +96,7 @@ func (g *goodputSearch) writeFiles(dir string) error {
 // writePlots draws one figure as dir/plots/name.png and name.svg.
 func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error {
 	for _, f := range []plot.Format{plot.PNG, plot.SVG} {
-		if err := writeIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
+		if err := outdir.WriteIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
 			return err
 		}
 	}

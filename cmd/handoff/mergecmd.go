@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/sweep"
 )
@@ -51,7 +52,7 @@ func newMergeCmd(stdout io.Writer, runF func(*mergeOptions, io.Writer) error) *c
 
 // runMerge merges the shard directories into opts.outDir.
 func runMerge(opts *mergeOptions, stdout io.Writer) error {
-	if err := checkOutDir("-o", opts.outDir); err != nil {
+	if err := outdir.CheckDir("-o", opts.outDir); err != nil {
 		return err
 	}
 	m, sources, err := planMerge(opts.dirs)
@@ -195,7 +196,7 @@ func copyPoint(src pointSource, dst string, p sweep.Point) error {
 	if err != nil {
 		return err
 	}
-	removeTemps(dst, pointRel(p.ID))
+	outdir.RemoveTemps(dst, pointRel(p.ID))
 	eff, err := l.Effective(to)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"handoff/models/strictyaml"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/search"
 )
@@ -131,7 +132,7 @@ func parseCountFlag(s string) (string, []int, error) {
 // (evaluate names the fleet).
 func runPlan(opts *planOptions, stdout io.Writer) (err error) {
 	if opts.outDir != "" {
-		if err := checkOutDir("-o", opts.outDir); err != nil {
+		if err := outdir.CheckDir("-o", opts.outDir); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/results/plot"
 )
 
@@ -125,10 +126,10 @@ func (p *planner) writeChoice(w io.Writer) error {
 // writeFiles writes plan.csv into dir and the cost-vs-request-goodput plot as
 // dir/plots/pareto.png and .svg.
 func (p *planner) writeFiles(dir string) error {
-	if err := makeOutDir(dir); err != nil {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, results.PlanFile, p.writeCSV); err != nil {
+	if err := outdir.WriteIn(dir, results.PlanFile, p.writeCSV); err != nil {
 		return err
 	}
 	runs, _ := p.sorted()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 )
 
@@ -168,7 +169,7 @@ func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name
 // says. A probe made otherwise is an error; one damaged (its files do not
 // match) is named on stderr and reported as not saved, to run again.
 func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
-	data, err := readIn(s.dir, probeRel(id, probeRecordFile))
+	data, err := outdir.ReadIn(s.dir, probeRel(id, probeRecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return probe{}, false, nil
 	}
@@ -202,7 +203,7 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 // checkSummary checks that the summary.json beside rec is the one saved
 // with it.
 func (s *probeStore) checkSummary(id string, rec *probeRecord) error {
-	sum, err := readIn(s.dir, probeRel(id, pointSummaryFile))
+	sum, err := outdir.ReadIn(s.dir, probeRel(id, pointSummaryFile))
 	if err != nil {
 		return err
 	}
@@ -233,7 +234,7 @@ func recordDifference(rec, want *probeRecord) string {
 
 // write saves a probe's summary.json, then its probe.json.
 func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Summary) error {
-	if err := makeOutDir(s.dir); err != nil {
+	if err := outdir.MakeDir(s.dir); err != nil {
 		return err
 	}
 	var summary bytes.Buffer
@@ -244,8 +245,8 @@ func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Sum
 	if m.unserved != nil {
 		rec.Probe.Unserved = m.unserved.Error()
 	}
-	if err := writeIn(s.dir, probeRel(id, pointSummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
+	if err := outdir.WriteIn(s.dir, probeRel(id, pointSummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
 		return err
 	}
-	return writeIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return writeIndentedJSON(w, rec) })
+	return outdir.WriteIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return outdir.WriteIndentedJSON(w, rec) })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/experiment"
 	"handoff/sim"
@@ -138,12 +139,12 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	if rec != nil {
-		if err := writeOutFile(opts.tracePath, rec.WriteJSON); err != nil {
+		if err := outdir.WriteFile(opts.tracePath, rec.WriteJSON); err != nil {
 			return err
 		}
 	}
 	if opts.benchJSON != "" {
-		if err := writeOutFile(opts.benchJSON, func(w io.Writer) error {
+		if err := outdir.WriteFile(opts.benchJSON, func(w io.Writer) error {
 			return results.WriteBenchJSON(w, res.Records, res.ITL, sum, benchMeta(l, sum))
 		}); err != nil {
 			return err
@@ -175,17 +176,17 @@ func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journe
 // checkOutputs checks -o and --trace before anything is simulated.
 func (o *runOptions) checkOutputs() error {
 	if o.outDir != "" {
-		if err := checkOutDir("-o", o.outDir); err != nil {
+		if err := outdir.CheckDir("-o", o.outDir); err != nil {
 			return err
 		}
 	}
 	if o.tracePath != "" {
-		if err := checkOutFile("--trace", o.tracePath); err != nil {
+		if err := outdir.CheckFile("--trace", o.tracePath); err != nil {
 			return err
 		}
 	}
 	if o.benchJSON != "" {
-		return checkOutFile("--bench-json", o.benchJSON)
+		return outdir.CheckFile("--bench-json", o.benchJSON)
 	}
 	return nil
 }
@@ -207,7 +208,7 @@ func workloadName(l *scenarios.Loaded) string { return experiment.WorkloadName(l
 // writeOutputs writes summary.json, requests.csv, the effective scenario,
 // the timeline and, when the run has a network, links.csv into dir.
 func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
-	if err := makeOutDir(dir); err != nil {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
 	eff, err := l.Effective(dir)
@@ -232,7 +233,7 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		}{results.LinksFile, func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
 	}
 	for _, wr := range writers {
-		if err := writeIn(dir, wr.name, wr.write); err != nil {
+		if err := outdir.WriteIn(dir, wr.name, wr.write); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
 
@@ -143,7 +144,7 @@ func prepareSweep(ctx context.Context, opts *sweepOptions, stderr io.Writer) (*s
 	if opts.jobs < 1 {
 		return nil, nil, fmt.Errorf("--jobs %d: want at least 1", opts.jobs)
 	}
-	if err := checkOutDir("-o", opts.outDir); err != nil {
+	if err := outdir.CheckDir("-o", opts.outDir); err != nil {
 		return nil, nil, err
 	}
 	shard := sweep.Shard{}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
 
@@ -106,7 +107,7 @@ func csvPreemptionFigures() []csvFigure {
 // is in memory at a time. It returns which points dropped requests.
 func writeResults(dir string, columns []string, points []sweep.Point) (pointDrops, error) {
 	drops := pointDrops{dir: dir, points: len(points)}
-	err := writeIn(dir, sweepResultsFile, func(w io.Writer) error {
+	err := outdir.WriteIn(dir, sweepResultsFile, func(w io.Writer) error {
 		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
 			s, err := readPointSummary(dir, p.ID)
 			if err == nil {

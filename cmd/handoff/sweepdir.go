@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
 
@@ -134,10 +135,10 @@ func checkSweepDir(dir string, m *sweepManifest) (fresh bool, err error) {
 
 // writeSweepManifest creates dir and writes its sweep.json.
 func writeSweepManifest(dir string, m *sweepManifest) error {
-	if err := makeOutDir(dir); err != nil {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
-	return writeIn(dir, sweepManifestFile, func(w io.Writer) error { return writeIndentedJSON(w, m) })
+	return outdir.WriteIn(dir, sweepManifestFile, func(w io.Writer) error { return outdir.WriteIndentedJSON(w, m) })
 }
 
 // pointPath returns the folder of a point's outputs.
@@ -145,11 +146,3 @@ func pointPath(dir, id string) string { return filepath.Join(dir, sweepPointsDir
 
 // pointRel returns the folder of a point's outputs inside the sweep's.
 func pointRel(id string) string { return sweepPointsDir + "/" + id }
-
-// writeIndentedJSON writes v as indented JSON with a trailing newline.
-func writeIndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/sweep"
 )
@@ -30,7 +31,7 @@ type pointRecord struct {
 
 // writePoint writes a point's files, point.json last.
 func writePoint(dir string, p sweep.Point, l *scenarios.Loaded, sum results.Summary, inputs []inputFile) error {
-	removeTemps(dir, pointRel(p.ID))
+	outdir.RemoveTemps(dir, pointRel(p.ID))
 	eff, err := l.Effective(pointPath(dir, p.ID))
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func writePoint(dir string, p sweep.Point, l *scenarios.Loaded, sum results.Summ
 // scenario.yaml (eff), summary.json and point.json with their hashes.
 func writePointFiles(dir string, rec pointRecord, eff, summary []byte) error {
 	at := pointRel(rec.ID) + "/"
-	if err := removeIn(dir, at+pointRecordFile); err != nil {
+	if err := outdir.RemoveIn(dir, at+pointRecordFile); err != nil {
 		return err
 	}
 	rec.ScenarioSHA256, rec.SummarySHA256 = hexSHA256(eff), hexSHA256(summary)
@@ -57,10 +58,10 @@ func writePointFiles(dir string, rec pointRecord, eff, summary []byte) error {
 	}{
 		{pointScenarioFile, func(w io.Writer) error { _, err := w.Write(eff); return err }},
 		{pointSummaryFile, func(w io.Writer) error { _, err := w.Write(summary); return err }},
-		{pointRecordFile, func(w io.Writer) error { return writeIndentedJSON(w, rec) }},
+		{pointRecordFile, func(w io.Writer) error { return outdir.WriteIndentedJSON(w, rec) }},
 	}
 	for _, f := range files {
-		if err := writeIn(dir, at+f.name, f.write); err != nil {
+		if err := outdir.WriteIn(dir, at+f.name, f.write); err != nil {
 			return err
 		}
 	}
@@ -82,7 +83,7 @@ var errNoPoint = errors.New("not finished")
 // point.json, and another error saying how the point is damaged.
 func readSavedPoint(dir string, p sweep.Point, name string) (*savedPoint, error) {
 	at := pointRel(p.ID) + "/"
-	data, err := readIn(dir, at+pointRecordFile)
+	data, err := outdir.ReadIn(dir, at+pointRecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoPoint
 	}
@@ -101,7 +102,7 @@ func readSavedPoint(dir string, p sweep.Point, name string) (*savedPoint, error)
 		data *[]byte
 		sum  string
 	}{{pointScenarioFile, &sp.scenario, sp.rec.ScenarioSHA256}, {pointSummaryFile, &sp.summary, sp.rec.SummarySHA256}} {
-		if *f.data, err = readIn(dir, at+f.name); err != nil {
+		if *f.data, err = outdir.ReadIn(dir, at+f.name); err != nil {
 			return nil, err
 		}
 		if hexSHA256(*f.data) != f.sum {
@@ -162,7 +163,7 @@ func missingKeys(keys map[string]json.RawMessage) []string {
 
 // readPointSummary reads a point's summary.json from dir.
 func readPointSummary(dir, id string) (results.Summary, error) {
-	data, err := readIn(dir, pointRel(id)+"/"+pointSummaryFile)
+	data, err := outdir.ReadIn(dir, pointRel(id)+"/"+pointSummaryFile)
 	if err != nil {
 		return results.Summary{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
 
@@ -63,7 +64,7 @@ func writeReplicas(dir string, columns []string, points []sweep.Point) error {
 			g.values[k] = append(g.values[k], f.value(&s))
 		}
 	}
-	return writeIn(dir, sweepReplicasFile, func(w io.Writer) error {
+	return outdir.WriteIn(dir, sweepReplicasFile, func(w io.Writer) error {
 		return writeReplicasCSV(w, columns, seed, keys, groups)
 	})
 }
