@@ -16,6 +16,7 @@ import (
 	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
+	"handoff/scenarios/experiment"
 )
 
 // calibrateOptions are the flags of `handoff calibrate`.
@@ -101,7 +102,7 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	sets, err := parseSetFlags(opts.sets)
+	sets, err := experiment.ParseSets(opts.sets)
 	if err != nil {
 		return err
 	}
@@ -147,8 +148,8 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 // turning a panic into an error that says how to replay the run.
 func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
 	return func(l *scenarios.Loaded) (recs []results.Record, err error) {
-		rp := replay{file: l.File, seed: l.Seed, sets: rawSets}
-		defer recoverRun(&err, &rp)
+		rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: rawSets}
+		defer experiment.RecoverRun(&err, &rp)
 		defer o.line.simulated()
 		if o.simulate == nil {
 			return calibrate.Simulate(l)

@@ -12,6 +12,7 @@ import (
 
 	"handoff/results/outdir"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/search"
 )
 
@@ -115,8 +116,8 @@ func runGoodput(opts *goodputOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
+	defer experiment.RecoverRun(&err, &rp)
 	g, err := measureGoodput(l, opts)
 	if err != nil {
 		return err
@@ -240,8 +241,8 @@ func (g *goodputSearch) runAt(l *scenarios.Loaded, scale float64) (m probe, err 
 	scaled := *l
 	scaled.Workload.RateScale = l.Workload.RateScale * scale
 	own := []string{"workload.rate_scale=" + strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64)}
-	rp := replay{file: l.File, seed: l.Seed, sets: append(slices.Clip(g.sets), own...)}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: append(slices.Clip(g.sets), own...)}
+	defer experiment.RecoverRun(&err, &rp)
 	m, err = g.store.run(&scaled, own, g.simulate)
 	if err != nil {
 		return m, fmt.Errorf("at %.4g× the arrival rate: %w", scale, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"handoff/results"
 	"handoff/scenarios"
@@ -71,7 +72,7 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 // runProbe simulates a loaded scenario with simF (nil: simulate) and
 // measures the run; it returns the run's summary too.
 func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, results.Summary, error) {
-	sum, res, err := simF.orDefault()(l)
+	sum, res, err := simF.Or(os.Stderr)(l)
 	if err != nil {
 		return probe{}, sum, err
 	}

@@ -4,10 +4,9 @@ package main
 
 import (
 	"fmt"
+	"handoff/scenarios/experiment"
 	"io"
 	"os"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -30,7 +29,7 @@ func execute(cmd *cobra.Command, stderr io.Writer) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(stderr, "handoff: internal error: %s at %s — a bug of handoff; please report it with the command line\n",
-				oneLine(fmt.Sprint(v)), panicSite())
+				oneLine(fmt.Sprint(v)), experiment.PanicSite())
 			code = exitError
 		}
 	}()
@@ -41,11 +40,6 @@ func execute(cmd *cobra.Command, stderr io.Writer) (code int) {
 	return exitCode(err)
 }
 
-// lineBreaks matches a line break and the blanks around it.
-var lineBreaks = regexp.MustCompile(`\s*\n\s*`)
-
 // oneLine joins a multi-line message (cobra's "Did you mean this?") into
 // one line, so that every error is one line on stderr.
-func oneLine(msg string) string {
-	return lineBreaks.ReplaceAllString(strings.TrimSpace(msg), " ")
-}
+func oneLine(msg string) string { return experiment.OneLine(msg) }

@@ -16,6 +16,7 @@ import (
 	"handoff/models/strictyaml"
 	"handoff/results/outdir"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/search"
 )
 
@@ -140,8 +141,8 @@ func runPlan(opts *planOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
+	defer experiment.RecoverRun(&err, &rp)
 	p, err := newPlanner(l, opts)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"handoff/models/strictyaml"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/search"
 )
 
@@ -160,8 +161,8 @@ func (p *planner) evaluate(f search.Fleet) (met bool, err error) {
 	for i, ps := range p.space.Pools {
 		sets = append(sets, poolSets(ps.Name, ps.Variants[f.Variant[i]], f.Count[i])...)
 	}
-	rp := replay{file: p.file, seed: p.seed, sets: append(slices.Clip(p.opts.sets), sets...)}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: p.file, Seed: p.seed, Sets: append(slices.Clip(p.opts.sets), sets...)}
+	defer experiment.RecoverRun(&err, &rp)
 	l, err := p.load(sets)
 	if err == nil {
 		var pr probe

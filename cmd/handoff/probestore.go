@@ -14,7 +14,9 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
+	"handoff/results/sweepdir"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 )
 
 // The -o directory of goodput and plan holds, besides their tables and
@@ -40,14 +42,14 @@ const (
 // probeRecord is a probe's probe.json: what it was run from and what it
 // measured.
 type probeRecord struct {
-	Version        int         `json:"version"`
-	Sets           []string    `json:"sets"`            // the probe's own overrides, after the command's --set
-	Seed           uint64      `json:"seed"`            // the run's
-	BaseSHA256     string      `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
-	ScenarioSHA256 string      `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
-	Inputs         []inputFile `json:"inputs"`          // the files it read
-	SummarySHA256  string      `json:"summary_sha256"`  // of the summary.json beside it
-	Probe          savedProbe  `json:"probe"`
+	Version        int                  `json:"version"`
+	Sets           []string             `json:"sets"`            // the probe's own overrides, after the command's --set
+	Seed           uint64               `json:"seed"`            // the run's
+	BaseSHA256     string               `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
+	ScenarioSHA256 string               `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
+	Inputs         []sweepdir.InputFile `json:"inputs"`          // the files it read
+	SummarySHA256  string               `json:"summary_sha256"`  // of the summary.json beside it
+	Probe          savedProbe           `json:"probe"`
 }
 
 // savedProbe is a probe as probe.json holds it.
@@ -60,7 +62,7 @@ type savedProbe struct {
 // The zero value (no directory) saves nothing.
 type probeStore struct {
 	dir     string // the -o directory; "" = none
-	sums    *inputSums
+	sums    *experiment.InputSums
 	stderr  io.Writer // warnings; nil = none
 	baseSHA string    // scenarioHash of the command's scenario
 }
@@ -73,7 +75,7 @@ func newProbeStore(dir string, base *scenarios.Loaded, stderr io.Writer) (*probe
 	if dir == "" {
 		return &probeStore{}, nil
 	}
-	sums, err := newInputSums(base.File)
+	sums, err := experiment.NewInputSums(base.File)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func scenarioHash(l *scenarios.Loaded) (string, error) {
 	c := *l
 	c.Plan, c.Sweep = nil, nil
 	eff, err := c.Effective("")
-	return hexSHA256(eff), err
+	return sweepdir.SHA256(eff), err
 }
 
 // checkSaved refuses a directory whose saved probes were made from
@@ -111,7 +113,7 @@ func (s *probeStore) checkSaved(seed uint64) error {
 		case rec.Seed != seed:
 			why = fmt.Sprintf("it holds runs with seed %d, this one's is %d", rec.Seed, seed)
 		}
-		if file, changed := s.sums.changed(rec.Inputs); changed != "" {
+		if file, changed := s.sums.Changed(rec.Inputs); changed != "" {
 			why = fmt.Sprintf("a run it holds read %s, which %s", file, changed)
 		}
 		if why != "" {
@@ -150,7 +152,7 @@ func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord,
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := s.sums.files(l)
+	inputs, err := s.sums.Files(l)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +162,7 @@ func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord,
 
 // probeID names a probe's folder: the first 16 hex digits of the hash of
 // its overrides.
-func probeID(sets []string) string { return hexSHA256([]byte(strings.Join(sets, "\n")))[:16] }
+func probeID(sets []string) string { return sweepdir.SHA256([]byte(strings.Join(sets, "\n")))[:16] }
 
 // probeRel returns a probe's file name inside the directory.
 func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name }
@@ -190,7 +192,7 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 	if why := recordDifference(&rec, want); why != "" {
 		return probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
 	}
-	if path, why := s.sums.changed(rec.Inputs); why != "" {
+	if path, why := s.sums.Changed(rec.Inputs); why != "" {
 		return probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
 	}
 	m := rec.Probe.probe
@@ -203,12 +205,12 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 // checkSummary checks that the summary.json beside rec is the one saved
 // with it.
 func (s *probeStore) checkSummary(id string, rec *probeRecord) error {
-	sum, err := outdir.ReadIn(s.dir, probeRel(id, pointSummaryFile))
+	sum, err := outdir.ReadIn(s.dir, probeRel(id, results.SummaryFile))
 	if err != nil {
 		return err
 	}
-	if hexSHA256(sum) != rec.SummarySHA256 {
-		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", pointSummaryFile)
+	if sweepdir.SHA256(sum) != rec.SummarySHA256 {
+		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", results.SummaryFile)
 	}
 	return nil
 }
@@ -226,7 +228,7 @@ func recordDifference(rec, want *probeRecord) string {
 	case rec.ScenarioSHA256 != want.ScenarioSHA256:
 		return "a probe ran on another version of the scenario (its file or --set differ)"
 	}
-	if why := inputsDifference(rec.Inputs, want.Inputs); why != "" {
+	if why := sweepdir.InputsDifference(rec.Inputs, want.Inputs); why != "" {
 		return "a probe read other files: " + why
 	}
 	return ""
@@ -241,11 +243,11 @@ func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Sum
 	if err := results.WriteJSON(&summary, sum); err != nil {
 		return err
 	}
-	rec.SummarySHA256, rec.Probe = hexSHA256(summary.Bytes()), savedProbe{probe: m}
+	rec.SummarySHA256, rec.Probe = sweepdir.SHA256(summary.Bytes()), savedProbe{probe: m}
 	if m.unserved != nil {
 		rec.Probe.Unserved = m.unserved.Error()
 	}
-	if err := outdir.WriteIn(s.dir, probeRel(id, pointSummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
+	if err := outdir.WriteIn(s.dir, probeRel(id, results.SummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
 		return err
 	}
 	return outdir.WriteIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return outdir.WriteIndentedJSON(w, rec) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -80,7 +81,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 
 // loadScenario loads a scenario with --set and --seed applied.
 func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
-	sets, err := parseSetFlags(rawSets)
+	sets, err := experiment.ParseSets(rawSets)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +114,8 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
+	defer experiment.RecoverRun(&err, &rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" && opts.selection.kind == "first" {
@@ -125,7 +126,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
-	sum, res, err := opts.simulate.orDefault()(l, configure...)
+	sum, res, err := opts.simulate.Or(os.Stderr)(l, configure...)
 	line.finish() // before the table, which may go to the same terminal
 	if err != nil {
 		return err
@@ -167,7 +168,7 @@ func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journe
 		return nil, err
 	}
 	var rec *journey.Recorder
-	_, _, err = opts.simulate.orDefault()(l, experiment.WithTimeline, func(cfg *sim.Config) {
+	_, _, err = opts.simulate.Or(os.Stderr)(l, experiment.WithTimeline, func(cfg *sim.Config) {
 		rec = journey.AttachSelected(cfg, func(id int64) bool { return ids[id] })
 	})
 	return rec, err

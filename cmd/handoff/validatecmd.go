@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/scenarios"
-	"handoff/scenarios/sweep"
+	"handoff/scenarios/experiment/sweeprun"
 )
 
 func newValidateCmd(stdout io.Writer) *cobra.Command {
@@ -33,11 +33,11 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 			if l.Sweep == nil {
 				return nil
 			}
-			pl, err := planSweep(args[0], sets, nil, sweep.Shard{Index: 0, Count: 1})
+			points, err := sweeprun.Points(args[0], sets, nil)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s: sweep ok (%d points)\n", args[0], len(pl.points))
+			fmt.Fprintf(stdout, "%s: sweep ok (%d points)\n", args[0], len(points))
 			return nil
 		},
 	}
