@@ -1,5 +1,16 @@
 // Command handoff simulates disaggregated LLM serving clusters from scenario
 // files. See the README for the scenario reference.
+//
+// Each command is a constructor newXCmd (its flags into an options struct)
+// and a runX that makes one library call and renders what it returns: the
+// pipeline of a run is scenarios/experiment's; sweep and merge call
+// scenarios/experiment/sweeprun (the directory format is
+// results/sweepdir's); goodput and plan call scenarios/experiment/capacity;
+// every file goes through results/outdir. What stays here is rendering:
+// the progress lines (progress.go, fed by the libraries' callbacks), the
+// summary lines and tables, and the exit statuses (exit.go).
+// calibrate.go and calibfit.go still hold calibration's orchestration
+// around scenarios/calibrate.
 package main
 
 import (

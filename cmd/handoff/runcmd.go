@@ -79,22 +79,6 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	return cmd
 }
 
-// loadScenario loads a scenario with --set and --seed applied.
-func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
-	sets, err := experiment.ParseSets(rawSets)
-	if err != nil {
-		return nil, err
-	}
-	l, err := scenarios.Load(path, sets...)
-	if err != nil {
-		return nil, err
-	}
-	if seed != 0 {
-		l.Seed = seed
-	}
-	return l, nil
-}
-
 // scenarioFlags adds the --set and (when seed is not nil) --seed flags that
 // every command running a scenario shares.
 func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
@@ -110,7 +94,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
 		return err
 	}
-	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
+	l, err := experiment.Load(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/experiment/sweeprun"
 )
 
@@ -17,7 +18,7 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a scenario (schema, catalogs, files, its sweep block) without running it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			l, err := loadScenario(args[0], sets, 0)
+			l, err := experiment.Load(args[0], sets, 0)
 			if err != nil {
 				return err
 			}

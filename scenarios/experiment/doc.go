@@ -17,7 +17,8 @@
 // timeline.go, the timeline sampling of a run and its timeline.csv and
 // links.csv.
 //
-// Beside it: sweeprun runs a sweep (resume, shards, merge, replicas); the
-// directory it writes is results/sweepdir's format, every file written
-// through results/outdir.
+// Beside it: sweeprun runs a sweep (resume, shards, merge, replicas), in
+// a directory whose format is results/sweepdir's; capacity runs the
+// goodput search and the fleet planner, saving their probes. Every file
+// they write goes through results/outdir.
 package experiment

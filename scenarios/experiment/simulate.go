@@ -36,3 +36,20 @@ func ParseSets(raw []string) ([]scenarios.Set, error) {
 	}
 	return sets, nil
 }
+
+// Load loads a scenario file with --set flags applied in order, and the
+// seed replaced unless it is 0.
+func Load(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
+	sets, err := ParseSets(rawSets)
+	if err != nil {
+		return nil, err
+	}
+	l, err := scenarios.Load(path, sets...)
+	if err != nil {
+		return nil, err
+	}
+	if seed != 0 {
+		l.Seed = seed
+	}
+	return l, nil
+}

@@ -1,4 +1,4 @@
-package main
+package capacity
 
 import (
 	"bytes"
@@ -34,8 +34,8 @@ import (
 // its input files.
 
 const (
-	probesDir          = "probes"
-	probeRecordFile    = "probe.json"
+	probesDir          = results.ProbesDir
+	probeRecordFile    = results.ProbeRecordFile
 	probeLayoutVersion = 1
 )
 
@@ -54,7 +54,7 @@ type probeRecord struct {
 
 // savedProbe is a probe as probe.json holds it.
 type savedProbe struct {
-	probe
+	Probe
 	Unserved string `json:"unserved,omitempty"` // the unserved error's text
 }
 
@@ -125,14 +125,14 @@ func (s *probeStore) checkSaved(seed uint64) error {
 
 // run returns the probe of l, whose own overrides are sets: the one saved
 // finished in the directory, else a new run of simF, which it saves.
-func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF simulateFunc) (probe, error) {
+func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF experiment.Simulate) (Probe, error) {
 	if s.dir == "" {
 		m, _, err := runProbe(l, simF)
 		return m, err
 	}
 	rec, err := s.expected(l, sets)
 	if err != nil {
-		return probe{}, err
+		return Probe{}, err
 	}
 	id := probeID(sets)
 	if m, ok, err := s.saved(id, rec); ok || err != nil {
@@ -170,10 +170,10 @@ func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name
 // saved returns the probe saved as id when it was made from what want
 // says. A probe made otherwise is an error; one damaged (its files do not
 // match) is named on stderr and reported as not saved, to run again.
-func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
+func (s *probeStore) saved(id string, want *probeRecord) (Probe, bool, error) {
 	data, err := outdir.ReadIn(s.dir, probeRel(id, probeRecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return probe{}, false, nil
+		return Probe{}, false, nil
 	}
 	at := filepath.Join(s.dir, probesDir, id)
 	var rec probeRecord
@@ -185,17 +185,17 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 	}
 	if err != nil {
 		if s.stderr != nil {
-			fmt.Fprintf(s.stderr, "warning: probe %s: %s; it runs again\n", at, oneLine(err.Error()))
+			fmt.Fprintf(s.stderr, "warning: probe %s: %s; it runs again\n", at, experiment.OneLine(err.Error()))
 		}
-		return probe{}, false, nil
+		return Probe{}, false, nil
 	}
 	if why := recordDifference(&rec, want); why != "" {
-		return probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
+		return Probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
 	}
 	if path, why := s.sums.Changed(rec.Inputs); why != "" {
-		return probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
+		return Probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
 	}
-	m := rec.Probe.probe
+	m := rec.Probe.Probe
 	if rec.Probe.Unserved != "" {
 		m.unserved = errors.New(rec.Probe.Unserved)
 	}
@@ -235,7 +235,7 @@ func recordDifference(rec, want *probeRecord) string {
 }
 
 // write saves a probe's summary.json, then its probe.json.
-func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Summary) error {
+func (s *probeStore) write(id string, rec *probeRecord, m Probe, sum results.Summary) error {
 	if err := outdir.MakeDir(s.dir); err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Sum
 	if err := results.WriteJSON(&summary, sum); err != nil {
 		return err
 	}
-	rec.SummarySHA256, rec.Probe = sweepdir.SHA256(summary.Bytes()), savedProbe{probe: m}
+	rec.SummarySHA256, rec.Probe = sweepdir.SHA256(summary.Bytes()), savedProbe{Probe: m}
 	if m.unserved != nil {
 		rec.Probe.Unserved = m.unserved.Error()
 	}
