@@ -21,9 +21,13 @@ const (
 	PointsDir         = "points"
 	PointRecordFile   = "point.json"
 
-	// A goodput search's and a plan's tables.
-	GoodputFile = "goodput.csv"
-	PlanFile    = "plan.csv"
+	// A goodput search's and a plan's tables, and every run they made
+	// under ProbesDir/<id>: its summary (SummaryFile) and its record,
+	// ProbeRecordFile, written last.
+	GoodputFile     = "goodput.csv"
+	PlanFile        = "plan.csv"
+	ProbesDir       = "probes"
+	ProbeRecordFile = "probe.json"
 
 	// The figures of any of them.
 	PlotsDir = "plots"

@@ -10,6 +10,7 @@ import (
 
 	"handoff/hardware"
 	"handoff/models/units"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
 )
@@ -203,7 +204,7 @@ func writeFittedCatalog(file string, rep *calibReport, source string) error {
 			return err
 		}
 	}
-	return writeOutFile(file, func(w io.Writer) error { _, err := w.Write(data); return err })
+	return outdir.WriteFile(file, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
 // writeFit writes the fitted parameters and the fit's figures.

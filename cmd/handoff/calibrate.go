@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/calibrate"
+	"handoff/scenarios/experiment"
 )
 
 // calibrateOptions are the flags of `handoff calibrate`.
@@ -85,7 +87,7 @@ func (o *calibrateOptions) check() error {
 	case o.jobs < 0 || o.maxEvals < 0:
 		return fmt.Errorf("--jobs and --max-evals must not be negative")
 	case o.out != "":
-		return checkOutFile("-o", o.out)
+		return outdir.CheckFile("-o", o.out)
 	}
 	return nil
 }
@@ -100,7 +102,7 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	sets, err := parseSetFlags(opts.sets)
+	sets, err := experiment.ParseSets(opts.sets)
 	if err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 		write = func(w io.Writer) error { return writeCalibrationJSON(w, rep) }
 	}
 	if opts.out != "" {
-		err = writeOutFile(opts.out, write)
+		err = outdir.WriteFile(opts.out, write)
 	} else {
 		err = write(stdout)
 	}
@@ -146,8 +148,8 @@ func runCalibrate(opts *calibrateOptions, stdout io.Writer) error {
 // turning a panic into an error that says how to replay the run.
 func (o *calibrateOptions) simulator(rawSets []string) calibrate.SimulateFunc {
 	return func(l *scenarios.Loaded) (recs []results.Record, err error) {
-		rp := replay{file: l.File, seed: l.Seed, sets: rawSets}
-		defer recoverRun(&err, &rp)
+		rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: rawSets}
+		defer experiment.RecoverRun(&err, &rp)
 		defer o.line.simulated()
 		if o.simulate == nil {
 			return calibrate.Simulate(l)

@@ -1,13 +1,23 @@
 // Command handoff simulates disaggregated LLM serving clusters from scenario
 // files. See the README for the scenario reference.
+//
+// Each command is a constructor newXCmd (its flags into an options struct)
+// and a runX that makes one library call and renders what it returns: the
+// pipeline of a run is scenarios/experiment's; sweep and merge call
+// scenarios/experiment/sweeprun (the directory format is
+// results/sweepdir's); goodput and plan call scenarios/experiment/capacity;
+// every file goes through results/outdir. What stays here is rendering:
+// the progress lines (progress.go, fed by the libraries' callbacks), the
+// summary lines and tables, and the exit statuses (exit.go).
+// calibrate.go and calibfit.go still hold calibration's orchestration
+// around scenarios/calibrate.
 package main
 
 import (
 	"fmt"
+	"handoff/scenarios/experiment"
 	"io"
 	"os"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -30,7 +40,7 @@ func execute(cmd *cobra.Command, stderr io.Writer) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(stderr, "handoff: internal error: %s at %s — a bug of handoff; please report it with the command line\n",
-				oneLine(fmt.Sprint(v)), panicSite())
+				oneLine(fmt.Sprint(v)), experiment.PanicSite())
 			code = exitError
 		}
 	}()
@@ -41,11 +51,6 @@ func execute(cmd *cobra.Command, stderr io.Writer) (code int) {
 	return exitCode(err)
 }
 
-// lineBreaks matches a line break and the blanks around it.
-var lineBreaks = regexp.MustCompile(`\s*\n\s*`)
-
 // oneLine joins a multi-line message (cobra's "Did you mean this?") into
 // one line, so that every error is one line on stderr.
-func oneLine(msg string) string {
-	return lineBreaks.ReplaceAllString(strings.TrimSpace(msg), " ")
-}
+func oneLine(msg string) string { return experiment.OneLine(msg) }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/results"
+	"handoff/results/sweepdir"
 	"handoff/scenarios"
 )
 
@@ -60,11 +62,11 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 	sweepCLI(t, whole, tinySweep...)
 	shards := shardSweep(t, quickstart, []string{filepath.Join(root, "s0"), filepath.Join(root, "s1"), filepath.Join(root, "s2")}, tinySweep...)
 	for _, s := range shards {
-		if rows := bytes.Count(readFile(t, filepath.Join(s, sweepResultsFile)), []byte("\n")); rows != 3 {
+		if rows := bytes.Count(readFile(t, filepath.Join(s, results.SweepResultsFile)), []byte("\n")); rows != 3 {
 			t.Errorf("%s/results.csv has %d lines, want a header and 2 rows", s, rows)
 		}
 	}
-	want := readFile(t, filepath.Join(whole, sweepResultsFile))
+	want := readFile(t, filepath.Join(whole, results.SweepResultsFile))
 	for _, out := range []string{filepath.Join(root, "merged"), shards[1]} {
 		args := append([]string{"merge", "--no-plots", "-o", out}, shards...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -74,10 +76,10 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 		if !strings.Contains(stdout, "6 points from 3 directories") {
 			t.Errorf("stdout %q", stdout)
 		}
-		if got := readFile(t, filepath.Join(out, sweepResultsFile)); !bytes.Equal(got, want) {
+		if got := readFile(t, filepath.Join(out, results.SweepResultsFile)); !bytes.Equal(got, want) {
 			t.Errorf("merged into %s:\n%s\nunsharded:\n%s", out, got, want)
 		}
-		m, err := readSweepManifest(out)
+		m, err := sweepdir.ReadManifest(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,8 +87,8 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 			t.Errorf("merged into %s: its sweep.json holds shard %q, want all", out, m.Shard)
 		}
 		for _, p := range m.Points {
-			a := readFile(t, filepath.Join(pointPath(whole, p.ID), pointScenarioFile))
-			if b := readFile(t, filepath.Join(pointPath(out, p.ID), pointScenarioFile)); !bytes.Equal(a, b) {
+			a := readFile(t, filepath.Join(sweepdir.PointPath(whole, p.ID), results.ScenarioFile))
+			if b := readFile(t, filepath.Join(sweepdir.PointPath(out, p.ID), results.ScenarioFile)); !bytes.Equal(a, b) {
 				t.Errorf("scenario.yaml of point %s differs after merge", p.ID)
 			}
 			// The summaries differ in their wall time, so their hashes do too.
@@ -119,9 +121,9 @@ func TestMergeRelocatesPaths(t *testing.T) {
 	if code, _, stderr := runCLI(t, append([]string{"merge", "--no-plots", "-o", out}, shards...)...); code != 0 {
 		t.Fatal(stderr)
 	}
-	m, _ := readSweepManifest(out)
+	m, _ := sweepdir.ReadManifest(out)
 	for _, p := range m.Points {
-		l, err := scenarios.Load(filepath.Join(pointPath(out, p.ID), "scenario.yaml"))
+		l, err := scenarios.Load(filepath.Join(sweepdir.PointPath(out, p.ID), "scenario.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,10 +161,10 @@ func TestMergeBadInput(t *testing.T) {
 }
 
 // readRecord reads a point's point.json.
-func readRecord(t *testing.T, dir, id string) pointRecord {
+func readRecord(t *testing.T, dir, id string) sweepdir.PointRecord {
 	t.Helper()
-	var rec pointRecord
-	if err := json.Unmarshal(readFile(t, filepath.Join(pointPath(dir, id), pointRecordFile)), &rec); err != nil {
+	var rec sweepdir.PointRecord
+	if err := json.Unmarshal(readFile(t, filepath.Join(sweepdir.PointPath(dir, id), results.PointRecordFile)), &rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec

@@ -131,7 +131,7 @@ func TestOutputsStayInside(t *testing.T) {
 
 	sw := filepath.Join(t.TempDir(), "sweep")
 	sweepCLI(t, sw, tinySweep...)
-	m, _ := filepath.Glob(filepath.Join(sw, sweepPointsDir, "0003-*"))
+	m, _ := filepath.Glob(filepath.Join(sw, results.PointsDir, "0003-*"))
 	os.RemoveAll(m[0])
 	plantLink(t, outside, filepath.Dir(m[0]), filepath.Base(m[0]))
 	code, _, stderr = runCLI(t, append([]string{"sweep", quickstart, "-o", sw}, tinySweep...)...)

@@ -13,6 +13,7 @@ import (
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 )
 
@@ -35,7 +36,7 @@ func always(*scenarios.Loaded) bool { return true }
 // it panicked, and how to replay it: with replayArgs.
 func checkInternal(t *testing.T, err error, replayArgs string) {
 	t.Helper()
-	var ie *internalError
+	var ie *experiment.InternalError
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v, want an internal error", err)
 	}
@@ -111,7 +112,7 @@ func TestSweepPanicKeepsGoing(t *testing.T) {
 		!strings.Contains(stdout.String(), "6 ran, 1 of them failed, 0 already done") {
 		t.Errorf("error %q\nstdout %q", err, stdout.String())
 	}
-	if rows := strings.Count(string(readFile(t, filepath.Join(dir, sweepResultsFile))), "\n"); rows != 6 {
+	if rows := strings.Count(string(readFile(t, filepath.Join(dir, results.SweepResultsFile))), "\n"); rows != 6 {
 		t.Errorf("results.csv has %d lines, want the header and 5 rows", rows)
 	}
 
@@ -119,7 +120,7 @@ func TestSweepPanicKeepsGoing(t *testing.T) {
 	if code, _, stderr := runCLI(t, append(append([]string{"run"}, strings.Fields(replayArgs)...), "-o", out)...); code != 0 {
 		t.Fatalf("replay: exit %d: %s", code, stderr)
 	}
-	m, _ := filepath.Glob(filepath.Join(ref, sweepPointsDir, "0004-*", pointSummaryFile))
+	m, _ := filepath.Glob(filepath.Join(ref, results.PointsDir, "0004-*", results.SummaryFile))
 	want := wallTime.ReplaceAll(readFile(t, m[0]), nil)
 	if got := wallTime.ReplaceAll(readFile(t, filepath.Join(out, "summary.json")), nil); !bytes.Equal(got, want) {
 		t.Error("the replay command's summary differs from the point's in an unbroken sweep")
@@ -130,7 +131,7 @@ func TestSweepPanicKeepsGoing(t *testing.T) {
 	if err := runSweep(context.Background(), opts, &stdout, io.Discard); err != nil || !strings.Contains(stdout.String(), "(1 ran, 5 already done)") {
 		t.Fatalf("rerun: %v, stdout %q", err, stdout.String())
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, sweepResultsFile)), readFile(t, filepath.Join(ref, sweepResultsFile))) {
+	if !bytes.Equal(readFile(t, filepath.Join(dir, results.SweepResultsFile)), readFile(t, filepath.Join(ref, results.SweepResultsFile))) {
 		t.Error("results.csv after the rerun differs from an unbroken sweep's")
 	}
 
@@ -163,8 +164,8 @@ func TestShellQuote(t *testing.T) {
 		"it's":                 `'it'\''s'`,
 		"":                     "''",
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := experiment.ShellQuote(in); got != want {
+			t.Errorf("experiment.ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
-	"handoff/models/strictyaml"
-	"handoff/scenarios"
+	"handoff/scenarios/experiment/capacity"
 	"handoff/scenarios/search"
 )
 
@@ -106,119 +99,44 @@ func (o *planOptions) check() error {
 		return fmt.Errorf("--max-runs must be positive, got %d", o.maxRuns)
 	}
 	for _, c := range o.counts {
-		if _, _, err := parseCountFlag(c); err != nil {
+		if _, _, err := capacity.ParseCount(c); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// parseCountFlag splits "POOL=MIN:MAX".
-func parseCountFlag(s string) (string, []int, error) {
-	name, rng, ok := strings.Cut(s, "=")
-	lo, hi, ok2 := strings.Cut(rng, ":")
-	a, errA := strconv.Atoi(strings.TrimSpace(lo))
-	b, errB := strconv.Atoi(strings.TrimSpace(hi))
-	if !ok || !ok2 || name == "" || errA != nil || errB != nil || a < 1 || a > b || b > search.MaxCount {
-		return "", nil, fmt.Errorf("--count %q: want POOL=MIN:MAX with 1 ≤ MIN ≤ MAX ≤ %d, e.g. decode=1:8", s, search.MaxCount)
-	}
-	return name, []int{a, b}, nil
-}
-
-// runPlan searches for the cheapest fleet, prints what it ran and found,
-// and writes the files. A rate no fleet serves is an error, after the
-// table. A panic becomes an error that says how to replay the run
-// (evaluate names the fleet).
-func runPlan(opts *planOptions, stdout io.Writer) (err error) {
-	if opts.outDir != "" {
-		if err := checkOutDir("-o", opts.outDir); err != nil {
-			return err
-		}
-	}
-	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
+// runPlan searches for the cheapest fleet (capacity.Plan), the progress
+// line on stderr, prints what it ran and found, and writes the files. A
+// rate no fleet serves is an error, after the table.
+func runPlan(opts *planOptions, stdout io.Writer) error {
+	line := newProgress(opts.stderr, opts.progress, -1, "plan")
+	p, err := capacity.Plan(capacity.PlanOptions{Scenario: opts.scenario, Sets: opts.sets, Seed: opts.seed,
+		Dir: opts.outDir, TargetRate: opts.targetRate, Target: opts.target, Counts: opts.counts,
+		MaxCount: opts.maxCount, MaxRuns: opts.maxRuns, Exhaustive: opts.exhaustive,
+		Simulate: opts.simulate.Or(os.Stderr), Warn: opts.stderr, Notes: stdout,
+		Progress: func(runs int, text string) { line.update(int64(runs), text) }})
+	line.finish()
 	if err != nil {
 		return err
 	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
-	p, err := newPlanner(l, opts)
-	if err != nil {
-		return err
-	}
-	for _, note := range p.notes {
-		fmt.Fprintln(stdout, note)
-	}
-	searchF := p.space.Cheapest
-	if opts.exhaustive {
-		searchF = p.space.Grid
-	}
-	p.line = newProgress(opts.stderr, opts.progress, -1, "plan")
-	choice, searchErr := searchF(p.evaluate, opts.maxRuns)
-	p.line.finish()
-	if searchErr != nil && !errors.Is(searchErr, search.ErrRunBudget) {
-		return searchErr
-	}
-	p.choice = choice
-	write := p.writeTable
+	write := p.WriteTable
 	if opts.json {
-		write = p.writeJSON
+		write = p.WriteJSON
 	}
 	if err := write(stdout); err != nil {
 		return err
 	}
 	if opts.outDir != "" {
-		if err := p.writeFiles(opts.outDir); err != nil {
+		if err := p.WriteFiles(opts.outDir); err != nil {
 			return err
 		}
 	}
-	if searchErr != nil {
-		return fmt.Errorf("%w (raise --max-runs or narrow the search)", searchErr)
+	if err := p.SearchErr(); err != nil {
+		return fmt.Errorf("%w (raise --max-runs or narrow the search)", err)
 	}
-	if err := p.unservable(); err != nil {
+	if err := p.Unservable(); err != nil {
 		return err
 	}
-	return incomplete(p.unserved())
-}
-
-// planSpace resolves the plan block, with --count and --max-count, against
-// the scenario's pools. Errors in the plan block name its line.
-func planSpace(l *scenarios.Loaded, opts *planOptions) (search.Space, error) {
-	pools := make([]search.ScenarioPool, len(l.Pools))
-	names := make([]string, len(l.Pools))
-	for i, p := range l.Pools {
-		pools[i] = search.ScenarioPool{Name: p.Name, Count: p.Count, Hardware: p.Hardware, TP: p.TP}
-		names[i] = p.Name
-	}
-	plan := &search.Plan{Pools: map[string]search.PlanPool{}}
-	var defaultCount []int
-	if l.Plan != nil {
-		maps.Copy(plan.Pools, l.Plan.Pools)
-	} else {
-		defaultCount = []int{1, opts.maxCount}
-	}
-	for _, c := range opts.counts {
-		name, rng, _ := parseCountFlag(c) // checked with the flags
-		pp, ok := plan.Pools[name]
-		if !ok && !slices.Contains(names, name) {
-			return search.Space{}, fmt.Errorf("--count %s: no pool named %q (have %s)", c, name, strings.Join(names, ", "))
-		}
-		pp.Count = rng
-		plan.Pools[name] = pp
-	}
-	s, err := plan.Space(pools, defaultCount)
-	if err != nil {
-		return s, locateInFile(l.File, err)
-	}
-	return s, nil
-}
-
-// locateInFile places a field error from the plan block at its line in
-// the scenario file. The file is read again because the loaded scenario
-// keeps its node tree to itself.
-func locateInFile(file string, err error) error {
-	var root yaml.Node
-	if data, rerr := os.ReadFile(file); rerr == nil && yaml.Unmarshal(data, &root) == nil {
-		return strictyaml.Locate(&root, file, "", err)
-	}
-	return strictyaml.Locate(nil, file, "", err)
+	return incomplete(p.Unserved())
 }

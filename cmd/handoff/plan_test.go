@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"handoff/scenarios/search"
 )
 
 // smallSets makes quickstart runs quick.
@@ -38,41 +36,6 @@ func TestPlanFlags(t *testing.T) {
 			t.Errorf("%v: want an error", bad)
 		}
 	}
-}
-
-// TestPlanMatchesExhaustive runs the pruned search and the whole grid on a
-// small real case: prefill and decode counts 1..3 at 60 req/s.
-func TestPlanMatchesExhaustive(t *testing.T) {
-	opts := &planOptions{scenario: quickstart, sets: smallSets, targetRate: 60, maxRuns: 100,
-		counts: []string{"prefill=1:3", "decode=1:3"}}
-	choose := func(exhaustive bool) (search.Choice, *planner) {
-		l, err := loadScenario(opts.scenario, opts.sets, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := newPlanner(l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := p.space.Cheapest
-		if exhaustive {
-			f = p.space.Grid
-		}
-		c, err := f(p.evaluate, opts.maxRuns)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, p
-	}
-	pruned, p := choose(false)
-	grid, _ := choose(true)
-	if !pruned.Found || p.space.Describe(pruned.Fleet) != p.space.Describe(grid.Fleet) {
-		t.Fatalf("pruned %s (found %v), grid %s", p.space.Describe(pruned.Fleet), pruned.Found, p.space.Describe(grid.Fleet))
-	}
-	if grid.Runs != 9 || pruned.Runs >= grid.Runs {
-		t.Errorf("runs: pruned %d, grid %d; want fewer than the grid's 9", pruned.Runs, grid.Runs)
-	}
-	t.Logf("chose %s at $%.2f/h in %d runs (grid: 9)", p.space.Describe(pruned.Fleet), pruned.CostPerHour, pruned.Runs)
 }
 
 func TestPlanWritesFiles(t *testing.T) {
@@ -146,71 +109,4 @@ func TestPlanBlockErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `--count mixed=1:2: no pool named "mixed"`) {
 		t.Errorf("--count of an unknown pool: exit %d, %q", code, stderr)
 	}
-}
-
-// TestPlanSkipsVariantThatDoesNotFit: a 10 GB accelerator cannot hold the
-// 16 GB of Llama-3.1-8B weights at TP 1 but can at TP 2, where an instance
-// costs 2 × $1 = $2/h, cheaper than an H100's $3.
-func TestPlanSkipsVariantThatDoesNotFit(t *testing.T) {
-	path := writeScenario(t, `catalog:
-  accelerators:
-    - {name: small-gpu, kind: gpu, memory: 10GB, memory_bandwidth: 3TB/s, bf16: 900TFLOPS,
-       mfu: 0.5, mbu: 0.7, step_overhead: 1ms, scale_up: nvlink4, power_w: 300, cost_per_hour: 1}
-plan:
-  pools:
-    decode: {count: [1, 2], hardware: [h100-sxm, small-gpu], tp: [1, 2]}
-`)
-	opts := &planOptions{scenario: path, sets: smallSets, targetRate: 20, maxRuns: 50}
-	l, err := loadScenario(path, opts.sets, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPlanner(l, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.notes) != 1 || !strings.Contains(p.notes[0], "skipping pool decode on small-gpu at tp 1") {
-		t.Errorf("notes = %q", p.notes)
-	}
-	vs := p.space.Pools[1].Variants
-	if len(vs) != 3 || vs[2] != (search.Variant{Hardware: "small-gpu", TP: 2, CostPerHour: 2, Devices: 2}) || vs[0].CostPerHour != 3 {
-		t.Errorf("decode variants = %+v", vs)
-	}
-}
-
-// TestPlanSkipsIllegalTP: the plan never proposes a TP that vLLM cannot
-// shard Llama-3.1-8B over (32 heads: not 3) or that leaves the H100's
-// 8-GPU NVLink domain (16).
-func TestPlanSkipsIllegalTP(t *testing.T) {
-	path := writeScenario(t, "plan:\n  pools:\n    decode: {count: [1, 2], tp: [1, 3, 16]}\n")
-	opts := &planOptions{scenario: path, sets: smallSets, targetRate: 20, maxRuns: 50}
-	l, err := loadScenario(path, opts.sets, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPlanner(l, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.notes) != 2 || !strings.Contains(p.notes[0], "skipping pool decode on h100-sxm at tp 3") ||
-		!strings.Contains(p.notes[1], "skipping pool decode on h100-sxm at tp 16") {
-		t.Errorf("notes = %q", p.notes)
-	}
-	if vs := p.space.Pools[1].Variants; len(vs) != 1 || vs[0].TP != 1 {
-		t.Errorf("decode variants = %+v, want tp 1 only", vs)
-	}
-}
-
-// FuzzParseCountFlag checks that --count never panics and that every value
-// it accepts is a valid range.
-func FuzzParseCountFlag(f *testing.F) {
-	for _, s := range []string{"decode=1:8", "prefill=2:2", "x=0:1", "=1:2", "a=1:", "a=3:1", "a=1:99999", "a=:"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		name, rng, err := parseCountFlag(s)
-		if err == nil && (name == "" || len(rng) != 2 || rng[0] < 1 || rng[0] > rng[1] || rng[1] > search.MaxCount) {
-			t.Errorf("%q: accepted %q %v", s, name, rng)
-		}
-	})
 }

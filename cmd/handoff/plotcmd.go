@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results/outdir"
 	"handoff/results/plot"
 )
 
@@ -15,7 +16,7 @@ import (
 // writing through writeIn (tests pass their own to check parsing).
 func newPlotCmd(stdout io.Writer, drawF func(dir string, c plot.Choice) error) *cobra.Command {
 	if drawF == nil {
-		drawF = func(dir string, c plot.Choice) error { return plot.DrawDirChoosing(dir, saveIn(dir), c) }
+		drawF = func(dir string, c plot.Choice) error { return plot.DrawDirChoosing(dir, outdir.Saver(dir), c) }
 	}
 	var choice plot.Choice
 	cmd := &cobra.Command{

@@ -18,7 +18,7 @@ import (
 
 // countProbes returns how many probes dir holds finished.
 func countProbes(dir string) int {
-	m, _ := filepath.Glob(filepath.Join(dir, probesDir, "*", probeRecordFile))
+	m, _ := filepath.Glob(filepath.Join(dir, results.ProbesDir, "*", results.ProbeRecordFile))
 	return len(m)
 }
 
@@ -49,7 +49,7 @@ func TestPlanReusesProbes(t *testing.T) {
 			bytes.Equal(csv, readFile(t, filepath.Join(dir, "plan.csv"))))
 	}
 
-	recs, _ := filepath.Glob(filepath.Join(dir, probesDir, "*", pointSummaryFile))
+	recs, _ := filepath.Glob(filepath.Join(dir, results.ProbesDir, "*", results.SummaryFile))
 	os.WriteFile(recs[0], []byte("{}\n"), 0o644)
 	code, stdout, stderr := runCLI(t, append(planArgs, "-o", dir)...)
 	if code != 0 || stdout != first || !strings.Contains(stderr, "summary.json is not the file saved with the probe") ||

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 )
 
@@ -78,7 +79,7 @@ func TestProgressOff(t *testing.T) {
 // request ended at the run's last time; the run with the hook is the run
 // without it.
 func TestSimProgressHook(t *testing.T) {
-	l, err := loadScenario(quickstart, []string{"workload.synthetic.requests=2000"}, 0)
+	l, err := experiment.Load(quickstart, []string{"workload.synthetic.requests=2000"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

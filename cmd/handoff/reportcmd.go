@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results/outdir"
 	"handoff/results/report"
 )
 
@@ -55,10 +56,10 @@ func runReport(opts *reportOptions, stdout io.Writer) error {
 	if out == "" {
 		out = filepath.Join(opts.dir, reportFile)
 	}
-	if err := checkOutFile("-o", out); err != nil {
+	if err := outdir.CheckFile("-o", out); err != nil {
 		return err
 	}
-	err := writeIn(filepath.Dir(out), filepath.Base(out), func(w io.Writer) error { return report.Write(w, opts.dir) })
+	err := outdir.WriteIn(filepath.Dir(out), filepath.Base(out), func(w io.Writer) error { return report.Write(w, opts.dir) })
 	if err != nil {
 		return err
 	}

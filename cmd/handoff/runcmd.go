@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/experiment"
 	"handoff/sim"
@@ -77,22 +79,6 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	return cmd
 }
 
-// loadScenario loads a scenario with --set and --seed applied.
-func loadScenario(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {
-	sets, err := parseSetFlags(rawSets)
-	if err != nil {
-		return nil, err
-	}
-	l, err := scenarios.Load(path, sets...)
-	if err != nil {
-		return nil, err
-	}
-	if seed != 0 {
-		l.Seed = seed
-	}
-	return l, nil
-}
-
 // scenarioFlags adds the --set and (when seed is not nil) --seed flags that
 // every command running a scenario shares.
 func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
@@ -108,12 +94,12 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
 		return err
 	}
-	l, err := loadScenario(opts.scenario, opts.sets, opts.seed)
+	l, err := experiment.Load(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
-	rp := replay{file: l.File, seed: l.Seed, sets: opts.sets}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
+	defer experiment.RecoverRun(&err, &rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" && opts.selection.kind == "first" {
@@ -124,7 +110,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
-	sum, res, err := opts.simulate.orDefault()(l, configure...)
+	sum, res, err := opts.simulate.Or(os.Stderr)(l, configure...)
 	line.finish() // before the table, which may go to the same terminal
 	if err != nil {
 		return err
@@ -138,12 +124,12 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	if rec != nil {
-		if err := writeOutFile(opts.tracePath, rec.WriteJSON); err != nil {
+		if err := outdir.WriteFile(opts.tracePath, rec.WriteJSON); err != nil {
 			return err
 		}
 	}
 	if opts.benchJSON != "" {
-		if err := writeOutFile(opts.benchJSON, func(w io.Writer) error {
+		if err := outdir.WriteFile(opts.benchJSON, func(w io.Writer) error {
 			return results.WriteBenchJSON(w, res.Records, res.ITL, sum, benchMeta(l, sum))
 		}); err != nil {
 			return err
@@ -166,7 +152,7 @@ func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journe
 		return nil, err
 	}
 	var rec *journey.Recorder
-	_, _, err = opts.simulate.orDefault()(l, experiment.WithTimeline, func(cfg *sim.Config) {
+	_, _, err = opts.simulate.Or(os.Stderr)(l, experiment.WithTimeline, func(cfg *sim.Config) {
 		rec = journey.AttachSelected(cfg, func(id int64) bool { return ids[id] })
 	})
 	return rec, err
@@ -175,17 +161,17 @@ func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journe
 // checkOutputs checks -o and --trace before anything is simulated.
 func (o *runOptions) checkOutputs() error {
 	if o.outDir != "" {
-		if err := checkOutDir("-o", o.outDir); err != nil {
+		if err := outdir.CheckDir("-o", o.outDir); err != nil {
 			return err
 		}
 	}
 	if o.tracePath != "" {
-		if err := checkOutFile("--trace", o.tracePath); err != nil {
+		if err := outdir.CheckFile("--trace", o.tracePath); err != nil {
 			return err
 		}
 	}
 	if o.benchJSON != "" {
-		return checkOutFile("--bench-json", o.benchJSON)
+		return outdir.CheckFile("--bench-json", o.benchJSON)
 	}
 	return nil
 }
@@ -207,7 +193,7 @@ func workloadName(l *scenarios.Loaded) string { return experiment.WorkloadName(l
 // writeOutputs writes summary.json, requests.csv, the effective scenario,
 // the timeline and, when the run has a network, links.csv into dir.
 func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
-	if err := makeOutDir(dir); err != nil {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
 	eff, err := l.Effective(dir)
@@ -232,7 +218,7 @@ func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim
 		}{results.LinksFile, func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
 	}
 	for _, wr := range writers {
-		if err := writeIn(dir, wr.name, wr.write); err != nil {
+		if err := outdir.WriteIn(dir, wr.name, wr.write); err != nil {
 			return err
 		}
 	}

@@ -12,15 +12,7 @@ import (
 // simulateFunc is simulate's signature. Commands keep one in their
 // options (nil: simulate), so that a test can put a failing one in its
 // place.
-type simulateFunc func(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error)
-
-// orDefault returns f, or simulate when f is nil.
-func (f simulateFunc) orDefault() simulateFunc {
-	if f == nil {
-		return simulate
-	}
-	return f
-}
+type simulateFunc = experiment.Simulate
 
 // simulate is experiment.Run with the scenario's warnings on the
 // process's stderr.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"handoff/results"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,7 +130,7 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	if !strings.Contains(stdout, "already done") {
 		t.Errorf("stdout %q", stdout)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, sweepResultsFile)), readFile(t, filepath.Join(ref, sweepResultsFile))) {
+	if !bytes.Equal(readFile(t, filepath.Join(dir, results.SweepResultsFile)), readFile(t, filepath.Join(ref, results.SweepResultsFile))) {
 		t.Error("results.csv after kill and resume differs from an uninterrupted run's")
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"handoff/scenarios/sweep"
+	"handoff/results"
+	"handoff/results/sweepdir"
 )
 
 // tinySweep is a 6-point sweep of a 50-request quickstart, without plots.
@@ -34,7 +35,7 @@ func sweepCLI(t *testing.T, dir string, extra ...string) string {
 
 // countFinished counts the points with a point.json (written last) under dir.
 func countFinished(dir string) int {
-	m, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, "*", pointRecordFile))
+	m, _ := filepath.Glob(filepath.Join(dir, results.PointsDir, "*", results.PointRecordFile))
 	return len(m)
 }
 
@@ -68,15 +69,15 @@ func TestSweepOutputs(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 	sweepCLI(t, four, append([]string{"-j", "4"}, tinySweep...)...)
-	csv := readFile(t, filepath.Join(one, sweepResultsFile))
-	if !bytes.Equal(csv, readFile(t, filepath.Join(four, sweepResultsFile))) {
+	csv := readFile(t, filepath.Join(one, results.SweepResultsFile))
+	if !bytes.Equal(csv, readFile(t, filepath.Join(four, results.SweepResultsFile))) {
 		t.Fatal("results.csv differs between -j 1 and -j 4")
 	}
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	header := strings.Split(lines[0], ",")
 	wantHead := []string{"id", "pools.decode.count", "workload.rate_scale", "requests_total"}
 	if len(lines) != 7 || strings.Join(header[:4], ",") != strings.Join(wantHead, ",") ||
-		header[len(header)-1] != "sim_time_s" || len(header) != 3+len(csvFigures()) {
+		header[len(header)-1] != "sim_time_s" || len(header) != len(sweepdir.Header(wantHead[1:3])) {
 		t.Errorf("results.csv header %q, %d lines", header, len(lines))
 	}
 	wantRows := []string{"0000-", "0001-", "0002-", "0003-", "0004-", "0005-"}
@@ -96,11 +97,11 @@ func TestSweepOutputs(t *testing.T) {
 	}
 	id := strings.Split(lines[4], ",")[0]
 	for _, f := range []string{"point.json", "scenario.yaml", "summary.json"} {
-		if _, err := os.Stat(filepath.Join(one, sweepPointsDir, id, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(one, results.PointsDir, id, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	eff := string(readFile(t, filepath.Join(one, sweepPointsDir, id, "scenario.yaml")))
+	eff := string(readFile(t, filepath.Join(one, results.PointsDir, id, "scenario.yaml")))
 	if strings.Contains(eff, "sweep") || !strings.Contains(eff, "count: 2") || !strings.Contains(eff, "rate_scale: 0.5") {
 		t.Errorf("point %s's scenario.yaml does not hold its overrides without the sweep block:\n%s", id, eff)
 	}
@@ -113,26 +114,26 @@ func TestSweepResumeAfterPartialRun(t *testing.T) {
 	ref, dir := filepath.Join(t.TempDir(), "ref"), filepath.Join(t.TempDir(), "out")
 	sweepCLI(t, ref, tinySweep...)
 	sweepCLI(t, dir, tinySweep...)
-	kept := filepath.Join(dir, sweepPointsDir, "0000-*", pointSummaryFile)
+	kept := filepath.Join(dir, results.PointsDir, "0000-*", results.SummaryFile)
 	keptPath, _ := filepath.Glob(kept)
 	before := readFile(t, keptPath[0])
-	os.Remove(filepath.Join(dir, sweepResultsFile))
+	os.Remove(filepath.Join(dir, results.SweepResultsFile))
 	for _, p := range []string{"0001-*", "0004-*"} {
-		m, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, p))
-		os.Remove(filepath.Join(m[0], pointRecordFile))
+		m, _ := filepath.Glob(filepath.Join(dir, results.PointsDir, p))
+		os.Remove(filepath.Join(m[0], results.PointRecordFile))
 		os.WriteFile(filepath.Join(m[0], ".summary.json.123.tmp"), []byte(`{"half`), 0o644)
 	}
 	out := sweepCLI(t, dir, tinySweep...)
 	if !strings.Contains(out, "(2 ran, 4 already done)") {
 		t.Errorf("stdout %q, want 2 ran", out)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, sweepResultsFile)), readFile(t, filepath.Join(ref, sweepResultsFile))) {
+	if !bytes.Equal(readFile(t, filepath.Join(dir, results.SweepResultsFile)), readFile(t, filepath.Join(ref, results.SweepResultsFile))) {
 		t.Error("resumed results.csv differs from an uninterrupted run's")
 	}
 	if !bytes.Equal(before, readFile(t, keptPath[0])) {
 		t.Error("a finished point was run again") // its wall_time_s would differ
 	}
-	if temps, _ := filepath.Glob(filepath.Join(dir, sweepPointsDir, "*", ".*.tmp")); len(temps) > 0 {
+	if temps, _ := filepath.Glob(filepath.Join(dir, results.PointsDir, "*", ".*.tmp")); len(temps) > 0 {
 		t.Errorf("temporary files left: %v", temps)
 	}
 }
@@ -158,13 +159,13 @@ func TestSweepInterrupted(t *testing.T) {
 	if n < 6 && (err == nil || !strings.Contains(err.Error(), "sweep interrupted") || !strings.Contains(err.Error(), "rerun")) {
 		t.Errorf("error %v, want one saying the sweep was interrupted and how to resume", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, sweepResultsFile)); n < 6 && err == nil {
+	if _, err := os.Stat(filepath.Join(dir, results.SweepResultsFile)); n < 6 && err == nil {
 		t.Error("an interrupted sweep wrote results.csv")
 	}
 	if err := runSweep(context.Background(), opts, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, sweepResultsFile)), readFile(t, filepath.Join(ref, sweepResultsFile))) {
+	if !bytes.Equal(readFile(t, filepath.Join(dir, results.SweepResultsFile)), readFile(t, filepath.Join(ref, results.SweepResultsFile))) {
 		t.Error("resumed results.csv differs from an uninterrupted run's")
 	}
 }
@@ -190,25 +191,6 @@ func TestSweepProgress(t *testing.T) {
 	none.finish()
 }
 
-// BenchmarkPlanSweep measures the checks before a sweep starts: every
-// point's scenario is loaded once (1,000 points per op).
-func BenchmarkPlanSweep(b *testing.B) {
-	vals := make([]string, 100)
-	for i := range vals {
-		vals[i] = strconv.Itoa(i + 1)
-	}
-	vary := []string{"pools.decode.count=" + strings.Join(vals, ","), "workload.rate_scale=1,2,3,4,5,6,7,8,9,10"}
-	for b.Loop() {
-		pl, err := planSweep(quickstart, nil, vary, sweep.Shard{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := pl.checkPoints(context.Background(), pl.points, runtime.NumCPU()); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // TestSweepConcurrencyAxis sweeps a closed loop's concurrency: each point
 // runs its users, results.csv has the per-GPU and interactivity columns,
 // and the throughput-interactivity plot is drawn.
@@ -216,7 +198,7 @@ func TestSweepConcurrencyAxis(t *testing.T) {
 	dir := t.TempDir()
 	sweepCLI(t, dir, "--set", "workload.synthetic.requests=40",
 		"--vary", "workload.client.concurrency=1,8", "--vary", "pools.decode.count=1,2")
-	csv := readFile(t, filepath.Join(dir, sweepResultsFile))
+	csv := readFile(t, filepath.Join(dir, results.SweepResultsFile))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	header := strings.Split(lines[0], ",")
 	perGPU, inter := slices.Index(header, "output_tokens_per_s_per_gpu"), slices.Index(header, "interactivity_tokens_per_s_per_user")

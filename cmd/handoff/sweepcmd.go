@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"handoff/scenarios/experiment/sweeprun"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
-
-	"handoff/scenarios/sweep"
 )
 
 // sweepOptions are the flags of `handoff sweep`.
@@ -95,132 +91,40 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 	return ctx, func() { signal.Stop(sig); cancel() }
 }
 
-// runSweep plans the sweep and checks the output directory and every
-// point still to run before it writes anything, then runs those points
-// and writes results.csv and the plots. A point that fails does not stop
-// the others (unless --fail-fast): see sweepHoles.
+// runSweep runs the sweep (sweeprun.Run), the progress line on stderr,
+// and reports it: one line on stdout, and what it lacks as incomplete.
 func runSweep(ctx context.Context, opts *sweepOptions, stdout, stderr io.Writer) error {
-	pl, pending, err := prepareSweep(ctx, opts, stderr)
+	prog := &sweepProgressHook{w: stderr, forced: opts.progress}
+	res, err := sweeprun.Run(ctx, sweeprun.Options{Scenario: opts.scenario, Dir: opts.outDir, Sets: opts.sets,
+		Vary: opts.vary, Jobs: opts.jobs, Shard: opts.shard, KeepGoing: !opts.failFast, NoPlots: opts.noPlots,
+		Simulate: opts.simulate.Or(os.Stderr), Warn: stderr, Progress: prog})
+	prog.line.finish()
 	if err != nil {
 		return err
 	}
-	dir := opts.outDir
-	resumed := len(pl.points) - len(pending)
-	prog := newSweepProgress(stderr, opts.progress, len(pl.points), resumed)
-	start := time.Now()
-	failures, err := pl.runPoints(ctx, dir, pending, opts.jobs, !opts.failFast, prog)
-	prog.finish()
-	if err != nil {
-		return sweepStopped(err, dir, pl)
+	ran := fmt.Sprintf("%d ran, %d already done", res.Ran, res.Points-res.Ran)
+	if len(res.Failed) > 0 {
+		ran = fmt.Sprintf("%d ran, %d of them failed, %d already done", res.Ran, len(res.Failed), res.Points-res.Ran)
 	}
-	failed := failedPoints(failures)
-	if len(failed) == len(pl.points) {
-		return fmt.Errorf("all %d points failed; the first: %w", len(failed), failures[failed[0]])
-	}
-	drops, err := writeResults(dir, pl.manifest.Columns, pl.without(pending, failed))
-	if err != nil {
-		return err
-	}
-	if !opts.noPlots {
-		if err := drawPlots(dir); err != nil {
-			return err
-		}
-	}
-	ran := fmt.Sprintf("%d ran, %d already done", len(pending), resumed)
-	if len(failed) > 0 {
-		ran = fmt.Sprintf("%d ran, %d of them failed, %d already done", len(pending), len(failed), resumed)
-	}
-	fmt.Fprintf(stdout, "sweep %s: shard %s, %d points (%s) in %.1f s; results in %s\n", pl.manifest.Scenario,
-		pl.shard, len(pl.points), ran, time.Since(start).Seconds(), filepath.Join(dir, sweepResultsFile))
-	return sweepHoles(stderr, failures, failed, len(pl.points), drops.err())
-}
-
-// prepareSweep plans the sweep, checks the output directory and the points
-// saved in it (damaged ones are named on stderr and run again), and loads
-// every point still to run; only then does it claim a fresh directory.
-// It returns the plan and the points still to run.
-func prepareSweep(ctx context.Context, opts *sweepOptions, stderr io.Writer) (*sweepPlan, []sweep.Point, error) {
-	if opts.jobs < 1 {
-		return nil, nil, fmt.Errorf("--jobs %d: want at least 1", opts.jobs)
-	}
-	if err := checkOutDir("-o", opts.outDir); err != nil {
-		return nil, nil, err
-	}
-	shard := sweep.Shard{}
-	if opts.shard != "" {
-		var err error
-		if shard, err = sweep.ParseShard(opts.shard); err != nil {
-			return nil, nil, err
-		}
-	}
-	pl, err := planSweep(opts.scenario, opts.sets, opts.vary, shard)
-	if err != nil {
-		return nil, nil, err
-	}
-	pl.simulate = opts.simulate
-	fresh, err := checkSweepDir(opts.outDir, pl.manifest)
-	if err != nil {
-		return nil, nil, err
-	}
-	pending, damaged, err := pl.survey(opts.outDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, d := range damaged {
-		fmt.Fprintf(stderr, "warning: %s; it runs again\n", oneLine(d))
-	}
-	if err := pl.checkPoints(ctx, pending, opts.jobs); err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, nil, errors.New("sweep interrupted while checking its points; nothing was written")
-		}
-		return nil, nil, err
-	}
-	if fresh {
-		if err := writeSweepManifest(opts.outDir, pl.manifest); err != nil {
-			return nil, nil, err
-		}
-	}
-	return pl, pending, nil
-}
-
-// failedPoints returns the indexes of the non-nil failures, in order.
-func failedPoints(failures []error) []int {
-	var failed []int
-	for i, err := range failures {
-		if err != nil {
-			failed = append(failed, i)
-		}
-	}
-	return failed
+	fmt.Fprintf(stdout, "sweep %s: shard %s, %d points (%s) in %.1f s; results in %s\n", res.Scenario,
+		res.Shard, res.Points, ran, res.WallS, res.Results)
+	return sweepHoles(stderr, res)
 }
 
 // sweepHoles reports what a finished sweep lacks, as incomplete: the
 // failed points (the first in the error, the others on stderr before it),
-// else the points that dropped requests (dropped), else nothing.
-func sweepHoles(stderr io.Writer, failures []error, failed []int, total int, dropped error) error {
-	if len(failed) == 0 {
-		return incomplete(dropped)
+// else the points that dropped requests, else nothing.
+func sweepHoles(stderr io.Writer, res *sweeprun.Result) error {
+	if len(res.Failed) == 0 {
+		return incomplete(res.Dropped)
 	}
-	for _, i := range failed[1:] {
-		fmt.Fprintln(stderr, "handoff: also failed:", oneLine(failures[i].Error()))
+	for _, err := range res.Failures[1:] {
+		fmt.Fprintln(stderr, "handoff: also failed:", oneLine(err.Error()))
 	}
-	if dropped != nil {
-		fmt.Fprintln(stderr, "handoff:", oneLine(dropped.Error()))
+	if res.Dropped != nil {
+		fmt.Fprintln(stderr, "handoff:", oneLine(res.Dropped.Error()))
 	}
+	n, total := len(res.Failed), res.Points
 	return incomplete(fmt.Errorf("%d of %d points failed (results.csv holds the %d others; rerunning the same command "+
-		"retries the failed); the first: %w", len(failed), total, total-len(failed), failures[failed[0]]))
-}
-
-// sweepStopped explains a sweep that did not finish: what is saved and,
-// after an interruption, how to resume.
-func sweepStopped(err error, dir string, pl *sweepPlan) error {
-	done := 0
-	if pending, _, serr := pl.survey(dir); serr == nil {
-		done = len(pl.points) - len(pending)
-	}
-	saved := fmt.Sprintf("%d of %d points saved in %s", done, len(pl.points), dir)
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("sweep interrupted: %s; rerun the same command to resume", saved)
-	}
-	return fmt.Errorf("%w (%s)", err, saved)
+		"retries the failed); the first: %w", n, total, total-n, res.Failures[0]))
 }

@@ -50,3 +50,17 @@ func (p *sweepProgress) finish() {
 		p.line.finish()
 	}
 }
+
+// sweepProgressHook draws a sweep's progress line for sweeprun.Run: the
+// line is made when the run knows its points.
+type sweepProgressHook struct {
+	w      io.Writer
+	forced bool
+	line   *sweepProgress
+}
+
+func (h *sweepProgressHook) Start(total, resumed int) {
+	h.line = newSweepProgress(h.w, h.forced, total, resumed)
+}
+func (h *sweepProgressHook) Step() { h.line.step() }
+func (h *sweepProgressHook) Tick() { h.line.draw() }

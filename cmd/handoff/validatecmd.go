@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"handoff/scenarios"
-	"handoff/scenarios/sweep"
+	"handoff/scenarios/experiment"
+	"handoff/scenarios/experiment/sweeprun"
 )
 
 func newValidateCmd(stdout io.Writer) *cobra.Command {
@@ -17,7 +18,7 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a scenario (schema, catalogs, files, its sweep block) without running it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			l, err := loadScenario(args[0], sets, 0)
+			l, err := experiment.Load(args[0], sets, 0)
 			if err != nil {
 				return err
 			}
@@ -33,11 +34,11 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 			if l.Sweep == nil {
 				return nil
 			}
-			pl, err := planSweep(args[0], sets, nil, sweep.Shard{Index: 0, Count: 1})
+			points, err := sweeprun.Points(args[0], sets, nil)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s: sweep ok (%d points)\n", args[0], len(pl.points))
+			fmt.Fprintf(stdout, "%s: sweep ok (%d points)\n", args[0], len(points))
 			return nil
 		},
 	}

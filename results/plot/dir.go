@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"handoff/results"
+	"handoff/results/sweepdir"
 )
 
 // The files DrawDir recognises in a directory.
@@ -16,7 +17,6 @@ const (
 	sweepCSV    = results.SweepResultsFile // a sweep's table, one row per point
 	summaryJSON = results.SummaryFile      // a run's summary
 	requestsCSV = results.RequestsFile     // a run's per-request records
-	pointsDir   = results.PointsDir        // a sweep's per-point run directories
 	plotsDir    = results.PlotsDir         // where DrawDir writes
 )
 
@@ -54,7 +54,7 @@ func DrawDirChoosing(dir string, save Save, c Choice) error {
 	var figs []figure
 	var err error
 	switch {
-	case exists(filepath.Join(dir, sweepCSV)):
+	case sweepdir.IsSweep(dir):
 		figs, err = sweepFigures(dir, c)
 	case exists(filepath.Join(dir, summaryJSON)):
 		figs, err = runFigures(dir)

@@ -78,7 +78,7 @@ func TestDrawDir(t *testing.T) {
 		{"run", nil, both("attribution", "attribution_owner", "tpot_cdf", "ttft_cdf")},
 		{"run", func(t *testing.T, dir string) { remove(t, dir, requestsCSV) }, both("attribution", "attribution_owner")},
 		{"sweep", func(t *testing.T, dir string) { // no points run yet
-			remove(t, dir, pointsDir)
+			remove(t, dir, results.PointsDir)
 		}, both("attainment", "request_goodput")},
 		{"sweep", func(t *testing.T, dir string) { // nothing varies the rate: the curves are against decode.count
 			rewrite(t, dir, sweepCSV, "workload.rate_scale", "router.policy")
@@ -115,7 +115,7 @@ func TestDrawDirErrors(t *testing.T) {
 		{"sweep", func(t *testing.T, dir string) { rewrite(t, dir, sweepCSV, "\n0002,1,3,", "\n0002,1,x3,") },
 			"results.csv:4: column workload.rate_scale: not a rate"},
 		{"sweep", func(t *testing.T, dir string) {
-			rewrite(t, dir, filepath.Join(pointsDir, "0003", summaryJSON), "{", "[")
+			rewrite(t, dir, filepath.Join(results.PointsDir, "0003", summaryJSON), "{", "[")
 		},
 			filepath.Join("0003", summaryJSON)},
 		{"run", func(t *testing.T, dir string) { rewrite(t, dir, requestsCSV, ",completed,", ",completed,,") },

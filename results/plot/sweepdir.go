@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"handoff/results"
+	"handoff/results/sweepdir"
 )
 
 // sweepTable is a sweep's results.csv: the point ids, the varied columns
@@ -113,11 +114,10 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 	var attrs []results.Attribution
 	target := 0.0
 	for i, id := range t.ids {
-		path := filepath.Join(dir, pointsDir, id, summaryJSON)
-		if !exists(path) {
+		if !sweepdir.HasPointSummary(dir, id) {
 			continue // not run yet, or run elsewhere
 		}
-		sum, err := results.ReadSummary(path)
+		sum, err := results.ReadSummary(sweepdir.PointSummaryPath(dir, id))
 		if err != nil {
 			return nil, err
 		}

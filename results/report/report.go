@@ -18,9 +18,7 @@ const (
 	summaryFile  = results.SummaryFile      // a run's summary (handoff run -o)
 	goodputFile  = results.GoodputFile      // a goodput search's curve (handoff goodput -o)
 	planFile     = results.PlanFile         // a plan's fleets (handoff plan -o)
-	manifestFile = results.SweepManifestFile
 	scenarioFile = results.ScenarioFile
-	pointsDir    = results.PointsDir
 )
 
 // kind is one kind of output directory: the file that marks it and the

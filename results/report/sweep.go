@@ -1,25 +1,17 @@
 package report
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"handoff/results"
+	"handoff/results/sweepdir"
 )
-
-// manifest is what a report shows of a sweep's sweep.json.
-type manifest struct {
-	Scenario string   `json:"scenario"`
-	Shard    string   `json:"shard"`
-	Columns  []string `json:"columns"`
-	Points   []struct {
-		ID string `json:"id"`
-	} `json:"points"`
-}
 
 // sweepPage builds the report of a sweep directory (handoff sweep -o DIR,
 // or handoff merge): results.csv as a sortable table, sweep.json's
@@ -30,7 +22,7 @@ func sweepPage(dir string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifest(filepath.Join(dir, manifestFile))
+	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -62,26 +54,19 @@ func sweepLead() []string {
 		"ttft_p90_s", "tpot_p90_s", "output_tokens_per_s_per_gpu", "interactivity_tokens_per_s_per_user", "preemptions"}
 }
 
-// readManifest reads sweep.json; a missing one (a results.csv on its own)
-// gives the zero manifest.
-func readManifest(path string) (manifest, error) {
-	var m manifest
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return m, nil
+// readManifest reads dir's sweep.json; a missing one (a results.csv on
+// its own) gives the zero manifest.
+func readManifest(dir string) (*sweepdir.Manifest, error) {
+	m, err := sweepdir.ReadManifest(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &sweepdir.Manifest{}, nil
 	}
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return m, err
 }
 
 // sweepOverview names the sweep and what it varies, and picks out the
 // points that met the SLO and the one with the highest request goodput.
-func sweepOverview(res *csvFile, m manifest) (section, error) {
+func sweepOverview(res *csvFile, m *sweepdir.Manifest) (section, error) {
 	sec := section{ID: "sweep", Title: "Sweep", Def: "a grid (or zip) of overrides of one scenario, one run per point"}
 	sec.Facts = []fact{{"scenario", orDash(m.Scenario), Define("scenario_name")}, {"shard", orDash(m.Shard), Define("shard")},
 		{"varied", orDash(strings.Join(m.Columns, ", ")), definitions["varied"]},
@@ -124,7 +109,7 @@ func firstPoint(dir string, res *csvFile) (section, bool, error) {
 	}
 	slices.Sort(ids)
 	for _, pid := range ids {
-		pdir := filepath.Join(dir, pointsDir, pid)
+		pdir := sweepdir.PointPath(dir, pid)
 		sum, err := results.ReadSummary(filepath.Join(pdir, summaryFile))
 		if os.IsNotExist(err) {
 			continue

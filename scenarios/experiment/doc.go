@@ -9,6 +9,16 @@
 // state: warnings go to the writer the caller passes, never to os.Stderr.
 //
 // Reading guide: run.go, the pipeline and the run information a summary
-// needs from a simulation; timeline.go, the timeline sampling of a run
-// and its timeline.csv and links.csv.
+// needs from a simulation; simulate.go, the Simulate hook the other
+// layers call (a test puts a failing one in its place) and --set parsing;
+// replay.go, how a run is named to be replayed alone, and a panic in one
+// recovered as an InternalError that says so; inputs.go, the hashes of the
+// files a scenario reads, which saved results are checked against;
+// timeline.go, the timeline sampling of a run and its timeline.csv and
+// links.csv.
+//
+// Beside it: sweeprun runs a sweep (resume, shards, merge, replicas), in
+// a directory whose format is results/sweepdir's; capacity runs the
+// goodput search and the fleet planner, saving their probes. Every file
+// they write goes through results/outdir.
 package experiment

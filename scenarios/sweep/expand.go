@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // SeedPath is the scenario path that replicas vary.
@@ -22,6 +23,16 @@ type Point struct {
 	Index     int        `json:"index"`     // 0-based position in the whole sweep
 	ID        string     `json:"id"`        // stable, readable, unique: "0007-3f2a1c9b"
 	Overrides []Override `json:"overrides"` // in Columns order
+}
+
+// String names the point in messages: "0003-1a2b3c4d (pools.decode.count=4)",
+// each override as --set takes it (line breaks escaped).
+func (p Point) String() string {
+	parts := make([]string, len(p.Overrides))
+	for i, o := range p.Overrides {
+		parts[i] = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(o.Path + "=" + o.Value)
+	}
+	return p.ID + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // Columns returns the varied paths in the order of every point's

@@ -1,8 +1,6 @@
-package main
+package sweeprun
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,31 +9,33 @@ import (
 	"strings"
 
 	"handoff/models/strictyaml"
+	"handoff/results/sweepdir"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/sweep"
 )
 
-// sweepPlan is a checked sweep, ready to run: the scenario file's bytes
+// plan is a checked sweep, ready to run: the scenario file's bytes
 // (read once, so every point sees the same file), the base overrides, the
 // manifest and the points of this run's shard.
-type sweepPlan struct {
+type plan struct {
 	file     string
 	data     []byte
 	sets     []scenarios.Set
 	seed     uint64 // the base scenario's
-	manifest *sweepManifest
+	manifest *sweepdir.Manifest
 	shard    sweep.Shard
-	points   []sweep.Point // this shard's, in order
-	sums     *inputSums    // the hashes of the files the points read
-	simulate simulateFunc  // nil: simulate
+	points   []sweep.Point         // this shard's, in order
+	sums     *experiment.InputSums // the hashes of the files the points read
+	simulate experiment.Simulate   // never nil
 }
 
-// planSweep loads the base scenario with --set, merges --vary into its
+// newPlan loads the base scenario with --set, merges --vary into its
 // sweep block, checks the paths against the schema and expands the
 // points. Nothing is written; the points' values are checked later
-// (sweepPlan.checkPoints), in parallel.
-func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*sweepPlan, error) {
-	sets, err := parseSetFlags(rawSets)
+// (plan.checkPoints), in parallel.
+func newPlan(file string, rawSets, rawVary []string, shard sweep.Shard) (*plan, error) {
+	sets, err := experiment.ParseSets(rawSets)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +47,13 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if err != nil {
 		return nil, err
 	}
-	pl := &sweepPlan{file: file, data: data, sets: sets}
+	pl := &plan{file: file, data: data, sets: sets}
 	sw, err := sweepSpec(base, rawVary)
 	if err != nil {
 		return nil, pl.place(err)
 	}
 	pl.seed = base.Seed
-	if pl.sums, err = newInputSums(file); err != nil {
+	if pl.sums, err = experiment.NewInputSums(file); err != nil {
 		return nil, err
 	}
 	if err := sw.CheckPaths(pl.checkPath); err != nil {
@@ -66,7 +66,7 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 	if pl.manifest, err = newSweepManifest(base, sw.Columns(), all); err != nil {
 		return nil, err
 	}
-	if pl.manifest.Inputs, err = pl.sums.files(base); err != nil {
+	if pl.manifest.Inputs, err = pl.sums.Files(base); err != nil {
 		return nil, err
 	}
 	pl.shard, pl.points = shard, shard.Select(all)
@@ -78,31 +78,30 @@ func planSweep(file string, rawSets, rawVary []string, shard sweep.Shard) (*swee
 // (readSavedPoint) is done; the others are pending, in order, and those
 // found damaged are also listed with what is wrong, to run again. A point
 // saved from an input that has changed since refuses the directory.
-func (pl *sweepPlan) survey(dir string) (pending []sweep.Point, damaged []string, err error) {
+func (pl *plan) survey(dir string) (pending []sweep.Point, damaged []string, err error) {
 	for _, p := range pl.points {
-		sp, err := readSavedPoint(dir, p, pl.manifest.Scenario)
+		sp, err := sweepdir.ReadSavedPoint(dir, p, pl.manifest.Scenario)
 		switch {
-		case errors.Is(err, errNoPoint):
+		case errors.Is(err, sweepdir.ErrNoPoint):
 			pending = append(pending, p)
 		case err != nil:
 			pending = append(pending, p)
 			damaged = append(damaged, fmt.Sprintf("sweep point %s: %v", p.ID, err))
 		default:
-			if path, why := pl.sums.changed(sp.rec.Inputs); why != "" {
+			if path, why := pl.sums.Changed(sp.Record.Inputs); why != "" {
 				return nil, nil, fmt.Errorf("%s: will not mix results: point %s read %s, which %s; use another directory",
-					dir, describePoint(p), path, why)
+					dir, p, path, why)
 			}
 		}
 	}
 	return pending, damaged, nil
 }
 
-// without returns the plan's points but those of the failed indexes of
-// pending, in order.
-func (pl *sweepPlan) without(pending []sweep.Point, failed []int) []sweep.Point {
+// without returns the plan's points but the failed ones, in order.
+func (pl *plan) without(failed []sweep.Point) []sweep.Point {
 	skip := map[string]bool{}
-	for _, i := range failed {
-		skip[pending[i].ID] = true
+	for _, p := range failed {
+		skip[p.ID] = true
 	}
 	var out []sweep.Point
 	for _, p := range pl.points {
@@ -111,19 +110,6 @@ func (pl *sweepPlan) without(pending []sweep.Point, failed []int) []sweep.Point 
 		}
 	}
 	return out
-}
-
-// parseSetFlags parses --set flags.
-func parseSetFlags(raw []string) ([]scenarios.Set, error) {
-	sets := make([]scenarios.Set, 0, len(raw))
-	for _, r := range raw {
-		s, err := scenarios.ParseSet(r)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, s)
-	}
-	return sets, nil
 }
 
 // sweepSpec returns the scenario's sweep block with the --vary axes added,
@@ -148,7 +134,7 @@ func sweepSpec(base *scenarios.Loaded, rawVary []string) (sweep.Spec, error) {
 
 // checkPath reports whether path names a scenario field, by applying it
 // with value to the base; errors about the value are left for the points.
-func (pl *sweepPlan) checkPath(path, value string) error {
+func (pl *plan) checkPath(path, value string) error {
 	sets := append(slices.Clip(pl.sets), scenarios.Set{Path: path, Value: value})
 	_, err := scenarios.Parse(pl.data, pl.file, sets...)
 	if prefix := "--set " + path + ": "; err != nil && strings.HasPrefix(err.Error(), prefix) {
@@ -159,7 +145,7 @@ func (pl *sweepPlan) checkPath(path, value string) error {
 
 // place puts the scenario file into a sweep FieldError; after --set the
 // lines are those of a re-encoded document, so they are dropped.
-func (pl *sweepPlan) place(err error) error {
+func (pl *plan) place(err error) error {
 	var fe *strictyaml.FieldError
 	if errors.As(err, &fe) && fe.File == "" {
 		fe.File = pl.file
@@ -172,14 +158,14 @@ func (pl *sweepPlan) place(err error) error {
 
 // load returns a point's scenario: the file with --set, then the point's
 // overrides, applied; its sweep block removed.
-func (pl *sweepPlan) load(p sweep.Point) (*scenarios.Loaded, error) {
+func (pl *plan) load(p sweep.Point) (*scenarios.Loaded, error) {
 	sets := slices.Clip(pl.sets)
 	for _, o := range p.Overrides {
 		sets = append(sets, scenarios.Set{Path: o.Path, Value: o.Value})
 	}
 	l, err := scenarios.Parse(pl.data, pl.file, sets...)
 	if err != nil {
-		return nil, fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+		return nil, fmt.Errorf("sweep point %s: %w", p, err)
 	}
 	l.Sweep = nil
 	return l, nil
@@ -188,33 +174,24 @@ func (pl *sweepPlan) load(p sweep.Point) (*scenarios.Loaded, error) {
 // replay returns how to run point p alone: the base scenario with the
 // sweep's --set flags, then the point's overrides (a replica's seed among
 // them, which --seed must repeat, since --seed wins over --set).
-func (pl *sweepPlan) replay(p sweep.Point) replay {
-	r := replay{file: pl.file, seed: pl.seed}
+func (pl *plan) replay(p sweep.Point) experiment.Replay {
+	r := experiment.Replay{File: pl.file, Seed: pl.seed}
 	for _, s := range pl.sets {
-		r.sets = append(r.sets, s.String())
+		r.Sets = append(r.Sets, s.String())
 	}
 	for _, o := range p.Overrides {
-		r.sets = append(r.sets, scenarios.Set{Path: o.Path, Value: o.Value}.String())
+		r.Sets = append(r.Sets, scenarios.Set{Path: o.Path, Value: o.Value}.String())
 		if seed, err := strconv.ParseUint(o.Value, 10, 64); o.Path == sweep.SeedPath && err == nil {
-			r.seed = seed
+			r.Seed = seed
 		}
 	}
 	return r
 }
 
-// describePoint names a point in messages: "0003-1a2b3c4d (pools.decode.count=4)".
-func describePoint(p sweep.Point) string {
-	parts := make([]string, len(p.Overrides))
-	for i, o := range p.Overrides {
-		parts[i] = scenarios.Set{Path: o.Path, Value: o.Value}.String()
-	}
-	return p.ID + " (" + strings.Join(parts, ", ") + ")"
-}
-
 // newSweepManifest builds sweep.json's contents: the base scenario's identity
 // (name and a hash of its effective YAML without the sweep block) and the
 // point list with its hash.
-func newSweepManifest(base *scenarios.Loaded, columns []string, points []sweep.Point) (*sweepManifest, error) {
+func newSweepManifest(base *scenarios.Loaded, columns []string, points []sweep.Point) (*sweepdir.Manifest, error) {
 	b := *base
 	b.Sweep = nil
 	eff, err := b.Effective("")
@@ -225,11 +202,17 @@ func newSweepManifest(base *scenarios.Loaded, columns []string, points []sweep.P
 	if err != nil {
 		return nil, err
 	}
-	return &sweepManifest{Version: sweepLayoutVersion, Scenario: base.Name, ScenarioSHA256: hexSHA256(eff),
-		PointsSHA256: hexSHA256(list), Columns: columns, Points: points}, nil
+	return &sweepdir.Manifest{Version: sweepdir.Version, Scenario: base.Name, ScenarioSHA256: sweepdir.SHA256(eff),
+		PointsSHA256: sweepdir.SHA256(list), Columns: columns, Points: points}, nil
 }
 
-func hexSHA256(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+// Points returns the points of the sweep of scenario file with --set and
+// --vary applied, checked as Run checks them before it runs any (their
+// paths; not their values). Nothing is written.
+func Points(file string, rawSets, rawVary []string) ([]sweep.Point, error) {
+	pl, err := newPlan(file, rawSets, rawVary, sweep.Shard{})
+	if err != nil {
+		return nil, err
+	}
+	return pl.points, nil
 }

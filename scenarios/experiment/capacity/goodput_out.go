@@ -1,4 +1,4 @@
-package main
+package capacity
 
 import (
 	"encoding/csv"
@@ -10,12 +10,13 @@ import (
 	"text/tabwriter"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/results/plot"
 	"handoff/scenarios/search"
 )
 
-// writeTable prints the measured curve and both answers.
-func (g *goodputSearch) writeTable(w io.Writer) error {
+// WriteTable prints the measured curve and both answers.
+func (g *GoodputSearch) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "max goodput of %s: target attainment %s, offered rate at scale 1: %.4g req/s, tolerance %g\n\n",
 		g.scenario, percentText(g.target), g.baseRPS, g.tolerance)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -39,18 +40,18 @@ func (g *goodputSearch) writeTable(w io.Writer) error {
 
 // meetsLabel says which criteria a run met: "both" (strict, hence also
 // loose), "each" (loose only) or "-".
-func (g *goodputSearch) meetsLabel(m probe) string {
+func (g *GoodputSearch) meetsLabel(m Probe) string {
 	switch {
-	case m.meetsStrict(g.target):
+	case m.MeetsStrict(g.target):
 		return "both"
-	case m.meetsLoose(g.target):
+	case m.MeetsLoose(g.target):
 		return "each"
 	}
 	return "-"
 }
 
 // answer states a bracket as a rate, per GPU, with its caveats.
-func (g *goodputSearch) answer(br search.Bracket, gpus int) string {
+func (g *GoodputSearch) answer(br search.Bracket, gpus int) string {
 	lo, hi := g.rateOf(br.Lo), g.rateOf(br.Hi)
 	var s string
 	switch {
@@ -80,13 +81,13 @@ func millisText(s float64) string { return strconv.FormatFloat(1e3*s, 'f', 1, 64
 // goodputCSVHeader is the first line of goodput.csv.
 const goodputCSVHeader = "rate_rps,scale,attainment,ttft_share,tpot_share,ttft_p90_s,tpot_p90_s,request_goodput_rps,gpus,meets,meets_each"
 
-// writeFiles writes goodput.csv into dir and the attainment-versus-rate
+// WriteFiles writes goodput.csv into dir and the attainment-versus-rate
 // plot as dir/plots/goodput.png and .svg.
-func (g *goodputSearch) writeFiles(dir string) error {
-	if err := makeOutDir(dir); err != nil {
+func (g *GoodputSearch) WriteFiles(dir string) error {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, results.GoodputFile, g.writeCSV); err != nil {
+	if err := outdir.WriteIn(dir, results.GoodputFile, g.writeCSV); err != nil {
 		return err
 	}
 	return writePlots(dir, "goodput", func(w io.Writer, f plot.Format) error { return plotGoodput(w, f, g) })
@@ -95,7 +96,7 @@ func (g *goodputSearch) writeFiles(dir string) error {
 // writePlots draws one figure as dir/plots/name.png and name.svg.
 func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error {
 	for _, f := range []plot.Format{plot.PNG, plot.SVG} {
-		if err := writeIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
+		if err := outdir.WriteIn(dir, "plots/"+name+"."+string(f), func(w io.Writer) error { return draw(w, f) }); err != nil {
 			return err
 		}
 	}
@@ -103,7 +104,7 @@ func writePlots(dir, name string, draw func(io.Writer, plot.Format) error) error
 }
 
 // writeCSV writes one row per measured rate, by rate.
-func (g *goodputSearch) writeCSV(w io.Writer) error {
+func (g *GoodputSearch) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	if _, err := io.WriteString(w, goodputCSVHeader+"\n"); err != nil {
@@ -111,8 +112,8 @@ func (g *goodputSearch) writeCSV(w io.Writer) error {
 	}
 	for _, m := range g.curve {
 		cw.Write([]string{f(m.RateRPS), f(m.Scale), f(m.Attainment), f(m.TTFTShare), f(m.TPOTShare), f(m.TTFTP90S),
-			f(m.TPOTP90S), f(m.RequestGoodputRPS), strconv.Itoa(m.GPUs), strconv.FormatBool(m.meetsStrict(g.target)),
-			strconv.FormatBool(m.meetsLoose(g.target))})
+			f(m.TPOTP90S), f(m.RequestGoodputRPS), strconv.Itoa(m.GPUs), strconv.FormatBool(m.MeetsStrict(g.target)),
+			strconv.FormatBool(m.MeetsLoose(g.target))})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -121,7 +122,7 @@ func (g *goodputSearch) writeCSV(w io.Writer) error {
 // plotGoodput draws attainment against rate: both limits together (the
 // max goodput's criterion) and each limit on its own (the variant's),
 // with the max goodput marked.
-func plotGoodput(w io.Writer, f plot.Format, g *goodputSearch) error {
+func plotGoodput(w io.Writer, f plot.Format, g *GoodputSearch) error {
 	curves := []plot.Curve{
 		{Name: "TTFT and TPOT together (max goodput)", RateLabel: "arrival rate (req/s)"},
 		{Name: "TTFT only"},
@@ -177,8 +178,8 @@ type goodputAnswerJSON struct {
 	Runs      int      `json:"runs"`
 }
 
-// writeJSON prints the search as goodputJSON.
-func (g *goodputSearch) writeJSON(w io.Writer) error {
+// WriteJSON prints the search as goodputJSON.
+func (g *GoodputSearch) WriteJSON(w io.Writer) error {
 	out := goodputJSON{Scenario: g.scenario, Target: g.target, BaseRPS: g.baseRPS, Tolerance: g.tolerance}
 	if len(g.curve) > 0 {
 		out.GPUs = g.curve[0].GPUs
@@ -186,7 +187,7 @@ func (g *goodputSearch) writeJSON(w io.Writer) error {
 	for _, m := range g.curve {
 		out.Curve = append(out.Curve, goodputPointOut{RateRPS: m.RateRPS, Scale: m.Scale, Attainment: m.Attainment,
 			TTFTShare: m.TTFTShare, TPOTShare: m.TPOTShare, TTFTP90S: m.TTFTP90S, TPOTP90S: m.TPOTP90S,
-			RequestGoodputRPS: m.RequestGoodputRPS, Meets: m.meetsStrict(g.target), MeetsEach: m.meetsLoose(g.target)})
+			RequestGoodputRPS: m.RequestGoodputRPS, Meets: m.MeetsStrict(g.target), MeetsEach: m.MeetsLoose(g.target)})
 	}
 	out.MaxGoodput, out.Variant = g.answerJSON(g.strict, out.GPUs), g.answerJSON(g.loose, out.GPUs)
 	enc := json.NewEncoder(w)
@@ -194,7 +195,7 @@ func (g *goodputSearch) writeJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
-func (g *goodputSearch) answerJSON(br search.Bracket, gpus int) goodputAnswerJSON {
+func (g *GoodputSearch) answerJSON(br search.Bracket, gpus int) goodputAnswerJSON {
 	a := goodputAnswerJSON{Converged: br.Converged, Runs: br.Runs}
 	if br.Lo > 0 {
 		a.RPS = g.rateOf(br.Lo)

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"crypto/sha256"
@@ -10,37 +10,31 @@ import (
 	"strings"
 	"sync"
 
+	"handoff/results/sweepdir"
 	"handoff/scenarios"
 )
 
-// inputFile is one file a scenario reads (scenarios.Loaded.Inputs) and the
-// SHA-256 of its content when it was read.
-type inputFile struct {
-	Path   string `json:"path"` // relative to the scenario file's folder, slash-separated; absolute when outside it
-	SHA256 string `json:"sha256"`
-}
-
-// inputSums hashes the input files of a sweep's scenarios, each file once
+// InputSums hashes the input files of a sweep's scenarios, each file once
 // per run of the command. Safe for the sweep's goroutines.
-type inputSums struct {
+type InputSums struct {
 	dir  string // the scenario file's folder, absolute
 	mu   sync.Mutex
 	sums map[string]string // absolute path → hex SHA-256
 }
 
-// newInputSums returns the hashes of the inputs of scenarios in the
+// NewInputSums returns the hashes of the inputs of scenarios in the
 // folder of scenario file.
-func newInputSums(file string) (*inputSums, error) {
+func NewInputSums(file string) (*InputSums, error) {
 	dir, err := filepath.Abs(filepath.Dir(file))
 	if err != nil {
 		return nil, err
 	}
-	return &inputSums{dir: dir, sums: map[string]string{}}, nil
+	return &InputSums{dir: dir, sums: map[string]string{}}, nil
 }
 
-// files returns the files l reads with their hashes, in l.Inputs' order.
-func (s *inputSums) files(l *scenarios.Loaded) ([]inputFile, error) {
-	out := []inputFile{}
+// Files returns the files l reads with their hashes, in l.Inputs' order.
+func (s *InputSums) Files(l *scenarios.Loaded) ([]sweepdir.InputFile, error) {
+	out := []sweepdir.InputFile{}
 	for _, p := range l.Inputs() {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -50,13 +44,13 @@ func (s *inputSums) files(l *scenarios.Loaded) ([]inputFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
-		out = append(out, inputFile{Path: s.key(abs), SHA256: sum})
+		out = append(out, sweepdir.InputFile{Path: s.key(abs), SHA256: sum})
 	}
 	return out, nil
 }
 
-// key names abs as inputFile.Path does.
-func (s *inputSums) key(abs string) string {
+// key names abs as sweepdir.InputFile.Path does.
+func (s *InputSums) key(abs string) string {
 	rel, err := filepath.Rel(s.dir, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(abs)
@@ -64,8 +58,8 @@ func (s *inputSums) key(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// resolve returns the file an inputFile.Path names, absolute.
-func (s *inputSums) resolve(key string) string {
+// resolve returns the file a sweepdir.InputFile.Path names, absolute.
+func (s *InputSums) resolve(key string) string {
 	if p := filepath.FromSlash(key); filepath.IsAbs(p) {
 		return p
 	}
@@ -73,7 +67,7 @@ func (s *inputSums) resolve(key string) string {
 }
 
 // sum returns the hash of the file at abs, reading it the first time.
-func (s *inputSums) sum(abs string) (string, error) {
+func (s *InputSums) sum(abs string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sum, ok := s.sums[abs]; ok {
@@ -93,10 +87,10 @@ func (s *inputSums) sum(abs string) (string, error) {
 	return sum, nil
 }
 
-// changed returns the first of files, hashed when a point was made, that
+// Changed returns the first of files, hashed when a point was made, that
 // is not as it was, and what became of it ("has changed since", "cannot be
 // read now: …"); why is "" when every one is unchanged.
-func (s *inputSums) changed(files []inputFile) (path, why string) {
+func (s *InputSums) Changed(files []sweepdir.InputFile) (path, why string) {
 	for _, f := range files {
 		path = s.resolve(f.Path)
 		now, err := s.sum(path)

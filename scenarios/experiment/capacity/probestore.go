@@ -1,4 +1,4 @@
-package main
+package capacity
 
 import (
 	"bytes"
@@ -13,7 +13,10 @@ import (
 	"strings"
 
 	"handoff/results"
+	"handoff/results/outdir"
+	"handoff/results/sweepdir"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 )
 
 // The -o directory of goodput and plan holds, besides their tables and
@@ -31,27 +34,27 @@ import (
 // its input files.
 
 const (
-	probesDir          = "probes"
-	probeRecordFile    = "probe.json"
+	probesDir          = results.ProbesDir
+	probeRecordFile    = results.ProbeRecordFile
 	probeLayoutVersion = 1
 )
 
 // probeRecord is a probe's probe.json: what it was run from and what it
 // measured.
 type probeRecord struct {
-	Version        int         `json:"version"`
-	Sets           []string    `json:"sets"`            // the probe's own overrides, after the command's --set
-	Seed           uint64      `json:"seed"`            // the run's
-	BaseSHA256     string      `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
-	ScenarioSHA256 string      `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
-	Inputs         []inputFile `json:"inputs"`          // the files it read
-	SummarySHA256  string      `json:"summary_sha256"`  // of the summary.json beside it
-	Probe          savedProbe  `json:"probe"`
+	Version        int                  `json:"version"`
+	Sets           []string             `json:"sets"`            // the probe's own overrides, after the command's --set
+	Seed           uint64               `json:"seed"`            // the run's
+	BaseSHA256     string               `json:"base_sha256"`     // of the command's scenario before the probe's overrides (see scenarioHash)
+	ScenarioSHA256 string               `json:"scenario_sha256"` // of its effective scenario, plan and sweep blocks removed
+	Inputs         []sweepdir.InputFile `json:"inputs"`          // the files it read
+	SummarySHA256  string               `json:"summary_sha256"`  // of the summary.json beside it
+	Probe          savedProbe           `json:"probe"`
 }
 
 // savedProbe is a probe as probe.json holds it.
 type savedProbe struct {
-	probe
+	Probe
 	Unserved string `json:"unserved,omitempty"` // the unserved error's text
 }
 
@@ -59,7 +62,7 @@ type savedProbe struct {
 // The zero value (no directory) saves nothing.
 type probeStore struct {
 	dir     string // the -o directory; "" = none
-	sums    *inputSums
+	sums    *experiment.InputSums
 	stderr  io.Writer // warnings; nil = none
 	baseSHA string    // scenarioHash of the command's scenario
 }
@@ -72,7 +75,7 @@ func newProbeStore(dir string, base *scenarios.Loaded, stderr io.Writer) (*probe
 	if dir == "" {
 		return &probeStore{}, nil
 	}
-	sums, err := newInputSums(base.File)
+	sums, err := experiment.NewInputSums(base.File)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func scenarioHash(l *scenarios.Loaded) (string, error) {
 	c := *l
 	c.Plan, c.Sweep = nil, nil
 	eff, err := c.Effective("")
-	return hexSHA256(eff), err
+	return sweepdir.SHA256(eff), err
 }
 
 // checkSaved refuses a directory whose saved probes were made from
@@ -110,7 +113,7 @@ func (s *probeStore) checkSaved(seed uint64) error {
 		case rec.Seed != seed:
 			why = fmt.Sprintf("it holds runs with seed %d, this one's is %d", rec.Seed, seed)
 		}
-		if file, changed := s.sums.changed(rec.Inputs); changed != "" {
+		if file, changed := s.sums.Changed(rec.Inputs); changed != "" {
 			why = fmt.Sprintf("a run it holds read %s, which %s", file, changed)
 		}
 		if why != "" {
@@ -122,14 +125,14 @@ func (s *probeStore) checkSaved(seed uint64) error {
 
 // run returns the probe of l, whose own overrides are sets: the one saved
 // finished in the directory, else a new run of simF, which it saves.
-func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF simulateFunc) (probe, error) {
+func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF experiment.Simulate) (Probe, error) {
 	if s.dir == "" {
 		m, _, err := runProbe(l, simF)
 		return m, err
 	}
 	rec, err := s.expected(l, sets)
 	if err != nil {
-		return probe{}, err
+		return Probe{}, err
 	}
 	id := probeID(sets)
 	if m, ok, err := s.saved(id, rec); ok || err != nil {
@@ -149,7 +152,7 @@ func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord,
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := s.sums.files(l)
+	inputs, err := s.sums.Files(l)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +162,7 @@ func (s *probeStore) expected(l *scenarios.Loaded, sets []string) (*probeRecord,
 
 // probeID names a probe's folder: the first 16 hex digits of the hash of
 // its overrides.
-func probeID(sets []string) string { return hexSHA256([]byte(strings.Join(sets, "\n")))[:16] }
+func probeID(sets []string) string { return sweepdir.SHA256([]byte(strings.Join(sets, "\n")))[:16] }
 
 // probeRel returns a probe's file name inside the directory.
 func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name }
@@ -167,10 +170,10 @@ func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name
 // saved returns the probe saved as id when it was made from what want
 // says. A probe made otherwise is an error; one damaged (its files do not
 // match) is named on stderr and reported as not saved, to run again.
-func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
-	data, err := readIn(s.dir, probeRel(id, probeRecordFile))
+func (s *probeStore) saved(id string, want *probeRecord) (Probe, bool, error) {
+	data, err := outdir.ReadIn(s.dir, probeRel(id, probeRecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return probe{}, false, nil
+		return Probe{}, false, nil
 	}
 	at := filepath.Join(s.dir, probesDir, id)
 	var rec probeRecord
@@ -182,17 +185,17 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 	}
 	if err != nil {
 		if s.stderr != nil {
-			fmt.Fprintf(s.stderr, "warning: probe %s: %s; it runs again\n", at, oneLine(err.Error()))
+			fmt.Fprintf(s.stderr, "warning: probe %s: %s; it runs again\n", at, experiment.OneLine(err.Error()))
 		}
-		return probe{}, false, nil
+		return Probe{}, false, nil
 	}
 	if why := recordDifference(&rec, want); why != "" {
-		return probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
+		return Probe{}, false, fmt.Errorf("%s: will not mix results: %s; use another directory", at, why)
 	}
-	if path, why := s.sums.changed(rec.Inputs); why != "" {
-		return probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
+	if path, why := s.sums.Changed(rec.Inputs); why != "" {
+		return Probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
 	}
-	m := rec.Probe.probe
+	m := rec.Probe.Probe
 	if rec.Probe.Unserved != "" {
 		m.unserved = errors.New(rec.Probe.Unserved)
 	}
@@ -202,12 +205,12 @@ func (s *probeStore) saved(id string, want *probeRecord) (probe, bool, error) {
 // checkSummary checks that the summary.json beside rec is the one saved
 // with it.
 func (s *probeStore) checkSummary(id string, rec *probeRecord) error {
-	sum, err := readIn(s.dir, probeRel(id, pointSummaryFile))
+	sum, err := outdir.ReadIn(s.dir, probeRel(id, results.SummaryFile))
 	if err != nil {
 		return err
 	}
-	if hexSHA256(sum) != rec.SummarySHA256 {
-		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", pointSummaryFile)
+	if sweepdir.SHA256(sum) != rec.SummarySHA256 {
+		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", results.SummaryFile)
 	}
 	return nil
 }
@@ -225,27 +228,27 @@ func recordDifference(rec, want *probeRecord) string {
 	case rec.ScenarioSHA256 != want.ScenarioSHA256:
 		return "a probe ran on another version of the scenario (its file or --set differ)"
 	}
-	if why := inputsDifference(rec.Inputs, want.Inputs); why != "" {
+	if why := sweepdir.InputsDifference(rec.Inputs, want.Inputs); why != "" {
 		return "a probe read other files: " + why
 	}
 	return ""
 }
 
 // write saves a probe's summary.json, then its probe.json.
-func (s *probeStore) write(id string, rec *probeRecord, m probe, sum results.Summary) error {
-	if err := makeOutDir(s.dir); err != nil {
+func (s *probeStore) write(id string, rec *probeRecord, m Probe, sum results.Summary) error {
+	if err := outdir.MakeDir(s.dir); err != nil {
 		return err
 	}
 	var summary bytes.Buffer
 	if err := results.WriteJSON(&summary, sum); err != nil {
 		return err
 	}
-	rec.SummarySHA256, rec.Probe = hexSHA256(summary.Bytes()), savedProbe{probe: m}
+	rec.SummarySHA256, rec.Probe = sweepdir.SHA256(summary.Bytes()), savedProbe{Probe: m}
 	if m.unserved != nil {
 		rec.Probe.Unserved = m.unserved.Error()
 	}
-	if err := writeIn(s.dir, probeRel(id, pointSummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
+	if err := outdir.WriteIn(s.dir, probeRel(id, results.SummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
 		return err
 	}
-	return writeIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return writeIndentedJSON(w, rec) })
+	return outdir.WriteIn(s.dir, probeRel(id, probeRecordFile), func(w io.Writer) error { return outdir.WriteIndentedJSON(w, rec) })
 }

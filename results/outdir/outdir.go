@@ -1,8 +1,9 @@
-package main
+package outdir
 
 import (
 	"bufio"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,23 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"handoff/results/plot"
 )
 
-// Every file a command writes goes through writeIn, into an output folder
-// the user named (-o DIR, or the folder of --trace FILE and calibrate -o
-// FILE). The folder's own path is the user's; below it, paths are resolved
-// inside the folder (os.Root), so a symbolic link planted in it that leads
-// out of it is an error, never followed. Each file is written to a
-// temporary name in its folder, synced and renamed over the real name, so
-// a reader or a killed run never sees half a file, and a symbolic link of
-// that name is replaced, not written through. Commands check their output
-// paths (checkOutDir, checkOutFile) before they simulate anything.
-
-// writeIn writes the file rel (slash-separated, inside dir), creating the
-// folders on the way: see above.
-func writeIn(dir, rel string, write func(io.Writer) error) (err error) {
+// WriteIn writes the file rel (slash-separated, inside dir), creating the
+// folders on the way: see the package documentation.
+func WriteIn(dir, rel string, write func(io.Writer) error) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("writing %s: %w", filepath.Join(dir, filepath.FromSlash(rel)), err)
@@ -74,9 +63,9 @@ func writeSynced(f *os.File, write func(io.Writer) error) error {
 	return err
 }
 
-// readIn reads the file rel (slash-separated) inside dir, never through a
+// ReadIn reads the file rel (slash-separated) inside dir, never through a
 // symbolic link out of it.
-func readIn(dir, rel string) ([]byte, error) {
+func ReadIn(dir, rel string) ([]byte, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -85,8 +74,8 @@ func readIn(dir, rel string) ([]byte, error) {
 	return root.ReadFile(rel)
 }
 
-// removeIn removes the file rel inside dir, if it is there.
-func removeIn(dir, rel string) error {
+// RemoveIn removes the file rel inside dir, if it is there.
+func RemoveIn(dir, rel string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
@@ -98,29 +87,38 @@ func removeIn(dir, rel string) error {
 	return nil
 }
 
-// writeOutFile writes a single output file (--trace FILE, calibrate -o
-// FILE) through writeIn in its folder.
-func writeOutFile(file string, write func(io.Writer) error) error {
-	return writeIn(filepath.Dir(file), filepath.Base(file), write)
+// WriteFile writes a single output file (--trace FILE, calibrate -o
+// FILE) through WriteIn in its folder.
+func WriteFile(file string, write func(io.Writer) error) error {
+	return WriteIn(filepath.Dir(file), filepath.Base(file), write)
 }
 
-// saveIn is a plot.Save that writes through writeIn into dir.
-func saveIn(dir string) plot.Save {
-	return func(rel string, write func(io.Writer) error) error { return writeIn(dir, rel, write) }
+// Saver returns a writer of files inside dir through WriteIn, in the
+// shape of plot.Save.
+func Saver(dir string) func(rel string, write func(io.Writer) error) error {
+	return func(rel string, write func(io.Writer) error) error { return WriteIn(dir, rel, write) }
 }
 
-// makeOutDir creates an output folder (and its parents) if missing.
-func makeOutDir(dir string) error {
+// WriteIndentedJSON writes v as indented JSON with a trailing newline.
+func WriteIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// MakeDir creates an output folder (and its parents) if missing.
+func MakeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	return nil
 }
 
-// checkOutDir reports whether dir, given by flag, can take a command's
+// CheckDir reports whether dir, given by flag, can take a command's
 // output, without creating it: an existing folder that takes a new file,
 // or a missing one whose nearest existing parent is such a folder.
-func checkOutDir(flag, dir string) error {
+func CheckDir(flag, dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case err == nil && !fi.IsDir():
@@ -133,9 +131,9 @@ func checkOutDir(flag, dir string) error {
 	return checkParent(flag, dir)
 }
 
-// checkOutFile reports whether file, given by flag, can be written: not a
+// CheckFile reports whether file, given by flag, can be written: not a
 // folder, in an existing folder that takes a new file.
-func checkOutFile(flag, file string) error {
+func CheckFile(flag, file string) error {
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s %s: is a directory, want a file name", flag, file)
 	}
@@ -192,10 +190,10 @@ func probeWritable(flag, target, folder string) error {
 	return nil
 }
 
-// removeTemps removes, best effort, the temporary files writeIn left in
+// RemoveTemps removes, best effort, the temporary files WriteIn left in
 // folder rel of dir when a run was killed mid-write: only clutter, and
 // never followed out of dir.
-func removeTemps(dir, rel string) {
+func RemoveTemps(dir, rel string) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return

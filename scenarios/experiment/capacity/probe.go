@@ -1,17 +1,18 @@
-package main
+package capacity
 
 import (
 	"fmt"
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 )
 
-// probe is one run of a capacity search: the offered rate and what the
+// Probe is one run of a capacity search: the offered rate and what the
 // fleet made of it. Shares are of all requests, so a rejected or dropped
 // request counts against every one.
-type probe struct {
+type Probe struct {
 	Scale             float64 `json:"-"` // multiple of the scenario's own arrival rate (set by the caller)
 	RateRPS           float64 `json:"-"` // offered arrival rate, requests per s (set by the caller)
 	Attainment        float64 // share meeting both TTFT and TPOT limits
@@ -24,15 +25,15 @@ type probe struct {
 	unserved          error // the requests no instance could hold (see unserved); nil if none
 }
 
-// meetsStrict reports whether a run meets the target the way max goodput is
+// MeetsStrict reports whether a run meets the target the way max goodput is
 // defined: the share of requests meeting both limits at once.
-func (m probe) meetsStrict(target float64) bool { return m.Attainment >= target }
+func (m Probe) MeetsStrict(target float64) bool { return m.Attainment >= target }
 
-// meetsLoose is the variant of DistServe's published simulator: TTFT and
+// MeetsLoose is the variant of DistServe's published simulator: TTFT and
 // TPOT each within their limits for a target share of requests (at a 0.9
 // target: P90 TTFT and P90 TPOT under the limits), not necessarily the same
 // requests.
-func (m probe) meetsLoose(target float64) bool {
+func (m Probe) MeetsLoose(target float64) bool {
 	return m.TTFTShare >= target && m.TPOTShare >= target
 }
 
@@ -63,21 +64,21 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 	}
 	if n < 2 || lastNs <= firstNs {
 		return 0, fmt.Errorf("%s: the workload has %d requests over %d ns: an arrival rate needs at least two "+
-			"requests at different times", workloadName(l), n, lastNs-firstNs)
+			"requests at different times", experiment.WorkloadName(l), n, lastNs-firstNs)
 	}
 	return float64(n) * 1e9 / float64(lastNs-firstNs), nil
 }
 
-// runProbe simulates a loaded scenario with simF (nil: simulate) and
+// runProbe simulates a loaded scenario with simF and
 // measures the run; it returns the run's summary too.
-func runProbe(l *scenarios.Loaded, simF simulateFunc) (probe, results.Summary, error) {
-	sum, res, err := simF.orDefault()(l)
+func runProbe(l *scenarios.Loaded, simF experiment.Simulate) (Probe, results.Summary, error) {
+	sum, res, err := simF(l)
 	if err != nil {
-		return probe{}, sum, err
+		return Probe{}, sum, err
 	}
-	m := probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
+	m := Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
 	m.TTFTShare, m.TPOTShare = results.LimitShares(res.Records, results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT)})
-	m.unserved = results.Unserved(res.Records, workloadName(l))
+	m.unserved = results.Unserved(res.Records, experiment.WorkloadName(l))
 	return m, sum, nil
 }

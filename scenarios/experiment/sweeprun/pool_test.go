@@ -1,4 +1,4 @@
-package main
+package sweeprun
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// TestSweepParallel checks sweepParallel's contract: every call made once
+// TestSweepParallel checks parallel's contract: every call made once
 // when all succeed; the lowest failed index's error; no new calls after a
 // failure or a cancel.
 func TestSweepParallel(t *testing.T) {
 	for _, jobs := range []int{1, 3, 16} {
 		var calls, dones atomic.Int64
 		seen := make([]atomic.Int64, 50)
-		err := sweepParallel(context.Background(), 50, jobs, func(i int) error {
+		err := parallel(context.Background(), 50, jobs, func(i int) error {
 			calls.Add(1)
 			seen[i].Add(1)
 			return nil
@@ -30,7 +30,7 @@ func TestSweepParallel(t *testing.T) {
 		}
 
 		calls.Store(0)
-		err = sweepParallel(context.Background(), 50, jobs, func(i int) error {
+		err = parallel(context.Background(), 50, jobs, func(i int) error {
 			calls.Add(1)
 			if i == 7 || i == 5 {
 				return fmt.Errorf("bad %d", i)
@@ -49,7 +49,7 @@ func TestSweepParallel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		calls.Store(0)
-		err = sweepParallel(ctx, 50, jobs, func(int) error { calls.Add(1); return nil }, nil, nil)
+		err = parallel(ctx, 50, jobs, func(int) error { calls.Add(1); return nil }, nil, nil)
 		if !errors.Is(err, context.Canceled) || calls.Load() != 0 {
 			t.Errorf("jobs %d: cancelled before: error %v after %d calls", jobs, err, calls.Load())
 		}
@@ -57,7 +57,7 @@ func TestSweepParallel(t *testing.T) {
 	// With one worker, a cancel during call 2 leaves 3 … 49 unstarted.
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls atomic.Int64
-	err := sweepParallel(ctx, 50, 1, func(i int) error {
+	err := parallel(ctx, 50, 1, func(i int) error {
 		if calls.Add(1); i == 2 {
 			cancel()
 		}
@@ -66,7 +66,7 @@ func TestSweepParallel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || calls.Load() != 3 {
 		t.Errorf("cancelled during call 2: error %v after %d calls", err, calls.Load())
 	}
-	if err := sweepParallel(context.Background(), 0, 4, nil, nil, nil); err != nil {
+	if err := parallel(context.Background(), 0, 4, nil, nil, nil); err != nil {
 		t.Errorf("no calls: %v", err)
 	}
 }

@@ -1,13 +1,13 @@
-package main
+package sweepdir
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
 
@@ -99,16 +99,16 @@ func csvPreemptionFigures() []csvFigure {
 	}
 }
 
-// writeResults writes dir/results.csv: a header, then one row per point
+// WriteResults writes dir/results.csv: a header, then one row per point
 // (in the order given) with its id, its varied values and the figures of
 // its summary.json in dir. The rows come from the files, so a resumed or
 // merged sweep writes the same bytes as one uninterrupted run. One summary
 // is in memory at a time. It returns which points dropped requests.
-func writeResults(dir string, columns []string, points []sweep.Point) (pointDrops, error) {
-	drops := pointDrops{dir: dir, points: len(points)}
-	err := writeIn(dir, sweepResultsFile, func(w io.Writer) error {
-		return writeResultsCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
-			s, err := readPointSummary(dir, p.ID)
+func WriteResults(dir string, columns []string, points []sweep.Point) (Drops, error) {
+	drops := Drops{dir: dir, points: len(points)}
+	err := outdir.WriteIn(dir, results.SweepResultsFile, func(w io.Writer) error {
+		return writeCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
+			s, err := ReadPointSummary(dir, p.ID)
 			if err == nil {
 				drops.note(p, &s)
 			}
@@ -121,9 +121,9 @@ func writeResults(dir string, columns []string, points []sweep.Point) (pointDrop
 	return drops, err
 }
 
-// pointDrops counts the points of a sweep whose runs left requests
+// Drops counts the points of a sweep whose runs left requests
 // unserved (dropped or failed) and remembers the first.
-type pointDrops struct {
+type Drops struct {
 	dir           string
 	points, n     int
 	first         sweep.Point
@@ -133,7 +133,7 @@ type pointDrops struct {
 }
 
 // note counts p if its summary s has dropped or failed requests.
-func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
+func (d *Drops) note(p sweep.Point, s *results.Summary) {
 	if s.Requests.Dropped+s.Requests.Failed == 0 {
 		return
 	}
@@ -148,28 +148,36 @@ func (d *pointDrops) note(p sweep.Point, s *results.Summary) {
 	}
 }
 
-// err reports the points that left requests unserved, or returns nil.
-func (d *pointDrops) err() error {
+// Err reports the points that left requests unserved, or returns nil.
+func (d *Drops) Err() error {
 	if d.n == 0 {
 		return nil
 	}
 	return fmt.Errorf("%d of %d points left requests unserved (dropped, or failed on a locked-up instance); "+
-		"the first, %s, %d of %d, %d like request %d: %s (%s in %s)", d.n, d.points, describePoint(d.first),
+		"the first, %s, %d of %d, %d like request %d: %s (%s in %s)", d.n, d.points, d.first,
 		d.dropped, d.reqs, d.example.Count, d.example.ExampleRequest, d.example.ExampleReason, d.reasons,
-		filepath.Join(pointPath(d.dir, d.first.ID), pointSummaryFile))
+		PointSummaryPath(d.dir, d.first.ID))
 }
 
-// writeResultsCSV writes the table of writeResults, with each point's
-// summary from summary.
-func writeResultsCSV(w io.Writer, columns []string, points []sweep.Point,
-	summary func(sweep.Point) (results.Summary, error)) error {
+// Header returns results.csv's header for a sweep varying columns: the
+// id, the varied paths, then every figure's name, in their fixed order.
+func Header(columns []string) []string {
 	figs := csvFigures()
-	cw := csv.NewWriter(w)
 	row := make([]string, 0, 1+len(columns)+len(figs))
 	row = append(append(row, "id"), columns...)
 	for _, f := range figs {
 		row = append(row, f.name)
 	}
+	return row
+}
+
+// writeCSV writes the table of WriteResults, with each point's
+// summary from summary.
+func writeCSV(w io.Writer, columns []string, points []sweep.Point,
+	summary func(sweep.Point) (results.Summary, error)) error {
+	figs := csvFigures()
+	cw := csv.NewWriter(w)
+	row := Header(columns)
 	if err := cw.Write(row); err != nil {
 		return err
 	}

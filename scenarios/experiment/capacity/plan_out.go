@@ -1,4 +1,4 @@
-package main
+package capacity
 
 import (
 	"encoding/csv"
@@ -11,13 +11,14 @@ import (
 	"text/tabwriter"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/results/plot"
 )
 
 // sorted returns the runs in the search's order of preference (price,
 // then GPUs, then the plan's order), with each run's mark: "chosen",
 // "front" (on the cost-vs-request-goodput Pareto front), both, or "".
-func (p *planner) sorted() ([]planRun, []string) {
+func (p *Planner) sorted() ([]planRun, []string) {
 	runs := slices.Clone(p.ran)
 	slices.SortStableFunc(runs, func(a, b planRun) int {
 		switch {
@@ -40,12 +41,12 @@ func (p *planner) sorted() ([]planRun, []string) {
 	return runs, marks
 }
 
-func (p *planner) isChosen(r planRun) bool {
+func (p *Planner) isChosen(r planRun) bool {
 	return p.choice.Found && r.fleet.Key() == p.choice.Fleet.Key()
 }
 
 // costPoints returns the runs as points of the cost-vs-request-goodput plot.
-func (p *planner) costPoints(runs []planRun) []plot.CostPoint {
+func (p *Planner) costPoints(runs []planRun) []plot.CostPoint {
 	pts := make([]plot.CostPoint, len(runs))
 	for i, r := range runs {
 		pts[i] = plot.CostPoint{Label: p.shortName(r), CostPerH: r.costPerHour, RequestGoodputRPS: r.RequestGoodputRPS, Chosen: p.isChosen(r)}
@@ -55,7 +56,7 @@ func (p *planner) costPoints(runs []planRun) []plot.CostPoint {
 
 // shortName names a fleet in a plot label, each pool by its name:
 // "prefill 2×h100-sxm + decode 3×h200/tp2".
-func (p *planner) shortName(r planRun) string {
+func (p *Planner) shortName(r planRun) string {
 	parts := make([]string, len(p.space.Pools))
 	for i, ps := range p.space.Pools {
 		v := ps.Variants[r.fleet.Variant[i]]
@@ -68,7 +69,7 @@ func (p *planner) shortName(r planRun) string {
 }
 
 // gridSize is the number of fleets in the search space.
-func (p *planner) gridSize() int {
+func (p *Planner) gridSize() int {
 	n := 1
 	for _, ps := range p.space.Pools {
 		n *= len(ps.Variants) * (ps.MaxCount - ps.MinCount + 1)
@@ -76,14 +77,14 @@ func (p *planner) gridSize() int {
 	return n
 }
 
-// writeTable prints every fleet run, the Pareto front and the choice.
-func (p *planner) writeTable(w io.Writer) error {
+// WriteTable prints every fleet run, the Pareto front and the choice.
+func (p *Planner) WriteTable(w io.Writer) error {
 	how := "pruned search; --exhaustive runs them all"
-	if p.opts.exhaustive {
+	if p.opts.Exhaustive {
 		how = "exhaustive"
 	}
 	fmt.Fprintf(w, "plan for %s: serve %g req/s (%.3g× the workload's %.4g req/s) with attainment ≥ %s\n",
-		p.name, p.opts.targetRate, p.opts.targetRate/p.baseRPS, p.baseRPS, percentText(p.target))
+		p.name, p.opts.TargetRate, p.opts.TargetRate/p.baseRPS, p.baseRPS, percentText(p.target))
 	fmt.Fprintf(w, "ran %d of %d fleets (%s)\n\n", len(p.ran), p.gridSize(), how)
 	runs, marks := p.sorted()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -95,7 +96,7 @@ func (p *planner) writeTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nPareto front, cost against request goodput at %g req/s:\n", p.opts.targetRate)
+	fmt.Fprintf(w, "\nPareto front, cost against request goodput at %g req/s:\n", p.opts.TargetRate)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, r := range runs {
 		if strings.HasSuffix(marks[i], "front") {
@@ -109,7 +110,7 @@ func (p *planner) writeTable(w io.Writer) error {
 }
 
 // writeChoice prints the chosen fleet, or that there is none.
-func (p *planner) writeChoice(w io.Writer) error {
+func (p *Planner) writeChoice(w io.Writer) error {
 	c := p.choice
 	if !c.Found {
 		_, err := fmt.Fprintf(w, "\nchosen: none of the fleets run reached %s\n", percentText(p.target))
@@ -122,13 +123,13 @@ func (p *planner) writeChoice(w io.Writer) error {
 	return err
 }
 
-// writeFiles writes plan.csv into dir and the cost-vs-request-goodput plot as
+// WriteFiles writes plan.csv into dir and the cost-vs-request-goodput plot as
 // dir/plots/pareto.png and .svg.
-func (p *planner) writeFiles(dir string) error {
-	if err := makeOutDir(dir); err != nil {
+func (p *Planner) WriteFiles(dir string) error {
+	if err := outdir.MakeDir(dir); err != nil {
 		return err
 	}
-	if err := writeIn(dir, results.PlanFile, p.writeCSV); err != nil {
+	if err := outdir.WriteIn(dir, results.PlanFile, p.writeCSV); err != nil {
 		return err
 	}
 	runs, _ := p.sorted()
@@ -138,7 +139,7 @@ func (p *planner) writeFiles(dir string) error {
 
 // writeCSV writes one row per fleet run, in the table's order, with each
 // pool's count, hardware and TP in columns of their own.
-func (p *planner) writeCSV(w io.Writer) error {
+func (p *Planner) writeCSV(w io.Writer) error {
 	header := []string{"cost_per_hour", "gpus"}
 	for _, ps := range p.space.Pools {
 		header = append(header, ps.Name+"_count", ps.Name+"_hardware", ps.Name+"_tp")
@@ -156,7 +157,7 @@ func (p *planner) writeCSV(w io.Writer) error {
 			row = append(row, strconv.Itoa(r.fleet.Count[j]), v.Hardware, strconv.Itoa(v.TP))
 		}
 		row = append(row, f(r.RateRPS), f(r.Attainment), f(r.TTFTShare), f(r.TPOTShare), f(r.TTFTP90S), f(r.TPOTP90S),
-			f(r.RequestGoodputRPS), strconv.FormatBool(r.meetsStrict(p.target)), marks[i])
+			f(r.RequestGoodputRPS), strconv.FormatBool(r.MeetsStrict(p.target)), marks[i])
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -194,15 +195,15 @@ type planPoolOut struct {
 	TP       int    `json:"tp"`
 }
 
-// writeJSON prints the plan as planJSON.
-func (p *planner) writeJSON(w io.Writer) error {
-	out := planJSON{Scenario: p.name, TargetRateRPS: p.opts.targetRate, Target: p.target, Ran: len(p.ran),
+// WriteJSON prints the plan as planJSON.
+func (p *Planner) WriteJSON(w io.Writer) error {
+	out := planJSON{Scenario: p.name, TargetRateRPS: p.opts.TargetRate, Target: p.target, Ran: len(p.ran),
 		Grid: p.gridSize(), Runs: []planRunJSON{}}
 	runs, marks := p.sorted()
 	for i, r := range runs {
 		rj := planRunJSON{Fleet: p.space.Describe(r.fleet), CostPerHour: r.costPerHour, GPUs: r.GPUs,
 			Attainment: r.Attainment, RequestGoodputRPS: r.RequestGoodputRPS, TTFTP90S: r.TTFTP90S,
-			TPOTP90S: r.TPOTP90S, Meets: r.meetsStrict(p.target), OnFront: strings.HasSuffix(marks[i], "front")}
+			TPOTP90S: r.TPOTP90S, Meets: r.MeetsStrict(p.target), OnFront: strings.HasSuffix(marks[i], "front")}
 		for j, ps := range p.space.Pools {
 			v := ps.Variants[r.fleet.Variant[j]]
 			rj.Pools = append(rj.Pools, planPoolOut{Name: ps.Name, Count: r.fleet.Count[j], Hardware: v.Hardware, TP: v.TP})

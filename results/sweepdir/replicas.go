@@ -1,4 +1,4 @@
-package main
+package sweepdir
 
 import (
 	"encoding/csv"
@@ -11,12 +11,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"handoff/results"
+	"handoff/results/outdir"
 	"handoff/scenarios/sweep"
 )
-
-// sweepReplicasFile is the table of a sweep with replicas: one row per
-// configuration, its replicas' spread.
-const sweepReplicasFile = results.SweepReplicasFile
 
 // replicaFigures are the figures replicas.csv spreads: name and value.
 var replicaFigures = []struct {
@@ -49,7 +46,7 @@ func writeReplicas(dir string, columns []string, points []sweep.Point) error {
 	var keys []string
 	groups := map[string]*replicaGroup{}
 	for _, p := range points {
-		s, err := readPointSummary(dir, p.ID)
+		s, err := ReadPointSummary(dir, p.ID)
 		if err != nil {
 			return err
 		}
@@ -63,7 +60,7 @@ func writeReplicas(dir string, columns []string, points []sweep.Point) error {
 			g.values[k] = append(g.values[k], f.value(&s))
 		}
 	}
-	return writeIn(dir, sweepReplicasFile, func(w io.Writer) error {
+	return outdir.WriteIn(dir, results.SweepReplicasFile, func(w io.Writer) error {
 		return writeReplicasCSV(w, columns, seed, keys, groups)
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package sweeprun
 
 import (
 	"context"
@@ -7,23 +7,24 @@ import (
 	"sync"
 	"time"
 
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/sweep"
 )
 
-// parallelResult is how one call of sweepParallel's fn ended.
+// parallelResult is how one call of parallel's fn ended.
 type parallelResult struct {
 	i   int
 	err error
 }
 
-// sweepParallel calls fn(0) … fn(n−1) on up to jobs goroutines, starting
+// parallel calls fn(0) … fn(n−1) on up to jobs goroutines, starting
 // them in index order. Once ctx is done or a call fails it hands out no
 // new index (one already handed to a worker may still start), waits for
 // the running calls, and returns the error of the lowest failed index,
 // else ctx's error if some index was not run, else nil.
 // done (nil: none) runs after each successful call and tick (nil: none)
 // every second, both on the calling goroutine.
-func sweepParallel(ctx context.Context, n, jobs int, fn func(i int) error, done, tick func()) error {
+func parallel(ctx context.Context, n, jobs int, fn func(i int) error, done, tick func()) error {
 	next, out, stop := make(chan int), make(chan parallelResult), make(chan struct{})
 	var wg sync.WaitGroup
 	for range min(jobs, n) {
@@ -98,10 +99,10 @@ func feedIndexes(ctx context.Context, next chan<- int, stop <-chan struct{}, n i
 
 // checkPoints loads every point's scenario once, on jobs goroutines, so
 // that a bad value fails before anything is written or run.
-func (pl *sweepPlan) checkPoints(ctx context.Context, points []sweep.Point, jobs int) error {
-	return sweepParallel(ctx, len(points), jobs, func(i int) (err error) {
+func (pl *plan) checkPoints(ctx context.Context, points []sweep.Point, jobs int) error {
+	return parallel(ctx, len(points), jobs, func(i int) (err error) {
 		rp := pl.replay(points[i])
-		defer recoverRun(&err, &rp)
+		defer experiment.RecoverRun(&err, &rp)
 		_, err = pl.load(points[i])
 		return err
 	}, nil, nil)
@@ -111,29 +112,29 @@ func (pl *sweepPlan) checkPoints(ctx context.Context, points []sweep.Point, jobs
 // scenario, engine and RNG, and writes each one's files as soon as it
 // finishes. With keepGoing, a point that fails is counted in the returned
 // failures (by index in points) and the others run on; without it, or
-// when ctx ends, it stops as sweepParallel does and returns its error.
-func (pl *sweepPlan) runPoints(ctx context.Context, dir string, points []sweep.Point, jobs int, keepGoing bool,
-	prog *sweepProgress) (failures []error, err error) {
-	var tick func()
+// when ctx ends, it stops as parallel does and returns its error.
+func (pl *plan) runPoints(ctx context.Context, dir string, points []sweep.Point, jobs int, keepGoing bool,
+	prog Progress) (failures []error, err error) {
+	var step, tick func()
 	if prog != nil {
-		tick = prog.draw
+		step, tick = prog.Step, prog.Tick
 	}
 	failures = make([]error, len(points)) // each worker writes only its own points' entries
-	err = sweepParallel(ctx, len(points), jobs, func(i int) error {
+	err = parallel(ctx, len(points), jobs, func(i int) error {
 		err := pl.runPoint(dir, points[i])
 		if err != nil && keepGoing {
 			failures[i], err = err, nil
 		}
 		return err
-	}, prog.step, tick)
+	}, step, tick)
 	return failures, err
 }
 
 // runPoint simulates one point and writes its files. Its errors name the
 // point; a panic becomes one that also says how to replay the point.
-func (pl *sweepPlan) runPoint(dir string, p sweep.Point) error {
+func (pl *plan) runPoint(dir string, p sweep.Point) error {
 	err := pl.simulatePoint(dir, p)
-	var ie *internalError
+	var ie *experiment.InternalError
 	if errors.As(err, &ie) {
 		return fmt.Errorf("sweep point %s: %w", p.ID, err) // the replay lists the overrides
 	}
@@ -141,21 +142,21 @@ func (pl *sweepPlan) runPoint(dir string, p sweep.Point) error {
 }
 
 // simulatePoint loads, simulates and saves point p, recovering a panic.
-func (pl *sweepPlan) simulatePoint(dir string, p sweep.Point) (err error) {
+func (pl *plan) simulatePoint(dir string, p sweep.Point) (err error) {
 	rp := pl.replay(p)
-	defer recoverRun(&err, &rp)
+	defer experiment.RecoverRun(&err, &rp)
 	l, err := pl.load(p)
 	if err != nil {
 		return err
 	}
-	rp.seed = l.Seed
-	inputs, err := pl.sums.files(l)
+	rp.Seed = l.Seed
+	inputs, err := pl.sums.Files(l)
 	if err != nil {
-		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+		return fmt.Errorf("sweep point %s: %w", p, err)
 	}
-	sum, _, err := pl.simulate.orDefault()(l)
+	sum, _, err := pl.simulate(l)
 	if err != nil {
-		return fmt.Errorf("sweep point %s: %w", describePoint(p), err)
+		return fmt.Errorf("sweep point %s: %w", p, err)
 	}
 	return writePoint(dir, p, l, sum, inputs)
 }

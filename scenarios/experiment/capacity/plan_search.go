@@ -1,4 +1,4 @@
-package main
+package capacity
 
 import (
 	"errors"
@@ -9,12 +9,13 @@ import (
 
 	"handoff/models/strictyaml"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/scenarios/search"
 )
 
-// planner runs the fleets a plan search asks for and remembers them.
-type planner struct {
-	opts      *planOptions
+// Planner runs the fleets a plan search asks for and remembers them.
+type Planner struct {
+	opts      *PlanOptions
 	name      string       // the scenario's
 	file      string       // the scenario file
 	seed      uint64       // the scenario's, after --seed
@@ -24,24 +25,25 @@ type planner struct {
 	baseRPS   float64 // the workload's own offered rate, req/s
 	rateScale float64 // workload.rate_scale that offers the target rate
 	notes     []string
-	store     *probeStore    // where finished fleets are saved
-	line      *progress      // nil: none
-	runs      map[string]int // Fleet.Key → index in ran
-	ran       []planRun      // in the order run
+	store     *probeStore                 // where finished fleets are saved
+	progress  func(runs int, text string) // nil: none
+	runs      map[string]int              // Fleet.Key → index in ran
+	ran       []planRun                   // in the order run
 	choice    search.Choice
+	searchErr error // search.ErrRunBudget, or nil
 }
 
 // planRun is one fleet the search ran.
 type planRun struct {
 	fleet       search.Fleet
 	costPerHour float64
-	probe
+	Probe
 }
 
 // newPlanner resolves the search space with its prices and the rate scale
 // that offers the target rate.
-func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
-	p := &planner{opts: opts, name: l.Name, file: l.File, seed: l.Seed, plan: l.Plan, target: opts.target, runs: map[string]int{}}
+func newPlanner(l *scenarios.Loaded, opts *PlanOptions) (*Planner, error) {
+	p := &Planner{opts: opts, progress: opts.Progress, name: l.Name, file: l.File, seed: l.Seed, plan: l.Plan, target: opts.Target, runs: map[string]int{}}
 	if p.target == 0 {
 		p.target = l.SLO.Attainment
 	}
@@ -52,7 +54,7 @@ func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
 	if err := p.price(); err != nil {
 		return nil, err
 	}
-	if p.store, err = newProbeStore(opts.outDir, l, opts.stderr); err != nil {
+	if p.store, err = newProbeStore(opts.Dir, l, opts.Warn); err != nil {
 		return nil, err
 	}
 	base, err := baseRate(l)
@@ -60,10 +62,10 @@ func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
 		return nil, err
 	}
 	p.baseRPS = base
-	p.rateScale = l.Workload.RateScale * opts.targetRate / base
+	p.rateScale = l.Workload.RateScale * opts.TargetRate / base
 	if !(p.rateScale >= minRateScale && p.rateScale <= maxRateScale) {
 		return nil, fmt.Errorf("--target-rate %g req/s is %.3g× the workload's %.4g req/s (at rate_scale %g): "+
-			"the rate scale must stay in [%g, %g]", opts.targetRate, opts.targetRate/base, base,
+			"the rate scale must stay in [%g, %g]", opts.TargetRate, opts.TargetRate/base, base,
 			l.Workload.RateScale, minRateScale, maxRateScale)
 	}
 	return p, nil
@@ -74,7 +76,7 @@ func newPlanner(l *scenarios.Loaded, opts *planOptions) (*planner, error) {
 // be built for a reason of its own pool (the model does not fit at that
 // TP, say) is dropped with a note; an unknown accelerator or any other
 // error ends the plan.
-func (p *planner) price() error {
+func (p *Planner) price() error {
 	for i := range p.space.Pools {
 		ps := &p.space.Pools[i]
 		kept := ps.Variants[:0]
@@ -104,7 +106,7 @@ func (p *planner) price() error {
 // variantError reports a variant that cannot be built for a reason the
 // plan block must answer for: an unknown accelerator it lists is placed at
 // its line; anything else names the variant.
-func (p *planner) variantError(pool string, v search.Variant, err error) error {
+func (p *Planner) variantError(pool string, v search.Variant, err error) error {
 	var fe *strictyaml.FieldError
 	if p.plan != nil && len(p.plan.Pools[pool].Hardware) > 0 && errors.As(err, &fe) && strings.HasSuffix(fe.Field, ".hardware") {
 		msg, _, _ := strings.Cut(fe.Msg, " (from --set ")
@@ -115,7 +117,7 @@ func (p *planner) variantError(pool string, v search.Variant, err error) error {
 
 // variantCost returns one instance's price of pool i on variant v, USD per
 // hour, and the devices it occupies.
-func (p *planner) variantCost(i int, v search.Variant) (float64, int, error) {
+func (p *Planner) variantCost(i int, v search.Variant) (float64, int, error) {
 	ps := p.space.Pools[i]
 	l, err := p.load(poolSets(ps.Name, v, ps.MinCount))
 	if err != nil {
@@ -144,41 +146,43 @@ func poolSets(pool string, v search.Variant, count int) []string {
 }
 
 // load loads the scenario with the command's overrides, then extra.
-func (p *planner) load(extra []string) (*scenarios.Loaded, error) {
-	sets := append(append([]string(nil), p.opts.sets...), extra...)
-	return loadScenario(p.opts.scenario, sets, p.opts.seed)
+func (p *Planner) load(extra []string) (*scenarios.Loaded, error) {
+	sets := append(append([]string(nil), p.opts.Sets...), extra...)
+	return experiment.Load(p.opts.Scenario, sets, p.opts.Seed)
 }
 
 // evaluate runs a fleet at the target rate and reports whether it met the
 // attainment target. A fleet already run is not run again. A panic
 // becomes an error that says how to replay the fleet's run.
-func (p *planner) evaluate(f search.Fleet) (met bool, err error) {
+func (p *Planner) evaluate(f search.Fleet) (met bool, err error) {
 	if i, ok := p.runs[f.Key()]; ok {
-		return p.ran[i].meetsStrict(p.target), nil
+		return p.ran[i].MeetsStrict(p.target), nil
 	}
 	sets := []string{"workload.rate_scale=" + strconv.FormatFloat(p.rateScale, 'g', -1, 64)}
 	for i, ps := range p.space.Pools {
 		sets = append(sets, poolSets(ps.Name, ps.Variants[f.Variant[i]], f.Count[i])...)
 	}
-	rp := replay{file: p.file, seed: p.seed, sets: append(slices.Clip(p.opts.sets), sets...)}
-	defer recoverRun(&err, &rp)
+	rp := experiment.Replay{File: p.file, Seed: p.seed, Sets: append(slices.Clip(p.opts.Sets), sets...)}
+	defer experiment.RecoverRun(&err, &rp)
 	l, err := p.load(sets)
 	if err == nil {
-		var pr probe
-		if pr, err = p.store.run(l, sets, p.opts.simulate); err == nil {
-			pr.RateRPS = p.opts.targetRate
+		var pr Probe
+		if pr, err = p.store.run(l, sets, p.opts.Simulate); err == nil {
+			pr.RateRPS = p.opts.TargetRate
 			p.runs[f.Key()] = len(p.ran)
-			p.ran = append(p.ran, planRun{fleet: f.Clone(), costPerHour: p.space.CostPerHour(f), probe: pr})
-			p.line.update(int64(len(p.ran)), p.progressText())
-			return pr.meetsStrict(p.target), nil
+			p.ran = append(p.ran, planRun{fleet: f.Clone(), costPerHour: p.space.CostPerHour(f), Probe: pr})
+			if p.progress != nil {
+				p.progress(len(p.ran), p.progressText())
+			}
+			return pr.MeetsStrict(p.target), nil
 		}
 	}
 	return false, fmt.Errorf("plan: %s: %w", p.space.Describe(f), err)
 }
 
-// unservable reports, as an error, a target rate no fleet served, naming
+// Unservable reports, as an error, a target rate no fleet served, naming
 // the best fleet found: the highest attainment, then the cheapest.
-func (p *planner) unservable() error {
+func (p *Planner) Unservable() error {
 	if p.choice.Found {
 		return nil
 	}
@@ -194,12 +198,12 @@ func (p *planner) unservable() error {
 	}
 	return fmt.Errorf("no fleet in the search space serves %g req/s with attainment ≥ %s; the best found, %s "+
 		"($%.2f/h), reached %s: widen the plan's counts or hardware, or lower --target-rate",
-		p.opts.targetRate, percentText(p.target), p.space.Describe(best.fleet), best.costPerHour, percentText(best.Attainment))
+		p.opts.TargetRate, percentText(p.target), p.space.Describe(best.fleet), best.costPerHour, percentText(best.Attainment))
 }
 
-// unserved reports the fleets whose run left requests unserved (dropped or
+// Unserved reports the fleets whose run left requests unserved (dropped or
 // failed), naming the first in the table's order, or returns nil.
-func (p *planner) unserved() error {
+func (p *Planner) Unserved() error {
 	runs, _ := p.sorted()
 	n, first := 0, -1
 	for i, r := range runs {
@@ -218,10 +222,10 @@ func (p *planner) unserved() error {
 
 // progressText is the progress line's text: the fleets run and the
 // cheapest of them that met the target.
-func (p *planner) progressText() string {
+func (p *Planner) progressText() string {
 	var best *planRun
 	for i := range p.ran {
-		if r := &p.ran[i]; r.meetsStrict(p.target) && (best == nil || r.costPerHour < best.costPerHour) {
+		if r := &p.ran[i]; r.MeetsStrict(p.target) && (best == nil || r.costPerHour < best.costPerHour) {
 			best = r
 		}
 	}

@@ -1,0 +1,135 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"handoff/models/strictyaml"
+	"handoff/results/outdir"
+	"handoff/scenarios"
+	"handoff/scenarios/experiment"
+	"handoff/scenarios/search"
+)
+
+// PlanOptions are what `handoff plan` searches.
+type PlanOptions struct {
+	Scenario   string   // the scenario file
+	Sets       []string // --set path=value, in order
+	Seed       uint64   // 0: the scenario's
+	Dir        string   // where every fleet's run is saved and found again (probes/); "": nowhere
+	TargetRate float64  // req/s the fleet must serve
+	Target     float64  // attainment target in (0, 1]; 0: the scenario's slo.attainment
+	Counts     []string // POOL=MIN:MAX, overriding the plan block (ParseCount)
+	MaxCount   int      // count range [1, MaxCount] of every pool when the scenario has no plan block
+	MaxRuns    int      // fleets simulated at most
+	Exhaustive bool     // run the whole grid instead of the pruned search
+
+	Simulate experiment.Simulate         // nil: experiment.Run, warnings on Warn
+	Warn     io.Writer                   // warnings (damaged saved runs), one line each; nil: dropped
+	Notes    io.Writer                   // the choices dropped before the search (a TP the model does not fit), one line each; nil: dropped
+	Progress func(runs int, text string) // after each new fleet: the fleets run and the cheapest that met the target; nil: none
+}
+
+// ParseCount splits "POOL=MIN:MAX".
+func ParseCount(s string) (string, []int, error) {
+	name, rng, ok := strings.Cut(s, "=")
+	lo, hi, ok2 := strings.Cut(rng, ":")
+	a, errA := strconv.Atoi(strings.TrimSpace(lo))
+	b, errB := strconv.Atoi(strings.TrimSpace(hi))
+	if !ok || !ok2 || name == "" || errA != nil || errB != nil || a < 1 || a > b || b > search.MaxCount {
+		return "", nil, fmt.Errorf("--count %q: want POOL=MIN:MAX with 1 ≤ MIN ≤ MAX ≤ %d, e.g. decode=1:8", s, search.MaxCount)
+	}
+	return name, []int{a, b}, nil
+}
+
+// Plan searches for the cheapest fleet. A search that ran out of runs is
+// no error here: the planner holds it (SearchErr) with what it ran, to
+// render before it is reported. A panic becomes an error that says how to
+// replay the run (evaluate names the fleet).
+func Plan(opts PlanOptions) (p *Planner, err error) {
+	if opts.Dir != "" {
+		if err := outdir.CheckDir("-o", opts.Dir); err != nil {
+			return nil, err
+		}
+	}
+	l, err := experiment.Load(opts.Scenario, opts.Sets, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.Sets}
+	defer experiment.RecoverRun(&err, &rp)
+	opts.Simulate = opts.Simulate.Or(opts.Warn)
+	if p, err = newPlanner(l, &opts); err != nil {
+		return nil, err
+	}
+	if opts.Notes != nil {
+		for _, note := range p.notes {
+			fmt.Fprintln(opts.Notes, note)
+		}
+	}
+	searchF := p.space.Cheapest
+	if opts.Exhaustive {
+		searchF = p.space.Grid
+	}
+	choice, searchErr := searchF(p.evaluate, opts.MaxRuns)
+	if searchErr != nil && !errors.Is(searchErr, search.ErrRunBudget) {
+		return nil, searchErr
+	}
+	p.choice, p.searchErr = choice, searchErr
+	return p, nil
+}
+
+// SearchErr is search.ErrRunBudget (wrapped) when the search ran out of
+// runs before it could choose, else nil.
+func (p *Planner) SearchErr() error { return p.searchErr }
+
+// planSpace resolves the plan block, with --count and --max-count, against
+// the scenario's pools. Errors in the plan block name its line.
+func planSpace(l *scenarios.Loaded, opts *PlanOptions) (search.Space, error) {
+	pools := make([]search.ScenarioPool, len(l.Pools))
+	names := make([]string, len(l.Pools))
+	for i, p := range l.Pools {
+		pools[i] = search.ScenarioPool{Name: p.Name, Count: p.Count, Hardware: p.Hardware, TP: p.TP}
+		names[i] = p.Name
+	}
+	plan := &search.Plan{Pools: map[string]search.PlanPool{}}
+	var defaultCount []int
+	if l.Plan != nil {
+		maps.Copy(plan.Pools, l.Plan.Pools)
+	} else {
+		defaultCount = []int{1, opts.MaxCount}
+	}
+	for _, c := range opts.Counts {
+		name, rng, _ := ParseCount(c) // checked with the flags
+		pp, ok := plan.Pools[name]
+		if !ok && !slices.Contains(names, name) {
+			return search.Space{}, fmt.Errorf("--count %s: no pool named %q (have %s)", c, name, strings.Join(names, ", "))
+		}
+		pp.Count = rng
+		plan.Pools[name] = pp
+	}
+	s, err := plan.Space(pools, defaultCount)
+	if err != nil {
+		return s, locateInFile(l.File, err)
+	}
+	return s, nil
+}
+
+// locateInFile places a field error from the plan block at its line in
+// the scenario file. The file is read again because the loaded scenario
+// keeps its node tree to itself.
+func locateInFile(file string, err error) error {
+	var root yaml.Node
+	if data, rerr := os.ReadFile(file); rerr == nil && yaml.Unmarshal(data, &root) == nil {
+		return strictyaml.Locate(&root, file, "", err)
+	}
+	return strictyaml.Locate(nil, file, "", err)
+}
