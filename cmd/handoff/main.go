@@ -6,11 +6,10 @@
 // pipeline of a run is scenarios/experiment's; sweep and merge call
 // scenarios/experiment/sweeprun (the directory format is
 // results/sweepdir's); goodput and plan call scenarios/experiment/capacity;
-// every file goes through results/outdir. What stays here is rendering:
-// the progress lines (progress.go, fed by the libraries' callbacks), the
-// summary lines and tables, and the exit statuses (exit.go).
-// calibrate.go and calibfit.go still hold calibration's orchestration
-// around scenarios/calibrate.
+// calibrate calls scenarios/experiment/calibration; every file goes
+// through results/outdir. What stays here is rendering: the progress lines
+// (progress.go, fed by the libraries' callbacks), the summary lines and
+// tables, and the exit statuses (exit.go).
 package main
 
 import (

@@ -19,6 +19,7 @@
 //
 // Beside it: sweeprun runs a sweep (resume, shards, merge, replicas), in
 // a directory whose format is results/sweepdir's; capacity runs the
-// goodput search and the fleet planner, saving their probes. Every file
-// they write goes through results/outdir.
+// goodput search and the fleet planner, saving their probes; calibration
+// runs the calibration set against the measurements, fitting first if
+// asked. Every file they write goes through results/outdir.
 package experiment

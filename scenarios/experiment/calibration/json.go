@@ -1,4 +1,4 @@
-package main
+package calibration
 
 import (
 	"encoding/json"
@@ -65,8 +65,9 @@ type calibFitJSON struct {
 	PDRMS          float64            `json:"pd_rms"`
 }
 
-// writeCalibrationJSON prints the report as calibJSON.
-func writeCalibrationJSON(w io.Writer, rep *calibReport) error {
+// WriteJSON prints the report as JSON (calibJSON): what
+// `handoff calibrate --json` prints.
+func (rep *Report) WriteJSON(w io.Writer) error {
 	out := calibJSON{Stages: []calibStageJSON{}, PD: []calibPDJSON{}}
 	for _, res := range rep.results {
 		for _, r := range res.Rows {

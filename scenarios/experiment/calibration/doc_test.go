@@ -1,8 +1,9 @@
-package main
+package calibration
 
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,13 +24,16 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the calibration set")
 	}
-	doc, err := os.ReadFile("../../docs/CALIBRATION.md")
+	doc, err := os.ReadFile("../../../docs/CALIBRATION.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	opts := &calibrateOptions{dir: "../../scenarios/calibration", pd: true}
-	if err := runCalibrate(opts, &out); err != nil {
+	rep, err := Calibrate(Options{Dir: "../../../scenarios/calibration", PD: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&out); err != nil {
 		t.Fatal(err)
 	}
 	prefix, _, found := strings.Cut(string(doc), "\n## Fit")
@@ -46,11 +50,11 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 		t.Errorf("docs/CALIBRATION.md's comparison is not what the code prints at the catalog's values:\n%s",
 			firstDiff(got, prefix))
 	}
-	src, err := calibrate.Sources("h100-sxm", "../../scenarios/calibration", "../../scenarios/profiles")
+	src, err := calibrate.Sources("h100-sxm", "../../../scenarios/calibration", "../../../scenarios/profiles")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := startHardware("", "h100-sxm")
+	h, err := StartHardware("", "h100-sxm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,4 +65,15 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 			t.Errorf("docs/CALIBRATION.md's Fit table does not give the catalog's %s %s", kv.Key, kv.Value)
 		}
 	}
+}
+
+// firstDiff names the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n got " + g[i] + "\nwant " + w[i]
+		}
+	}
+	return "the end: got " + strconv.Itoa(len(g)) + " lines, want " + strconv.Itoa(len(w))
 }
