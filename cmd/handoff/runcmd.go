@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -88,8 +87,10 @@ func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
 	}
 }
 
-// runScenario simulates the scenario, prints its summary and writes the
-// output files. A panic becomes an error that says how to replay the run.
+// runScenario simulates the scenario (experiment.Run), prints its summary
+// and writes the output files (experiment.WriteRunDir, WriteBenchJSON,
+// the journey trace). A panic becomes an error that says how to replay
+// the run.
 func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
 		return err
@@ -115,6 +116,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	run := &experiment.Finished{Loaded: l, Summary: sum, Result: res}
 	if err := results.WriteTable(stdout, sum); err != nil {
 		return err
 	}
@@ -129,18 +131,16 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	if opts.benchJSON != "" {
-		if err := outdir.WriteFile(opts.benchJSON, func(w io.Writer) error {
-			return results.WriteBenchJSON(w, res.Records, res.ITL, sum, benchMeta(l, sum))
-		}); err != nil {
+		if err := experiment.WriteBenchJSON(opts.benchJSON, run); err != nil {
 			return err
 		}
 	}
 	if opts.outDir != "" {
-		if err := writeOutputs(opts.outDir, l, sum, res); err != nil {
+		if err := experiment.WriteRunDir(opts.outDir, run); err != nil {
 			return err
 		}
 	}
-	return incomplete(results.Unserved(res.Records, workloadName(l)))
+	return incomplete(run.Unserved())
 }
 
 // traceAgain simulates the run once more with a tracer on the requests
@@ -172,55 +172,6 @@ func (o *runOptions) checkOutputs() error {
 	}
 	if o.benchJSON != "" {
 		return outdir.CheckFile("--bench-json", o.benchJSON)
-	}
-	return nil
-}
-
-// benchMeta is what a vLLM result names of the run: the scenario, the
-// model, and the rate offered ("inf" for a closed loop, as vLLM's
-// --request-rate inf with --max-concurrency).
-func benchMeta(l *scenarios.Loaded, sum results.Summary) results.BenchMeta {
-	m := results.BenchMeta{Label: l.Name, Model: l.Model, RequestRate: sum.Throughput.OfferedPerS}
-	if c := l.Workload.Client.Concurrency; c > 0 {
-		m.RequestRate, m.MaxConcurrency = math.Inf(1), c
-	}
-	return m
-}
-
-// workloadName names the request source in errors (experiment.WorkloadName).
-func workloadName(l *scenarios.Loaded) string { return experiment.WorkloadName(l) }
-
-// writeOutputs writes summary.json, requests.csv, the effective scenario,
-// the timeline and, when the run has a network, links.csv into dir.
-func writeOutputs(dir string, l *scenarios.Loaded, sum results.Summary, res *sim.Result) error {
-	if err := outdir.MakeDir(dir); err != nil {
-		return err
-	}
-	eff, err := l.Effective(dir)
-	if err != nil {
-		return err
-	}
-	writers := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{results.SummaryFile, func(w io.Writer) error { return results.WriteJSON(w, sum) }},
-		{results.RequestsFile, func(w io.Writer) error {
-			return results.WriteRequestsCSV(w, res.Records, instanceNames(res), len(res.Tiers) > 0)
-		}},
-		{results.ScenarioFile, func(w io.Writer) error { _, err := w.Write(eff); return err }},
-		{results.TimelineFile, func(w io.Writer) error { return experiment.WriteTimelineCSV(w, res.Timelines, len(res.Tiers) > 0) }},
-	}
-	if len(res.Links) > 0 {
-		writers = append(writers, struct {
-			name  string
-			write func(io.Writer) error
-		}{results.LinksFile, func(w io.Writer) error { return experiment.WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
-	}
-	for _, wr := range writers {
-		if err := outdir.WriteIn(dir, wr.name, wr.write); err != nil {
-			return err
-		}
 	}
 	return nil
 }

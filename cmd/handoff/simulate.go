@@ -19,6 +19,3 @@ type simulateFunc = experiment.Simulate
 func simulate(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
 	return experiment.Run(l, os.Stderr, configure...)
 }
-
-// instanceNames returns the instances' names, which requests.csv uses.
-func instanceNames(res *sim.Result) []string { return experiment.InstanceNames(res) }

@@ -14,6 +14,7 @@
 // replay.go, how a run is named to be replayed alone, and a panic in one
 // recovered as an InternalError that says so; inputs.go, the hashes of the
 // files a scenario reads, which saved results are checked against;
+// rundir.go, a finished run's directory (run -o) and its vLLM bench JSON;
 // timeline.go, the timeline sampling of a run and its timeline.csv and
 // links.csv.
 //
