@@ -44,7 +44,8 @@ type Save func(rel string, write func(io.Writer) error) error
 //     (if present) with the SLO lines, attribution.* and
 //     attribution_owner.*.
 //
-// See readSweep for how results.csv's columns are read. Errors name the
+// results.csv is read through sweepdir.ReadResults, which says how its
+// header splits into varied columns and figures. Errors name the
 // file, and the line and column for bad values. Cost: linear in the
 // size of the files read.
 func DrawDir(dir string, save Save) error { return DrawDirChoosing(dir, save, Choice{}) }

@@ -14,7 +14,8 @@
 // (fonts, colours, line styles); legend.go places legends (inside the data
 // area, in the emptiest corner, or beside it); ticks.go labels axes with
 // round numbers; then one file per plot (pooltimeline.go: a pool's
-// instances in one timeline); dir.go, sweepdir.go, rundir.go and
-// timelinedir.go read saved results for DrawDir, and choice.go picks the
-// sweep points whose attribution bars it draws.
+// instances in one timeline); dir.go, sweepdir.go (a sweep, read through
+// results/sweepdir), rundir.go and timelinedir.go read saved results for
+// DrawDir, and choice.go picks the sweep points whose attribution bars it
+// draws.
 package plot

@@ -1,11 +1,8 @@
 package plot
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,66 +31,45 @@ const (
 	interactivityColumn = "interactivity_tokens_per_s_per_user"
 )
 
-// topLevelPaths are the undotted scenario paths a sweep can vary.
-var topLevelPaths = []string{"seed", "model", "name"}
-
-// readSweep reads a results.csv. Column 0 is the point id; the varied
-// columns follow it, each a scenario path (dotted, or one of
-// topLevelPaths); the first column that is not one ends them. The
-// figures come after, and must include attainment and request_goodput_rps.
-func readSweep(path string) (*sweepTable, error) {
-	f, err := os.Open(path)
+// readSweep reads dir's results.csv through sweepdir.ReadResults, which
+// splits its header into the varied columns and the figures. The figures
+// must include attainment and request_goodput_rps.
+func readSweep(dir string) (*sweepTable, error) {
+	tab, err := sweepdir.ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", path, err)
-	}
-	n := 1
-	for n < len(header) && (strings.Contains(header[n], ".") || slices.Contains(topLevelPaths, header[n])) {
-		n++
-	}
-	cols, err := columnIndex(path, header[n:], "attainment", "request_goodput_rps")
+	cols, err := columnIndex(tab.Path, tab.Figures, "attainment", "request_goodput_rps")
 	if err != nil {
 		return nil, err
 	}
-	if ti, err := columnIndex(path, header[n:], perGPUColumn, interactivityColumn); err == nil {
+	if ti, err := columnIndex(tab.Path, tab.Figures, perGPUColumn, interactivityColumn); err == nil {
 		cols = append(cols, ti...)
 	}
-	t := &sweepTable{path: path, varied: header[1:n]}
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if err := t.add(r, rec, n, cols); err != nil {
+	t := &sweepTable{path: tab.Path, varied: tab.Varied}
+	for _, row := range tab.Rows {
+		if err := t.add(row, cols); err != nil {
 			return nil, err
 		}
 	}
+	return t, nil
 }
 
-// add appends one row; figure k's column is at n+cols[k]: attainment,
+// add appends one row; figure k is the row's figure cols[k]: attainment,
 // request goodput, then, if cols has them, throughput per GPU and
 // interactivity.
-func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
-	line, _ := r.FieldPos(0)
+func (t *sweepTable) add(row sweepdir.Row, cols []int) error {
 	var figs [4]float64
 	for k, name := range []string{"attainment", "request_goodput_rps", perGPUColumn, interactivityColumn}[:len(cols)] {
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[n+cols[k]]), 64)
+		v, err := strconv.ParseFloat(strings.TrimSpace(row.Figures[cols[k]]), 64)
 		if err != nil {
-			return fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, line, name, rec[n+cols[k]])
+			return fmt.Errorf("%s:%d: column %s: not a number: %q", t.path, row.Line, name, row.Figures[cols[k]])
 		}
 		figs[k] = v
 	}
-	t.ids = append(t.ids, rec[0])
-	t.values = append(t.values, slices.Clone(rec[1:n]))
-	t.lines = append(t.lines, line)
+	t.ids = append(t.ids, row.ID)
+	t.values = append(t.values, row.Values)
+	t.lines = append(t.lines, row.Line)
 	t.attainment = append(t.attainment, figs[0])
 	t.requestGoodputRPS = append(t.requestGoodputRPS, figs[1])
 	if len(cols) == 4 {
@@ -105,7 +81,7 @@ func (t *sweepTable) add(r *csv.Reader, rec []string, n int, cols []int) error {
 
 // sweepFigures returns the plots of a sweep directory.
 func sweepFigures(dir string, c Choice) ([]figure, error) {
-	t, err := readSweep(filepath.Join(dir, sweepCSV))
+	t, err := readSweep(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,10 @@
 // renamed, so a killed run never leaves a half-written file under a real
 // name; and inside DIR only.
 //
-// Reading guide: manifest.go, sweep.json and whether a directory can take
-// a sweep; point.go, a point's files, written and read back checked;
-// table.go, results.csv; replicas.go, replicas.csv.
+// Reading guide: point.go, a sweep's Point (its index, id and overrides,
+// which scenarios/sweep expands and this package records) and a point's
+// files, written and read back checked; manifest.go, sweep.json and
+// whether a directory can take a sweep; table.go, results.csv, written
+// and read back (ReadResults: the header split into varied columns and
+// figures); replicas.go, replicas.csv.
 package sweepdir

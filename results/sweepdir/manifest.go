@@ -11,7 +11,6 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
-	"handoff/scenarios/sweep"
 )
 
 // Version changes when the layout or the point expansion does.
@@ -22,14 +21,14 @@ const Version = 2
 // Manifest is sweep.json: the identity of a sweep and its full point list
 // (all shards), so that merge needs nothing else.
 type Manifest struct {
-	Version        int           `json:"version"`
-	Scenario       string        `json:"scenario"`        // the scenario's name
-	ScenarioSHA256 string        `json:"scenario_sha256"` // of the base's effective YAML, sweep block removed
-	Inputs         []InputFile   `json:"inputs"`          // the files the base scenario reads (points record their own)
-	Shard          string        `json:"shard"`           // the points the directory holds: "all", or "i/n" (see sweep.Shard)
-	PointsSHA256   string        `json:"points_sha256"`   // of the point list's JSON
-	Columns        []string      `json:"columns"`         // the varied paths
-	Points         []sweep.Point `json:"points"`
+	Version        int         `json:"version"`
+	Scenario       string      `json:"scenario"`        // the scenario's name
+	ScenarioSHA256 string      `json:"scenario_sha256"` // of the base's effective YAML, sweep block removed
+	Inputs         []InputFile `json:"inputs"`          // the files the base scenario reads (points record their own)
+	Shard          string      `json:"shard"`           // the points the directory holds: "all", or "i/n" (see scenarios/sweep.Shard)
+	PointsSHA256   string      `json:"points_sha256"`   // of the point list's JSON
+	Columns        []string    `json:"columns"`         // the varied paths
+	Points         []Point     `json:"points"`
 }
 
 // InputFile is one file a scenario reads (scenarios.Loaded.Inputs) and the

@@ -16,15 +16,44 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
-	"handoff/scenarios/sweep"
 )
+
+// SeedPath is the scenario path that a sweep's replicas vary.
+const SeedPath = "seed"
+
+// Override is one varied field of a point: a dotted scenario path and a
+// YAML value, applied as --set path=value.
+type Override struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// Point is one scenario of a sweep: the base scenario with Overrides
+// applied. scenarios/sweep expands a sweep into them (its Point is
+// this type); this package records them in sweep.json, point.json and
+// results.csv.
+type Point struct {
+	Index     int        `json:"index"`     // 0-based position in the whole sweep
+	ID        string     `json:"id"`        // stable, readable, unique: "0007-3f2a1c9b"
+	Overrides []Override `json:"overrides"` // in the sweep's column order
+}
+
+// String names the point in messages: "0003-1a2b3c4d (pools.decode.count=4)",
+// each override as --set takes it (line breaks escaped).
+func (p Point) String() string {
+	parts := make([]string, len(p.Overrides))
+	for i, o := range p.Overrides {
+		parts[i] = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(o.Path + "=" + o.Value)
+	}
+	return p.ID + " (" + strings.Join(parts, ", ") + ")"
+}
 
 // PointRecord is a point's point.json: the point, the files it read with
 // their hashes, and the hashes of the scenario.yaml and summary.json saved
 // beside it. It is written last, so its presence means the point finished,
 // and a later run checks it before it reuses the point (ReadSavedPoint).
 type PointRecord struct {
-	sweep.Point
+	Point
 	Inputs         []InputFile `json:"inputs"`
 	ScenarioSHA256 string      `json:"scenario_sha256"`
 	SummarySHA256  string      `json:"summary_sha256"`
@@ -91,7 +120,7 @@ var ErrNoPoint = errors.New("not finished")
 // be p's, the hashes those of the files beside it, and summary.json one
 // this build writes, of scenario name. It returns ErrNoPoint when p has no
 // point.json, and another error saying how the point is damaged.
-func ReadSavedPoint(dir string, p sweep.Point, name string) (*SavedPoint, error) {
+func ReadSavedPoint(dir string, p Point, name string) (*SavedPoint, error) {
 	at := pointRel(p.ID) + "/"
 	data, err := outdir.ReadIn(dir, at+results.PointRecordFile)
 	if errors.Is(err, fs.ErrNotExist) {

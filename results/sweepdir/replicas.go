@@ -12,7 +12,6 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
-	"handoff/scenarios/sweep"
 )
 
 // replicaFigures are the figures replicas.csv spreads: name and value.
@@ -38,8 +37,8 @@ var replicaFigures = []struct {
 // (Student's t on the replicas' sample standard deviation; the mean alone
 // for one replica), so replicas are read with their spread rather than
 // averaged silently.
-func writeReplicas(dir string, columns []string, points []sweep.Point) error {
-	seed := slices.Index(columns, sweep.SeedPath)
+func writeReplicas(dir string, columns []string, points []Point) error {
+	seed := slices.Index(columns, SeedPath)
 	if seed < 0 {
 		return nil
 	}
@@ -68,12 +67,12 @@ func writeReplicas(dir string, columns []string, points []sweep.Point) error {
 // replicaGroup is one configuration's replicas: its first point (for the
 // varied values) and each figure's values.
 type replicaGroup struct {
-	point  sweep.Point
+	point  Point
 	values [][]float64
 }
 
 // replicaKey names a point's configuration: its values but the seed's.
-func replicaKey(p sweep.Point, seed int) string {
+func replicaKey(p Point, seed int) string {
 	var b strings.Builder
 	for i, o := range p.Overrides {
 		if i != seed {

@@ -4,11 +4,14 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"handoff/results"
 	"handoff/results/outdir"
-	"handoff/scenarios/sweep"
 )
 
 // csvFigure is one summary column of results.csv.
@@ -104,10 +107,10 @@ func csvPreemptionFigures() []csvFigure {
 // its summary.json in dir. The rows come from the files, so a resumed or
 // merged sweep writes the same bytes as one uninterrupted run. One summary
 // is in memory at a time. It returns which points dropped requests.
-func WriteResults(dir string, columns []string, points []sweep.Point) (Drops, error) {
+func WriteResults(dir string, columns []string, points []Point) (Drops, error) {
 	drops := Drops{dir: dir, points: len(points)}
 	err := outdir.WriteIn(dir, results.SweepResultsFile, func(w io.Writer) error {
-		return writeCSV(w, columns, points, func(p sweep.Point) (results.Summary, error) {
+		return writeCSV(w, columns, points, func(p Point) (results.Summary, error) {
 			s, err := ReadPointSummary(dir, p.ID)
 			if err == nil {
 				drops.note(p, &s)
@@ -126,14 +129,14 @@ func WriteResults(dir string, columns []string, points []sweep.Point) (Drops, er
 type Drops struct {
 	dir           string
 	points, n     int
-	first         sweep.Point
+	first         Point
 	dropped, reqs int64               // the first's unserved (dropped or failed) and total requests
 	example       results.ReasonGroup // the first's commonest reason
 	reasons       string              // the summary.json field example is from
 }
 
 // note counts p if its summary s has dropped or failed requests.
-func (d *Drops) note(p sweep.Point, s *results.Summary) {
+func (d *Drops) note(p Point, s *results.Summary) {
 	if s.Requests.Dropped+s.Requests.Failed == 0 {
 		return
 	}
@@ -173,8 +176,8 @@ func Header(columns []string) []string {
 
 // writeCSV writes the table of WriteResults, with each point's
 // summary from summary.
-func writeCSV(w io.Writer, columns []string, points []sweep.Point,
-	summary func(sweep.Point) (results.Summary, error)) error {
+func writeCSV(w io.Writer, columns []string, points []Point,
+	summary func(Point) (results.Summary, error)) error {
 	figs := csvFigures()
 	cw := csv.NewWriter(w)
 	row := Header(columns)
@@ -200,3 +203,63 @@ func writeCSV(w io.Writer, columns []string, points []sweep.Point,
 	cw.Flush()
 	return cw.Error()
 }
+
+// Table is a results.csv read back: its header split into the varied
+// columns and the figures, and its rows.
+type Table struct {
+	Path    string   // the file, as errors name it
+	Varied  []string // the varied columns' names (scenario paths), in order
+	Figures []string // the figure columns' names, in order
+	Rows    []Row
+}
+
+// Row is one point's row of results.csv.
+type Row struct {
+	Line    int      // its line in the file
+	ID      string   // the point's id
+	Values  []string // one per varied column
+	Figures []string // one per figure column, as written
+}
+
+// topLevelPaths are the undotted scenario paths a sweep can vary.
+var topLevelPaths = []string{SeedPath, "model", "name"}
+
+// ReadResults reads dir/results.csv. Column 0 is the point id; the varied
+// columns follow it, each a scenario path (dotted, or seed, model or
+// name); the first column that is not one ends them, and the figures
+// follow. Every row has the header's length (or the read fails). Older
+// tables may lack figures this version writes: look each up by name
+// (Figure).
+func ReadResults(dir string) (*Table, error) {
+	path := filepath.Join(dir, results.SweepResultsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	n := 1
+	for n < len(header) && (strings.Contains(header[n], ".") || slices.Contains(topLevelPaths, header[n])) {
+		n++
+	}
+	t := &Table{Path: path, Varied: header[1:n], Figures: header[n:]}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		t.Rows = append(t.Rows, Row{Line: line, ID: rec[0], Values: rec[1:n], Figures: rec[n:]})
+	}
+}
+
+// Figure returns the position of the named figure in Figures (and in each
+// row's), or -1.
+func (t *Table) Figure(name string) int { return slices.Index(t.Figures, name) }

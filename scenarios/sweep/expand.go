@@ -5,35 +5,21 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"handoff/results/sweepdir"
 )
 
 // SeedPath is the scenario path that replicas vary.
-const SeedPath = "seed"
+const SeedPath = sweepdir.SeedPath
 
 // Override is one varied field of a point: a dotted scenario path and a
 // YAML value, applied as --set path=value.
-type Override struct {
-	Path  string `json:"path"`
-	Value string `json:"value"`
-}
+type Override = sweepdir.Override
 
-// Point is one scenario of a sweep: the base scenario with Overrides applied.
-type Point struct {
-	Index     int        `json:"index"`     // 0-based position in the whole sweep
-	ID        string     `json:"id"`        // stable, readable, unique: "0007-3f2a1c9b"
-	Overrides []Override `json:"overrides"` // in Columns order
-}
-
-// String names the point in messages: "0003-1a2b3c4d (pools.decode.count=4)",
-// each override as --set takes it (line breaks escaped).
-func (p Point) String() string {
-	parts := make([]string, len(p.Overrides))
-	for i, o := range p.Overrides {
-		parts[i] = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(o.Path + "=" + o.Value)
-	}
-	return p.ID + " (" + strings.Join(parts, ", ") + ")"
-}
+// Point is one scenario of a sweep: the base scenario with Overrides
+// applied. The type is the sweep directory's (results/sweepdir), which
+// records points; the alias keeps it sweep.Point where sweeps are planned.
+type Point = sweepdir.Point
 
 // Columns returns the varied paths in the order of every point's
 // overrides: the grid paths, the zip paths, then "seed" with replicas > 1.
@@ -82,17 +68,17 @@ func Expand(s *Spec, seed uint64) ([]Point, error) {
 func (s *Spec) overrides(idx []int, seed uint64) []Override {
 	ov := make([]Override, 0, len(s.Grid)+len(s.Zip)+1)
 	for d, ax := range s.Grid {
-		ov = append(ov, Override{ax.Path, ax.Values[idx[d]]})
+		ov = append(ov, Override{Path: ax.Path, Value: ax.Values[idx[d]]})
 	}
 	d := len(s.Grid)
 	if len(s.Zip) > 0 {
 		for _, ax := range s.Zip {
-			ov = append(ov, Override{ax.Path, ax.Values[idx[d]]})
+			ov = append(ov, Override{Path: ax.Path, Value: ax.Values[idx[d]]})
 		}
 		d++
 	}
 	if s.Replicas > 1 {
-		ov = append(ov, Override{SeedPath, strconv.FormatUint(seed+uint64(idx[d]), 10)})
+		ov = append(ov, Override{Path: SeedPath, Value: strconv.FormatUint(seed+uint64(idx[d]), 10)})
 	}
 	return ov
 }

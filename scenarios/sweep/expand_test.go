@@ -199,7 +199,7 @@ func TestCheckPaths(t *testing.T) {
 
 // TestPointString names a point as messages do, line breaks escaped.
 func TestPointString(t *testing.T) {
-	p := Point{ID: "0003-1a2b3c4d", Overrides: []Override{{"pools.decode.count", "4"}, {"name", "a\nb"}}}
+	p := Point{ID: "0003-1a2b3c4d", Overrides: []Override{{Path: "pools.decode.count", Value: "4"}, {Path: "name", Value: "a\nb"}}}
 	if got, want := p.String(), `0003-1a2b3c4d (pools.decode.count=4, name=a\nb)`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

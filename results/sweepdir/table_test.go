@@ -1,0 +1,47 @@
+package sweepdir
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"handoff/results"
+)
+
+// TestReadResults writes a results.csv as WriteResults does and reads it
+// back: the header split where the figures start, each row's values and
+// figures and its line; an older table's missing figure is -1.
+func TestReadResults(t *testing.T) {
+	dir := t.TempDir()
+	columns := []string{"pools.decode.count", SeedPath}
+	points := []Point{
+		{Index: 0, ID: "0000-aa", Overrides: []Override{{Path: columns[0], Value: "1"}, {Path: SeedPath, Value: "7"}}},
+		{Index: 1, ID: "0001-bb", Overrides: []Override{{Path: columns[0], Value: "2"}, {Path: SeedPath, Value: "8"}}},
+	}
+	var b strings.Builder
+	err := writeCSV(&b, columns, points, func(p Point) (results.Summary, error) {
+		return results.Summary{SLO: results.SLOSummary{Attainment: float64(p.Index) / 2}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.SweepResultsFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tab.Varied, columns) || !slices.Equal(tab.Figures, Header(columns)[3:]) || len(tab.Rows) != 2 {
+		t.Fatalf("varied %v, figures %v, %d rows", tab.Varied, tab.Figures, len(tab.Rows))
+	}
+	r, att := tab.Rows[1], tab.Figure("attainment")
+	if r.Line != 3 || r.ID != "0001-bb" || !slices.Equal(r.Values, []string{"2", "8"}) || att < 0 || r.Figures[att] != "0.5" {
+		t.Errorf("row %+v, attainment at %d", r, att)
+	}
+	if tab.Figure("no_such_figure") != -1 {
+		t.Error("a missing figure has a position")
+	}
+}
