@@ -214,22 +214,45 @@ func deref(t reflect.Type) reflect.Type {
 	return t
 }
 
+// fieldByTag returns the type of t's field whose yaml key is name,
+// looking inside inlined structs (`yaml:",inline"`) as the decoder does.
 func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+		key, inline := yamlKey(f)
+		switch {
+		case inline && deref(f.Type).Kind() == reflect.Struct:
+			if ft, ok := fieldByTag(deref(f.Type), name); ok {
+				return ft, true
+			}
+		case !inline && key == name:
 			return f.Type, true
 		}
 	}
 	return nil, false
 }
 
+// tags returns t's yaml keys in order, an inlined struct's in its place.
 func tags(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
-			out = append(out, tag)
+		f := t.Field(i)
+		switch key, inline := yamlKey(f); {
+		case inline && deref(f.Type).Kind() == reflect.Struct:
+			out = append(out, tags(deref(f.Type))...)
+		case !inline && key != "" && key != "-":
+			out = append(out, key)
 		}
 	}
 	return out
+}
+
+// yamlKey returns a field's yaml key (its tag's name) and whether the tag
+// inlines it.
+func yamlKey(f reflect.StructField) (key string, inline bool) {
+	key, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	for _, o := range strings.Split(opts, ",") {
+		inline = inline || o == "inline"
+	}
+	return key, inline
 }

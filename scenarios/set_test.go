@@ -69,6 +69,10 @@ func TestSet(t *testing.T) {
 			func(s *Scenario) bool { return s.Pools[1].Count == 1 }},
 		{"string that looks like a number", []string{"name=123"},
 			func(s *Scenario) bool { return s.Name == "123" }},
+		{"field of an inlined struct", []string{"pools.0.step_time.mfu=0.5", "pools.decode.step_time.step_overhead=1ms"},
+			func(s *Scenario) bool {
+				return s.Pools[0].StepTime.MFU == 0.5 && *s.Pools[1].StepTime.StepOverhead == 1e6
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +97,9 @@ func TestSetErrors(t *testing.T) {
 			[]string{`--set pools.decode.cont: no field "cont" here (known: name, role, count, hardware, tp`}},
 		{"unknown top-level field", []string{"routr.policy=x"},
 			[]string{`--set routr.policy: no field "routr" here (known: name, seed, model, slo, workload, pools, link, topology, router, gateway, kv_store, catalog, metrics, sweep, plan)`}},
+		{"unknown field beside inlined ones", []string{"pools.0.step_time.mfuu=0.5"},
+			[]string{`--set pools.0.step_time.mfuu: no field "mfuu" here (known: model, mfu, decode_mfu, mbu, step_overhead, ` +
+				`expert_imbalance, file, profile_model, profile_hardware)`}},
 		{"past a scalar", []string{"name.first=x"}, []string{"--set name.first:", `"first": string has no fields`}},
 		{"unknown pool", []string{"pools.decod.count=3"},
 			[]string{`--set pools.decod.count: no list item named "decod" (have prefill, decode)`}},
