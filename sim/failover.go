@@ -43,22 +43,32 @@ func (c *cluster) hit(f *flight, i int) bool {
 	return f.on(i) || f.route.Decode == i
 }
 
-// crashFlight fails flight ref over from crashed instance i.
+// crashFlight fails flight ref over from crashed instance i. Its
+// sequences there are dropped first, which brings a cruising one's
+// accounting up to date, so that the phase it leaves is charged right.
 func (c *cluster) crashFlight(ref int32, i int) {
 	f := &c.flights[ref]
+	eng := c.replicas[i].eng
+	var gone []*engine.Seq
+	if s := f.dseq; s != nil && decodingInstance(f) == i {
+		eng.Drop(s)
+		gone = append(gone, s)
+	}
+	if s := f.pseq; s != nil && s != f.dseq && f.route.Prefill == i {
+		eng.Drop(s)
+		gone = append(gone, s)
+	}
 	if f.phase != phaseFailover {
 		c.beginFailover(ref, i)
 	}
-	if f.dseq != nil && decodingInstance(f) == i {
-		f.carry += int32(c.takeOff(i, f.dseq, true))
-		if f.pseq == f.dseq {
+	for _, s := range gone {
+		f.carry += int32(c.retire(i, s))
+		if f.dseq == s {
+			f.dseq = nil
+		}
+		if f.pseq == s {
 			f.pseq = nil
 		}
-		f.dseq = nil
-	}
-	if f.pseq != nil && f.route.Prefill == i {
-		c.takeOff(i, f.pseq, true)
-		f.pseq = nil
 	}
 	if f.route.Decode == i && f.dseq == nil {
 		f.readsPending, f.pullDone = false, false // its decoder's tier reads are gone with it
@@ -83,8 +93,9 @@ func (c *cluster) beginFailover(ref int32, i int) {
 	f := &c.flights[ref]
 	rec := &c.records[f.req.ID]
 	from := f.phase
+	before := rec.Time
 	c.enter(ref, phaseFailover)
-	c.chargeLost(rec)
+	c.chargeLost(rec, &before)
 	f.waitNet = (from == phaseStreaming || from == phaseTransferring) && !f.pullDone
 	f.waitStage = from == phaseStaging
 	f.failovers++
@@ -98,55 +109,79 @@ func (c *cluster) beginFailover(ref int32, i int) {
 	}
 }
 
-// chargeLost charges what the attempt's accounting could not see — the
-// part of a step lost with the instance — as compute, so that the record's
-// components still add up to the time since its arrival.
-func (c *cluster) chargeLost(rec *results.Record) {
+// chargeLost makes the charge of the phase a failed-over flight just
+// left add up to the time since its arrival, as every phase's does: the
+// attempt's accounting cannot see the part of a step lost with the
+// instance (charged as compute), and may have counted a preempted
+// sequence's wait to the end (the excess is taken back from what the
+// charge added, largest first). before is the record's time before it.
+func (c *cluster) chargeLost(rec *results.Record, before *[results.NumTimes]int64) {
 	gap := c.nowNs - rec.ArrivalNs
 	for _, ns := range rec.Time {
 		gap -= ns
 	}
-	if gap <= 0 {
-		return
-	}
-	if rec.FirstTokenNs == 0 {
+	switch {
+	case gap > 0 && rec.FirstTokenNs == 0:
 		rec.Time[results.TPrefillCompute] += gap
-	} else {
+	case gap > 0:
 		rec.Time[results.TDecodeCompute] += gap
+	}
+	for gap < 0 {
+		k := 0
+		for j := range rec.Time {
+			if rec.Time[j]-before[j] > rec.Time[k]-before[k] {
+				k = j
+			}
+		}
+		take := min(-gap, rec.Time[k]-before[k])
+		if take <= 0 {
+			return
+		}
+		rec.Time[k] -= take
+		gap += take
 	}
 }
 
-// takeOff removes sequence s from instance i — dropped from a crashed one,
-// aborted from a live one — and returns the tokens it generated there.
-func (c *cluster) takeOff(i int, s *engine.Seq, crashed bool) int {
-	rp := &c.replicas[i]
+// retire forgets sequence s, just taken off instance i (Drop or Abort),
+// and returns the tokens it generated there that the client saw.
+func (c *cluster) retire(i int, s *engine.Seq) int {
 	f := &c.flights[s.Ref]
 	rec := &c.records[f.req.ID]
 	rec.Preemptions += int32(s.Preemptions)
-	if s.Onboarding() {
+	if j := f.onboardJob; j > 0 && c.tiers.jobs[j-1].inst == int32(i) {
 		c.cancelOnboard(f)
-	}
-	if crashed {
-		rp.eng.Drop(s)
-	} else {
-		rp.eng.Abort(s)
 	}
 	generated := 0
 	if s.Remote || f.local() {
 		generated = s.Generated // a prefiller's one token never reaches the client
 	}
 	c.recycle(i, s, rec)
-	rp.outstanding--
-	if !crashed {
-		c.kickSoon(i)
-	}
+	c.replicas[i].outstanding--
 	return generated
+}
+
+// takeOff aborts sequence s on live instance i and retires it.
+func (c *cluster) takeOff(i int, s *engine.Seq) int {
+	c.replicas[i].eng.Abort(s)
+	n := c.retire(i, s)
+	c.kickSoon(i)
+	return n
 }
 
 // restart sends failed-over flight ref to the router again, if it can go:
 // no transfer of its KV on the wire, and none of its sequences inside a
-// step. It reports whether it went (or ended, failed over too often).
+// step. It reports whether it went (or ended, failed over too often). The
+// instances it leaves plan after it is gone (kicks deferred): planning now
+// could meet other failed-over flights still on them.
 func (c *cluster) restart(ref int32) bool {
+	kicking := c.kicking
+	c.kicking = true
+	ok := c.restartNow(ref)
+	c.kicking = kicking
+	return ok
+}
+
+func (c *cluster) restartNow(ref int32) bool {
 	f := &c.flights[ref]
 	if f.waitNet || f.waitStage || f.readsPending {
 		return false
@@ -156,14 +191,14 @@ func (c *cluster) restart(ref int32) bool {
 		return false
 	}
 	if s := f.dseq; s != nil {
-		f.carry += int32(c.takeOff(decodingInstance(f), s, false))
+		f.carry += int32(c.takeOff(decodingInstance(f), s))
 		if f.pseq == s {
 			f.pseq = nil
 		}
 		f.dseq = nil
 	}
 	if s := f.pseq; s != nil {
-		c.takeOff(f.route.Prefill, s, false)
+		c.takeOff(f.route.Prefill, s)
 		f.pseq = nil
 	}
 	generated := int(f.carry)
@@ -176,6 +211,7 @@ func (c *cluster) restart(ref int32) bool {
 		c.free(ref)
 		return true
 	}
+	f.readsPending, f.pullDone = false, false // per attempt
 	f.delivered += generated
 	f.req.PromptTokens += generated
 	f.req.OutputTokens -= generated

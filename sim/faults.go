@@ -235,11 +235,12 @@ func (c *cluster) crash(i int) {
 	}
 	c.fleet.crashes[i]++
 	c.leave(i)
-	if rp.eng.Busy() { // the step is lost: its event goes moot
+	c.become(i, lifeOff) // before its requests go again: no refresh may list it
+	if rp.eng.Busy() {   // the step is lost
 		rp.busyNs += c.nowNs - rp.stepStartNs
-		rp.staleSeq = c.q.seq
 	}
-	c.completing = i // no plan on i while its requests leave
+	rp.staleSeq = c.q.seq // its step or recompile in flight goes moot
+	c.completing = i      // no plan on i while its requests leave
 	for ref := range c.flights {
 		if c.hit(&c.flights[ref], i) {
 			c.crashFlight(int32(ref), i)
@@ -248,7 +249,6 @@ func (c *cluster) crash(i int) {
 	c.completing = -1
 	rp.eng = rp.eng.Fresh()
 	rp.metrics.progressNs, rp.abortAfterStep = -1, false
-	c.become(i, lifeOff)
 	if c.fleet.pools[rp.pool].scaling.Policy == nil {
 		c.request(i)
 	}

@@ -250,6 +250,7 @@ func (c *cluster) pushFleet(atNs int64, kind, target int) {
 func (c *cluster) fleetSuperseded(e *event) bool {
 	c.fleet.background--
 	if c.q.len() == c.fleet.background && c.ended == int64(len(c.records)) {
+		c.retryHeld() // frees the slots of requests abandoned while held
 		return true
 	}
 	if kind, i := int(e.arg>>24), int(e.arg&(1<<24-1)); kind == evReady {
@@ -370,6 +371,7 @@ func (c *cluster) stop(i int) {
 	c.become(i, lifeOff)
 	rp.eng = rp.eng.Fresh()
 	rp.metrics.progressNs = -1
+	rp.staleSeq = c.q.seq // a recompile pause in flight goes moot
 }
 
 // leave takes instance i out of the router's view at once.

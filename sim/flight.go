@@ -231,6 +231,9 @@ func (c *cluster) charge(f *flight, from, to phase) {
 	spent := c.nowNs - f.sinceNs
 	if f.roundTrip() {
 		rec.Time[roundTripComponent(rec)] += spent
+		if from.prefill() && !to.prefill() && f.pseq != nil {
+			f.pseq.OnboardNs = 0 // inside the round trip's time: not charged again as a decoder's
+		}
 		return
 	}
 	switch from {

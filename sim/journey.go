@@ -114,6 +114,7 @@ func (c *cluster) place(ref int32) bool {
 		return true
 	}
 	f.route = d
+	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
 	c.book(f)
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
