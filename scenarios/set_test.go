@@ -91,7 +91,7 @@ func TestSetErrors(t *testing.T) {
 		{"unknown field", []string{"pools.decode.cont=3"},
 			[]string{`--set pools.decode.cont: no field "cont" here (known: name, role, count, hardware, tp`}},
 		{"unknown top-level field", []string{"routr.policy=x"},
-			[]string{`--set routr.policy: no field "routr" here (known: name, seed, model, slo, workload, pools, link, topology, router, gateway, kv_store, catalog, metrics, sweep, plan)`}},
+			[]string{`--set routr.policy: no field "routr" here (known: name, seed, model, slo, workload, pools, link, topology, router, gateway, kv_store, catalog, metrics, sweep, plan, faults)`}},
 		{"past a scalar", []string{"name.first=x"}, []string{"--set name.first:", `"first": string has no fields`}},
 		{"unknown pool", []string{"pools.decod.count=3"},
 			[]string{`--set pools.decod.count: no list item named "decod" (have prefill, decode)`}},
