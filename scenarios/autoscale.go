@@ -7,6 +7,7 @@ import (
 
 	"handoff/models/autoscale"
 	"handoff/models/units"
+	"handoff/results"
 	"handoff/sim"
 )
 
@@ -168,4 +169,33 @@ func (s *scheduled) Desired(o *autoscale.Observation) int {
 		return s.start
 	}
 	return s.counts[k-1]
+}
+
+// FleetInfo is what the summary needs of a run whose fleet changed, with
+// each instance's devices priced at its pool's accelerator's
+// cost_per_hour; nil for a fixed fleet.
+func FleetInfo(l *Loaded, b *Built, res *sim.Result) *results.FleetInfo {
+	if res.Fleet == nil {
+		return nil
+	}
+	perGPU := map[string]float64{}
+	for k, p := range l.Pools {
+		if n := p.Count * b.PoolDevices[k]; n > 0 {
+			perGPU[p.Name] = b.PoolCostPerHour[k] / float64(n)
+		}
+	}
+	f := &results.FleetInfo{ScaleUpsNs: res.ScaleUpsNs}
+	for _, p := range res.Fleet {
+		pc := results.PoolCounts{Pool: p.Pool}
+		for _, pt := range p.Points {
+			pc.Points = append(pc.Points, results.CountPoint{AtNs: pt.AtNs, Ready: pt.Ready, Requested: pt.Requested,
+				Draining: pt.Draining})
+		}
+		f.Pools = append(f.Pools, pc)
+	}
+	for _, in := range res.Instances {
+		f.Billed = append(f.Billed, results.BilledInstance{Pool: in.Pool, GPUs: in.GPUs, BilledNs: in.BilledNs,
+			CostPerGPUHour: perGPU[in.Pool], Crashes: in.Crashes, FailedOver: in.FailedOver})
+	}
+	return f
 }

@@ -60,6 +60,12 @@ func TestAutoscaleAndFaultsBuild(t *testing.T) {
 			t.Errorf("request %d ended %v: %s", r.ID, r.Status, r.Reason)
 		}
 	}
+	l, _ := Parse([]byte(fleetDoc(t)), "t.yaml")
+	fs := results.SummarizeFleet(res.Records, FleetInfo(l, b, res), cfg.SLO)
+	if fs.GPUHours <= 0 || fs.CostUSD <= 0 || fs.Crashes != 1 || fs.ScaleUps != len(res.ScaleUpsNs) ||
+		fs.Pools[1].MaxReady != 3 || fs.Lost != 0 || len(fs.AttainmentPerHour) != 1 {
+		t.Errorf("fleet summary %+v", fs)
+	}
 }
 
 func TestFleetBadInput(t *testing.T) {
