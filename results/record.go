@@ -48,14 +48,19 @@ type Record struct {
 	Rejections      int32    // times a decoder refused it and the router re-sent it
 	WastedTokens    int32    // generated tokens thrown away by phase-1 rejections
 	TierTokens      [3]int32 // prompt tokens read from each lower KV tier (host, disk, store), every admission counted
+	// FailoverUs is the stall its fail-overs caused, from each crash to the
+	// new attempt's first token, in µs (saturating; µs keep the record at
+	// its size).
+	FailoverUs int32
 	// Waits splits the time it waited in instances' queues for admission by
 	// cause (the Wait* constants); re-prefills after a preemption are not
 	// included.
-	Waits   [NumWaits]int64
-	Status  Status
-	Turn    uint16 // turn in its session, from 1; 0 = not part of a session
-	Session int32  // its session (dense from 0) when Turn > 0
-	Reason  string // why it was rejected or dropped; empty if completed
+	Waits     [NumWaits]int64
+	Status    Status
+	Failovers uint8  // times an instance it had state on crashed and it was sent again
+	Turn      uint16 // turn in its session, from 1; 0 = not part of a session
+	Session   int32  // its session (dense from 0) when Turn > 0
+	Reason    string // why it was rejected or dropped; empty if completed
 
 	// Time splits the request's life into components (the T* constants):
 	// the TTFT components sum to FirstTokenNs − ArrivalNs, the decode

@@ -23,6 +23,7 @@ type RunInfo struct {
 	RouterOwner   string // who answers for router queueing; "" = Nobody
 	Links         []LinkInfo
 	Tiers         []TierInfo // the lower KV tiers, when any instance has them
+	Fleet         *FleetInfo // when the fleet changes (autoscaling, crashes); nil for a fixed one
 }
 
 // RequestCounts counts requests by final status; Total is their sum.
@@ -91,6 +92,7 @@ type Summary struct {
 	Instances          []InstanceSummary `json:"instances"`
 	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
 	Waits              WaitSummary       `json:"waits"`              // why requests waited for admission
+	Fleet              *FleetSummary     `json:"fleet,omitempty"`    // a changing fleet's cost, sizes and faults (fleet.go)
 }
 
 // Summarize computes a run's Summary. recs is not modified; itl (may be nil)
@@ -147,6 +149,9 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.Instances = summarizeInstances(info.Instances)
 	s.KVTiers = summarizeTiers(recs, info.Tiers)
 	s.Waits = summarizeWaits(info.Instances)
+	if info.Fleet != nil {
+		s.Fleet = SummarizeFleet(recs, info.Fleet, info.SLO)
+	}
 	return s
 }
 

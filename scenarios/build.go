@@ -87,6 +87,10 @@ func (l *Loaded) Build() (*Built, error) {
 		return nil, err
 	}
 	b.Config.Source = src
+	if err := l.buildFleet(b); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -130,7 +134,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err := l.dpRanks(at, p, &tmpl); err != nil {
 		return err
 	}
-	for k := range p.Count {
+	for k := range p.instances() {
 		for r := range p.DP {
 			inst := tmpl
 			inst.Name, inst.DPRank = fmt.Sprintf("%s-%d", p.Name, k), r

@@ -32,8 +32,9 @@ type Scenario struct {
 	KVStore  *KVStore  `yaml:"kv_store,omitempty"` // a KV store shared by the pools whose kv_tiers list it (tiers.go)
 	Catalog  Catalog   `yaml:"catalog,omitempty"`
 	Metrics  Metrics   `yaml:"metrics"`
-	Sweep    *Sweep    `yaml:"sweep,omitempty"` // what `handoff sweep` varies; `run` ignores it
-	Plan     *Plan     `yaml:"plan,omitempty"`  // the fleets `handoff plan` searches; `run` ignores it
+	Sweep    *Sweep    `yaml:"sweep,omitempty"`  // what `handoff sweep` varies; `run` ignores it
+	Plan     *Plan     `yaml:"plan,omitempty"`   // the fleets `handoff plan` searches; `run` ignores it
+	Faults   *Faults   `yaml:"faults,omitempty"` // crashes, link faults, stragglers (faults.go)
 }
 
 // Gateway is the serving layers a request crosses before the engines' own
@@ -123,6 +124,7 @@ type Pool struct {
 	Wafer         *WaferPool     `yaml:"wafer,omitempty"`      // wafer hardware only (wafer.go)
 	KVTiers       []KVTier       `yaml:"kv_tiers,omitempty"`   // lower KV tiers below HBM, in order (tiers.go)
 	KVHandoff     string         `yaml:"kv_handoff,omitempty"` // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
+	Autoscale     *Autoscale     `yaml:"autoscale,omitempty"`  // sized while the run goes on (autoscale.go)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

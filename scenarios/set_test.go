@@ -96,7 +96,7 @@ func TestSetErrors(t *testing.T) {
 		{"unknown field", []string{"pools.decode.cont=3"},
 			[]string{`--set pools.decode.cont: no field "cont" here (known: name, role, count, hardware, tp`}},
 		{"unknown top-level field", []string{"routr.policy=x"},
-			[]string{`--set routr.policy: no field "routr" here (known: name, seed, model, slo, workload, pools, link, topology, router, gateway, kv_store, catalog, metrics, sweep, plan)`}},
+			[]string{`--set routr.policy: no field "routr" here (known: name, seed, model, slo, workload, pools, link, topology, router, gateway, kv_store, catalog, metrics, sweep, plan, faults)`}},
 		{"unknown field beside inlined ones", []string{"pools.0.step_time.mfuu=0.5"},
 			[]string{`--set pools.0.step_time.mfuu: no field "mfuu" here (known: model, mfu, decode_mfu, mbu, step_overhead, ` +
 				`expert_imbalance, file, profile_model, profile_hardware)`}},

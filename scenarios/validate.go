@@ -38,6 +38,9 @@ func (l *Loaded) validate() error {
 	if err := l.validatePools(); err != nil {
 		return err
 	}
+	if err := l.validateFleet(); err != nil {
+		return err
+	}
 	if err := l.validateStore(); err != nil {
 		return err
 	}

@@ -14,6 +14,13 @@ import "handoff/models/router"
 // book records a placement: the prefill load now, the decode load too
 // unless the decoder is chosen after the prefill.
 func (c *cluster) book(f *flight) {
+	f.unbooked = false
+	if c.fleet != nil {
+		c.noteRouted(f.route.Prefill, f.req.PromptTokens)
+		if f.route.Decode >= 0 {
+			c.noteRouted(f.route.Decode, f.req.PromptTokens)
+		}
+	}
 	f.bookedTokens = max(0, f.req.PromptTokens-f.route.PrefillCached)
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
 	if f.route.Decode != router.DecodeLater {
@@ -49,6 +56,9 @@ func (c *cluster) unbookPrefill(f *flight) {
 // unbook ends all of a flight's bookkeeping (it finished, or left its
 // decoder).
 func (c *cluster) unbook(f *flight) {
+	if f.unbooked {
+		return // returned when an instance of it crashed
+	}
 	if f.route.Decode != router.DecodeLater {
 		c.unbookDecode(f)
 	}
@@ -88,7 +98,7 @@ func decodingInstance(f *flight) int {
 // enqueueRouting offers a flight (new, or refused by a decoder) to the
 // router behind any it holds.
 func (c *cluster) enqueueRouting(ref int32) {
-	if c.flights[ref].phase == phaseRejected {
+	if p := c.flights[ref].phase; p == phaseRejected || p == phaseFailover {
 		c.enter(ref, phaseRouting)
 	}
 	c.routing.held = append(c.routing.held, ref)

@@ -184,6 +184,13 @@ type Config struct {
 	TraceRequests int64
 	TraceSelect   func(id int64) bool
 
+	// Scaling sizes pools while the run goes on (fleet.go); Faults and
+	// FaultRates make instances crash, links fail and steps straggle
+	// (faults.go). None: a fixed fleet that never fails.
+	Scaling    []PoolScaling
+	Faults     []Fault
+	FaultRates *FaultRates
+
 	// Progress, when set, is called every ProgressEvents events and once
 	// at the end of the run with the simulated time, the requests ended
 	// and their total (the source's MaxRequests, −1 when it cannot say).
@@ -234,6 +241,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if err := c.checkGroups(); err != nil {
+		return err
+	}
+	if err := c.validateFleet(); err != nil {
 		return err
 	}
 	switch {

@@ -43,6 +43,13 @@
 //     prefill tokens, full blocks, shared blocks once), the decoder chosen
 //     after the prefill, requests they hold, and the capacity checks that
 //     drop requests no instance can hold.
+//   - fleet.go: fleets that change — each instance's life (off, requested,
+//     ready, draining), billing, the router's view gaining and losing
+//     instances; scaler.go: a pool's autoscaling loop around an
+//     autoscale.Policy (scrapes as stale as configured, decisions every
+//     interval); faults.go: crashes, links down or degraded, stragglers;
+//     failover.go: the requests a crash hits, sent again as new attempts
+//     that keep what the client has seen.
 //   - metrics.go: per-instance preemption chains (cascades), lock-ups and
 //     the watchdog that bounds them, and the prefill share of busy time.
 //   - trace.go, timeline.go: the request-journey Tracer hook and the

@@ -22,6 +22,12 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 		rec.FirstTokenNs = c.nowNs + emit
 		rec.Time[results.TFrontend] += emit
 		rec.Time[results.TEmit] -= emit
+		if c.fleet != nil {
+			c.noteFirst(rec)
+		}
+	}
+	if f.failovers > 0 {
+		c.noteRecovered(rec)
 	}
 	f.firstAcct = s.Acct
 	if c.traced(f.req.ID) {
@@ -46,6 +52,9 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	c.unbook(f)
 	c.free(ref)
 	c.recycle(i, s, rec)
+	if c.fleet != nil {
+		c.noteFinished(rec)
+	}
 }
 
 // rejected handles a sequence decoder i refused (vLLM RFC #24256): the

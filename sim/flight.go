@@ -38,11 +38,12 @@ const (
 	phaseStarting                  // on its decoder before this attempt's first token
 	phaseDecoding                  // generating, after this attempt's first token
 	phaseRejected                  // refused by its decoder, on its way back to the router (an instant)
+	phaseFailover                  // an instance it had state on crashed: waiting to be sent again (failover.go)
 	numPhases
 )
 
 var phaseNames = [numPhases]string{"done", "frontend", "routing", "held", "prefilling", "streaming", "streamed",
-	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected"}
+	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected", "failover"}
 
 // String names the phase in error messages.
 func (p phase) String() string { return phaseNames[p] }
@@ -66,8 +67,18 @@ func (p phase) next() uint32 {
 	return p.successors()
 }
 
-// successors is the set of phases a flight's journey goes on to from p.
+// successors is the set of phases a flight's journey goes on to from p:
+// also, from any phase with state on an instance, a fail-over.
 func (p phase) successors() uint32 {
+	if p >= phasePrefilling && p <= phaseDecoding {
+		return 1<<phaseFailover | p.journey()
+	}
+	return p.journey()
+}
+
+// journey is the set of phases a flight's journey goes on to from p when
+// no instance of it crashes.
+func (p phase) journey() uint32 {
 	const (
 		done, routing, held    = 1 << phaseDone, 1 << phaseRouting, 1 << phaseHeld
 		frontend               = 1 << phaseFrontend
@@ -105,7 +116,7 @@ func (p phase) successors() uint32 {
 		return toDecoder
 	case phaseDecoding:
 		return fromDecoder
-	case phaseRejected:
+	case phaseRejected, phaseFailover:
 		return routing | done
 	}
 	return 0
@@ -136,10 +147,18 @@ type flight struct {
 	bookedBlocks int
 	routedHere   bool // counted in its decoder's routed (book.go)
 
+	// Fail-overs (failover.go), packed into what would be padding: whether
+	// its router bookkeeping was returned at a crash, whether it still
+	// waits for its KV's transfer or staging to end, the tokens the client
+	// saw from the lost attempt, and (below) how many fail-overs.
+	unbooked, waitNet, waitStage bool
+	carry                        int32
+
 	onboardJob   int32 // 1 + the index of its sequence's local onboard (tiers.go); 0 none
 	readsPending bool  // its decoder's reads from its tiers are in flight beside its pull
 	pullDone     bool  // its pull finished while they were
 	viaStore     bool  // its prefiller hands its KV off through the store, where it lands at storeNs
+	failovers    uint8
 	storeNs      int64
 
 	// Traced flights: when the preemption being recovered from happened
@@ -160,7 +179,9 @@ func (f *flight) local() bool { return f.route.Decode == -1 }
 // roundTrip reports whether the flight is in a rejection round trip: a
 // decoder refused an earlier attempt, and this one has not yet produced
 // its first token.
-func (f *flight) roundTrip() bool { return f.attempt > 0 && f.phase < phaseDecoding }
+func (f *flight) roundTrip() bool {
+	return (f.attempt > 0 || f.failovers > 0) && f.phase < phaseDecoding
+}
 
 // enter moves flight ref to phase to at the current time. The time spent
 // in the phase it leaves goes to that phase's attribution component, and
@@ -210,6 +231,9 @@ func (c *cluster) charge(f *flight, from, to phase) {
 	spent := c.nowNs - f.sinceNs
 	if f.roundTrip() {
 		rec.Time[roundTripComponent(rec)] += spent
+		if from.prefill() && !to.prefill() && f.pseq != nil {
+			f.pseq.OnboardNs = 0 // inside the round trip's time: not charged again as a decoder's
+		}
 		return
 	}
 	switch from {
@@ -225,6 +249,8 @@ func (c *cluster) charge(f *flight, from, to phase) {
 		rec.Time[results.TDecodeFirst] += spent
 	case phaseTransferring, phaseStaging:
 		rec.Time[results.TTransfer] += spent
+	case phaseFailover:
+		rec.Time[roundTripComponent(rec)] += spent
 	case phaseDecoding:
 		c.addDecodeTime(rec, f, f.dseq)
 		if to == phaseRejected { // it waited since its preemption

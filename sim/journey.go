@@ -92,7 +92,12 @@ func (c *cluster) place(ref int32) bool {
 	f := &c.flights[ref]
 	r := &f.req
 	c.refreshViews()
-	d := c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
+	var d router.Decision
+	if c.fleet != nil && c.noCandidates() {
+		d.Prefill = -1 // no instance to send it to: held until one is ready
+	} else {
+		d = c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
+	}
 	if d.Held() {
 		if f.phase != phaseHeld {
 			c.enter(ref, phaseHeld)
@@ -109,6 +114,7 @@ func (c *cluster) place(ref int32) bool {
 		return true
 	}
 	f.route = d
+	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
 	c.book(f)
 	rec := &c.records[r.ID]
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
@@ -175,6 +181,9 @@ func (c *cluster) onStep(i int) {
 			c.watch(i)
 		}
 	}
+	if c.fleet != nil && len(c.fleet.pending) > 0 {
+		c.retryFailovers()
+	}
 	if len(c.client.pending) > 0 {
 		c.retryAbandons()
 	}
@@ -188,8 +197,14 @@ func (c *cluster) onStep(i int) {
 func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
 	f := &c.flights[ref]
+	if f.phase == phaseFailover {
+		return // its decoder crashed: it goes again once off this instance (failover.go)
+	}
 	c.unbookPrefill(f)
-	c.chooseDecoder(ref)
+	if !c.chooseDecoder(ref) {
+		c.failOver(ref, p)
+		return
+	}
 	// A decoder chosen after the prefill (now, or when its last step
 	// began) may be too small; it has not been handed the request then.
 	if reason := c.doesNotFitDecoder(&f.req, f.route.Decode); f.dseq == nil && reason != "" {
@@ -227,13 +242,18 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 
 // chooseDecoder asks a router that picks the decoder once the prefill is
 // done (router.DecodeLater) for the flight's decoder; the decoder's
-// bookkeeping starts then. A flight that has its decoder keeps it.
-func (c *cluster) chooseDecoder(ref int32) {
+// bookkeeping starts then. A flight that has its decoder keeps it. It
+// reports false when no decoder is in the router's view (they all crashed
+// or drain).
+func (c *cluster) chooseDecoder(ref int32) bool {
 	f := &c.flights[ref]
 	if f.route.Decode != router.DecodeLater {
-		return
+		return true
 	}
 	c.refreshViews()
+	if len(c.routing.view.Decode) == 0 {
+		return false
+	}
 	d := c.balanceRank(c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view))
 	f.route.Decode = d
 	c.records[f.req.ID].DecodeInstance = int32(d)
@@ -241,6 +261,10 @@ func (c *cluster) chooseDecoder(ref int32) {
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
 	}
+	if c.fleet != nil {
+		c.noteRouted(d, f.req.PromptTokens)
+	}
+	return true
 }
 
 // onHoldTimeout frees the KV a prefill instance held too long for flight

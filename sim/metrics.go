@@ -199,7 +199,7 @@ func (c *cluster) abortLocked(i int) {
 // abortable reports whether a flight can be aborted now: its KV is not on
 // the wire, and no instance holding one of its sequences is inside a step.
 func (c *cluster) abortable(f *flight) bool {
-	if f.phase.inTransit() {
+	if f.phase.inTransit() || f.failoverWaiting() {
 		return false
 	}
 	if f.pseq != nil && c.replicas[f.route.Prefill].eng.Busy() {

@@ -28,6 +28,17 @@ type replica struct {
 
 	hold    deadlineQueue // prefill role: deadlines of held KV (hold.go)
 	metrics instanceMetrics
+
+	// Its life in a changing fleet (fleet.go, faults.go; the rest in
+	// fleet.times): its state, whether the router's view lists it, its
+	// pool in cluster.fleet, its straggler's step-time factor (0: none),
+	// and the queue sequence number up to which its step events went moot
+	// with a crash.
+	life     lifeState
+	visible  bool
+	pool     int32
+	slow     float64
+	staleSeq uint64
 }
 
 // newReplica returns the run state of instance ic with a fresh engine.

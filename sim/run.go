@@ -22,6 +22,12 @@ type Result struct {
 	Links     []LinkResult
 	Timelines []Timeline   // per instance, when Config.TimelineIntervalNs > 0
 	Tiers     []TierResult // per kind of lower KV tier the instances have (tiers.go)
+
+	// A changing fleet (fleet.go, faults.go): each pool's instance counts
+	// at every change, and the time from each instance's request to its
+	// being ready, in the order they became ready; nil for a fixed fleet.
+	Fleet      []PoolFleet
+	ScaleUpsNs []int64
 }
 
 // InstanceResult is one instance's counters at the end of a run.
@@ -38,6 +44,13 @@ type InstanceResult struct {
 	Lockups           int   // busy spells without a token longer than the threshold
 	LockupNs          int64
 	Stats             engine.Stats
+
+	// BilledNs is how long it was paid for: requested, ready or draining
+	// (the whole run in a fixed fleet). Crashes counts its crashes while
+	// up, FailedOver the requests that failed over from it.
+	BilledNs   int64
+	Crashes    int64
+	FailedOver int64
 }
 
 // LinkResult is one link's counters at the end of a run.
@@ -77,6 +90,8 @@ type cluster struct {
 	groups      []dpGroup // data-parallel groups (dpgroup.go)
 	loop        closedLoop
 	sessions    sessionState
+	fleet       *fleet // instances that come and go, faults; nil: none (fleet.go)
+	drainingN   int    // instances draining
 	err         error
 }
 
@@ -111,6 +126,9 @@ func Run(cfg *Config) (*Result, error) {
 // start schedules the first arrivals: the source's first request, or a
 // closed loop's first sends.
 func (c *cluster) start() {
+	if c.fleet != nil {
+		c.startFleet()
+	}
 	if c.closed() {
 		c.startLoop()
 		return
@@ -173,6 +191,7 @@ func newCluster(cfg *Config) *cluster {
 			c.prefillIdx = append(c.prefillIdx, i)
 		}
 	}
+	c.initFleet()
 	c.initRouting()
 	c.initGroups()
 	c.initSessions()
@@ -224,6 +243,11 @@ func (c *cluster) dispatch(e event) {
 	case classKick:
 		c.replicas[e.arg].kickPending = false
 		c.kick(int(e.arg))
+	case classFleet:
+		c.onFleet(e.arg)
+	}
+	if c.drainingN > 0 {
+		c.checkDrains()
 	}
 }
 
@@ -233,8 +257,12 @@ func (c *cluster) dispatch(e event) {
 // advances the clock.
 func (c *cluster) superseded(e *event) bool {
 	switch e.class() {
+	case classStep, classRecompile: // lost with a crash of its instance
+		return e.key&(1<<56-1) <= c.replicas[e.arg].staleSeq
 	case classNetwork:
 		return e.arg != c.netVersion
+	case classFleet:
+		return c.fleetSuperseded(e)
 	case classTimeout:
 		return c.holdSuperseded(int(e.arg), e.at)
 	case classWatchdog:
@@ -257,8 +285,10 @@ func (c *cluster) result() *Result {
 		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: rp.owner(),
 			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: rp.busyNs,
 			PrefillBusyNs: int64(m.prefillNs + 0.5), Cascades: m.cascades, LongestCascade: m.longest,
-			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats()})
+			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats(),
+			BilledNs: c.nowNs})
 	}
+	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {
 			r.Links = append(r.Links, LinkResult{Name: c.linkNames[l], Stats: c.net.Stats(l)})
@@ -303,6 +333,9 @@ func (c *cluster) kick(i int) {
 	}
 	rp.stepStartNs = c.nowNs
 	d := max(rp.cfg.Timer.StepNs(b), 1)
+	if rp.slow > 0 { // a straggler
+		d = max(int64(float64(d)*rp.slow+0.5), 1)
+	}
 	c.parts.split(b)
 	c.busyWith(i, &c.parts, d)
 	c.q.push(c.nowNs+d, classStep, int32(i))
@@ -327,7 +360,9 @@ func (c *cluster) plan(i int) *perf.Batch {
 	if rp.cfg.StreamKV {
 		for _, s := range res.FinalChunks {
 			f := &c.flights[s.Ref]
-			c.chooseDecoder(s.Ref)
+			if f.phase == phaseFailover || !c.chooseDecoder(s.Ref) {
+				continue // handled when the prefill ends
+			}
 			if d := f.route.Decode; c.replicas[d].eng.MayRefuse() || c.doesNotFitDecoder(&f.req, d) != "" {
 				continue // a decoder that may refuse it, or cannot hold it, gets it after the prefill
 			}

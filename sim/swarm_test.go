@@ -47,7 +47,79 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
 	swarmClient(cfg, rand.New(rand.NewPCG(seed, 0xc11e)))
 	swarmTiers(t, cfg, rand.New(rand.NewPCG(seed, 0x7135)))
+	swarmFleet(cfg, rand.New(rand.NewPCG(seed, 0xf1ee7)))
 	return cfg
+}
+
+// swarmFleet draws, from a stream of its own, a changing fleet for half
+// the cases: pools scaled by a scripted policy (sizes at random times,
+// random provisioning and load times, stale metrics), and crashes, link
+// outages and degradations, and stragglers at random times — scheduled,
+// or drawn from rates. Data-parallel ranks neither scale nor fail.
+func swarmFleet(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		return
+	}
+	dp := false
+	pools := map[string]int{}
+	var names []string
+	for _, in := range cfg.Instances {
+		if in.DPRanks > 1 {
+			dp = true
+			pools[in.Pool] = -1
+			continue
+		}
+		if _, ok := pools[in.Pool]; !ok {
+			names = append(names, in.Pool)
+		}
+		pools[in.Pool]++
+	}
+	for _, name := range names {
+		n := pools[name]
+		if n < 0 || rng.IntN(3) == 0 {
+			continue
+		}
+		s := PoolScaling{Pool: name, Min: 1, Max: n, Initial: 1 + rng.IntN(n),
+			ProvisionNs: rng.Int64N(2) * rng.Int64N(500_000), LoadNs: rng.Int64N(300_000)}
+		if rng.IntN(4) > 0 {
+			s.IntervalNs = 20_000 + rng.Int64N(1_000_000)
+			s.StalenessNs = rng.Int64N(2) * rng.Int64N(2*s.IntervalNs)
+			pol := &scripted{counts: []int{1 + rng.IntN(n)}, atNs: []int64{0}}
+			for at := int64(0); rng.IntN(5) > 0; {
+				at += rng.Int64N(3_000_000)
+				pol.atNs, pol.counts = append(pol.atNs, at), append(pol.counts, rng.IntN(n+2)) // out of bounds too: clamped
+			}
+			s.Policy = pol
+		}
+		cfg.Scaling = append(cfg.Scaling, s)
+	}
+	for range rng.IntN(4) {
+		i := rng.IntN(len(cfg.Instances))
+		if cfg.Instances[i].DPRanks > 1 {
+			continue
+		}
+		kind := FaultCrash
+		if rng.IntN(3) == 0 {
+			kind = FaultStraggler
+		}
+		cfg.Faults = append(cfg.Faults, Fault{Kind: kind, Instance: i, AtNs: rng.Int64N(5_000_000),
+			DurationNs: 1 + rng.Int64N(2_000_000), Factor: 1.5 + 3*rng.Float64()})
+	}
+	if cfg.Topology != nil {
+		for range rng.IntN(3) {
+			f := Fault{Kind: FaultLinkDegrade, Link: rng.IntN(len(cfg.Topology.Caps)), AtNs: rng.Int64N(5_000_000),
+				DurationNs: 1 + rng.Int64N(1_000_000), Factor: 0.05 + 0.9*rng.Float64()}
+			if rng.IntN(3) == 0 {
+				f.Kind = FaultLinkDown
+			}
+			cfg.Faults = append(cfg.Faults, f)
+		}
+	}
+	if !dp && rng.IntN(4) == 0 {
+		cfg.FaultRates = &FaultRates{UntilNs: 5_000_000, CrashMTBFNs: 1 + rng.Int64N(5_000_000),
+			StragglerMTBFNs: rng.Int64N(2) * rng.Int64N(3_000_000), StragglerNs: 1 + rng.Int64N(1_000_000),
+			StragglerFactor: 1.5 + rng.Float64()}
+	}
 }
 
 // swarmTiers draws, from a stream of its own, lower KV tiers for half the
@@ -289,6 +361,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
 	local, recompiles, failed, abandoned, async, closed, tierHits, viaStore            int
+	scaleUps, failovers, crashes, drained                                              int
 	routers                                                                            map[string]int
 }
 
@@ -306,7 +379,8 @@ func TestSwarm(t *testing.T) {
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
 		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || tally.tierHits == 0 || tally.viaStore == 0 ||
-		len(tally.routers) != len(swarmRouters)) {
+		len(tally.routers) != len(swarmRouters) || tally.scaleUps == 0 || tally.failovers == 0 || tally.crashes == 0 ||
+		tally.drained == 0) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -337,7 +411,15 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 		tally.colocated++
 	}
 	tally.routers[fmt.Sprintf("%T", cfg.Router)]++
+	tally.scaleUps += len(a.ScaleUpsNs)
+	for _, p := range a.Fleet {
+		for _, pt := range p.Points {
+			tally.drained += pt.Draining
+		}
+	}
 	for i, in := range a.Instances {
+		tally.crashes += int(in.Crashes)
+		tally.failovers += int(in.FailedOver)
 		if cfg.Instances[i].Engine.AsyncScheduling && in.Stats.Steps > 0 {
 			tally.async++
 		}

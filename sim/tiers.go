@@ -193,6 +193,10 @@ func (c *cluster) onboardDone(j int32) {
 	}
 	f := &c.flights[done.ref]
 	if done.remote {
+		if f.phase == phaseFailover {
+			f.readsPending, f.pullDone = false, false
+			return
+		}
 		f.readsPending = false
 		if f.pullDone {
 			f.pullDone = false

@@ -58,7 +58,10 @@ func (c *cluster) onNetwork() {
 			c.onboardDone(ref &^ onboardRef)
 			continue
 		}
-		if f := &c.flights[ref]; f.readsPending {
+		if f := &c.flights[ref]; f.phase == phaseFailover {
+			f.waitNet = false // the crash lost it: it goes again (failover.go)
+			continue
+		} else if f.readsPending {
 			f.pullDone = true // its reads from the decoder's tiers finish it
 			continue
 		}
@@ -71,7 +74,7 @@ func (c *cluster) onNetwork() {
 	// Kick only after applying every transfer due now, so that a decoder
 	// batches all the sequences that became ready at this instant.
 	for _, ref := range c.doneScratch {
-		if ref&onboardRef != 0 || c.flights[ref].pullDone {
+		if ref&onboardRef != 0 || c.flights[ref].pullDone || c.flights[ref].phase == phaseFailover {
 			continue
 		}
 		f := &c.flights[ref]
@@ -80,6 +83,9 @@ func (c *cluster) onNetwork() {
 	}
 	for _, i := range c.tiers.kick {
 		c.kickSoon(int(i))
+	}
+	if c.fleet != nil && len(c.fleet.pending) > 0 {
+		c.retryFailovers()
 	}
 	if len(c.client.pending) > 0 {
 		c.retryAbandons()
@@ -113,6 +119,11 @@ func (c *cluster) transferred(ref int32) {
 
 // onStaged hands staged KV to the decoder.
 func (c *cluster) onStaged(ref int32) {
+	if f := &c.flights[ref]; f.phase == phaseFailover {
+		f.waitStage = false
+		c.retryFailovers()
+		return
+	}
 	c.enter(ref, phaseStarting)
 	c.kvReady(ref)
 	c.kickSoon(c.flights[ref].route.Decode)

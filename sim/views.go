@@ -14,6 +14,7 @@ type routing struct {
 	view          router.Cluster
 	lastRefreshNs int64
 	refreshed     bool
+	joined        bool    // an instance became ready since the last refresh (fleet.go)
 	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
@@ -23,15 +24,10 @@ type routing struct {
 
 func (c *cluster) initRouting() {
 	r := &c.routing
-	r.view = router.Cluster{Prefill: make([]router.View, len(c.prefillIdx)),
-		Decode: make([]router.View, len(c.decodeIdx)), KVBytes: c.kvBytes,
+	r.view = router.Cluster{Prefill: make([]router.View, 0, len(c.prefillIdx)),
+		Decode: make([]router.View, 0, len(c.decodeIdx)), KVBytes: c.kvBytes,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
-	for k, i := range c.prefillIdx {
-		c.fixView(&r.view.Prefill[k], i)
-	}
-	for k, i := range c.decodeIdx {
-		c.fixView(&r.view.Decode[k], i)
-	}
+	c.rebuildViews() // every instance ready at the start
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.view.TransferNs = c.predictTransferNs
@@ -53,12 +49,15 @@ func (c *cluster) refreshViews() {
 	stale := r.refreshed && c.nowNs-r.lastRefreshNs < c.cfg.RefreshIntervalNs
 	if !stale {
 		r.lastRefreshNs, r.refreshed = c.nowNs, true
+		if r.joined {
+			c.rebuildViews()
+		}
 	}
-	for k, i := range c.prefillIdx {
-		c.fillView(&r.view.Prefill[k], i, stale)
+	for k := range r.view.Prefill {
+		c.fillView(&r.view.Prefill[k], r.view.Prefill[k].Index, stale)
 	}
-	for k, i := range c.decodeIdx {
-		c.fillView(&r.view.Decode[k], i, stale)
+	for k := range r.view.Decode {
+		c.fillView(&r.view.Decode[k], r.view.Decode[k].Index, stale)
 	}
 	r.view.NowNs = c.nowNs
 }

@@ -32,7 +32,8 @@
 //     configuration.
 //   - schedule.go: Schedule, vLLM V1's planning pass (running first, then
 //     admission), and the prefix-cache lookups; complete.go: Complete,
-//     applying a step; abort.go: Abort.
+//     applying a step; abort.go: Abort; crash.go: Drop and Fresh, what a
+//     crashed or stopped instance loses.
 //   - memory.go: the seam between scheduling and where KV lives, one small
 //     interface (admit, reserve for remote KV, grow, release, preempt out,
 //     swap in), with grow's fast path ahead of it; paged.go, its paged

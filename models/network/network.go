@@ -22,6 +22,7 @@ type Network struct {
 	stats    []LinkStats
 	scratch  scratch
 	sameRate bool // rates valid since the last change
+	ownCaps  bool // capBps is the network's own copy (SetCapacity)
 }
 
 // LinkStats are cumulative counters of one link.
@@ -97,8 +98,9 @@ func (n *Network) NextNs() int64 {
 	n.rates()
 	next := int64(math.MaxInt64)
 	for _, i := range n.live {
-		f := &n.flows[i]
-		next = min(next, n.nowNs+drainNs(f.bytes, f.rate)+f.latencyNs)
+		if f := &n.flows[i]; f.rate > 0 { // else it stalls on a link that is down
+			next = min(next, n.nowNs+drainNs(f.bytes, f.rate)+f.latencyNs)
+		}
 	}
 	for i := range n.delayed {
 		next = min(next, max(n.delayed[i].doneNs, n.nowNs))
@@ -123,7 +125,11 @@ func (n *Network) Advance(nowNs int64, done []int32) []int32 {
 	return done
 }
 
-// drainNs is the whole nanoseconds needed to send bytes at rate (bytes/ns).
+// drainNs is the whole nanoseconds needed to send bytes at rate (bytes/ns);
+// math.MaxInt64 at rate 0 (a link that is down).
 func drainNs(bytes, rate float64) int64 {
+	if !(rate > 0) {
+		return math.MaxInt64
+	}
 	return int64(math.Ceil(bytes/rate - 1e-9))
 }

@@ -16,7 +16,10 @@ func (n *Network) PredictNs(path []int32, latencyNs int64, bytes float64) int64 
 	for _, l := range path {
 		rate = min(rate, n.capBps[l]/1e9/float64(n.flowsOn(l)+1))
 	}
-	return latencyNs + drainNs(bytes, rate)
+	if d := drainNs(bytes, rate); d < math.MaxInt64-latencyNs {
+		return latencyNs + d
+	}
+	return math.MaxInt64 // a link on the path is down
 }
 
 // flowsOn counts the live transfers crossing link l.

@@ -63,7 +63,8 @@ func InstanceNames(res *sim.Result) []string {
 func runInfo(l *scenarios.Loaded, b *scenarios.Built, res *sim.Result, wallS float64) results.RunInfo {
 	return results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
 		WallTimeS: wallS, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
-		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res)}
+		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res),
+		Fleet: scenarios.FleetInfo(l, b, res)}
 }
 
 // tierInfos copies the run's lower-tier totals for the summary.

@@ -1,0 +1,201 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"handoff/models/autoscale"
+	"handoff/models/units"
+	"handoff/results"
+	"handoff/sim"
+)
+
+// Autoscale is a pool's autoscaler: its policy and the bounds and delays
+// of the instances it asks for. The pool's count is its size at the
+// start; the run builds max instances, the rest off until requested.
+//
+//	autoscale: {policy: schedule, min: 1, max: 4, interval: 30s, staleness: 15s,
+//	            provisioning: 120s, load_bandwidth: 2GB/s,
+//	            schedule: [{at: 10m, count: 3}, {at: 40m, count: 1}]}
+//
+// A requested instance is ready after provisioning (node acquisition)
+// plus its load time: the served model's weight bytes (one copy per
+// instance) over load_bandwidth, the rate its node reads them from
+// storage or the network (0: loaded at once). It is billed from the
+// request. Policies:
+//
+//   - fixed: the pool keeps its count; an instance that crashes is
+//     replaced at once, ready after provisioning and load.
+//   - schedule: the pool has schedule[k].count instances from
+//     schedule[k].at on (count before the first step) — a what-if of a
+//     planned scale-up, or the sizes another autoscaler chose, replayed.
+type Autoscale struct {
+	Policy        string          `yaml:"policy"`
+	Min           int             `yaml:"min"`
+	Max           int             `yaml:"max"`
+	Interval      units.Duration  `yaml:"interval,omitempty"`     // between decisions; default 30s
+	Staleness     units.Duration  `yaml:"staleness,omitempty"`    // how old the metrics a decision sees are
+	Provisioning  units.Duration  `yaml:"provisioning,omitempty"` // request → node ready
+	LoadBandwidth units.Bandwidth `yaml:"load_bandwidth,omitempty"`
+	Schedule      []ScheduleStep  `yaml:"schedule,omitempty"` // policy schedule
+}
+
+// ScheduleStep is one size of a scheduled pool, from At on.
+type ScheduleStep struct {
+	At    units.Duration `yaml:"at"`
+	Count int            `yaml:"count"`
+}
+
+// defaultScaleInterval is an autoscaler's decision interval unless set:
+// Dynamo's planner adjusts every adjustment_interval (default 180 s), the
+// Kubernetes HPA syncs every 15 s; 30 s sits between.
+const defaultScaleInterval = 30 * units.Duration(1e9)
+
+// autoscalePolicies builds each named policy for a pool (nil: fixed).
+// Policies that read the pool's metrics (hpa, sla) join here.
+var autoscalePolicies = map[string]func(a *Autoscale, initial int) autoscale.Policy{
+	"fixed":    func(*Autoscale, int) autoscale.Policy { return nil },
+	"schedule": newScheduled,
+}
+
+func autoscaleNames() []string {
+	names := make([]string, 0, len(autoscalePolicies))
+	for n := range autoscalePolicies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// instances is how many instances the run builds for the pool: its max
+// when it autoscales.
+func (p *Pool) instances() int {
+	if p.Autoscale != nil {
+		return p.Autoscale.Max
+	}
+	return p.Count
+}
+
+// validateAutoscale checks every pool's autoscaler.
+func (l *Loaded) validateAutoscale() error {
+	for i := range l.Pools {
+		p := &l.Pools[i]
+		a := p.Autoscale
+		if a == nil {
+			continue
+		}
+		at := fmt.Sprintf("pools[%d].autoscale.", i)
+		if err := l.checkAutoscale(at, p, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *Loaded) checkAutoscale(at string, p *Pool, a *Autoscale) error {
+	switch {
+	case autoscalePolicies[a.Policy] == nil:
+		return l.errorf(at+"policy", "unknown policy %q (known: %v)", a.Policy, autoscaleNames())
+	case a.Min < 1:
+		return l.errorf(at+"min", "must be at least 1 (a pool scaled to zero has nobody to route to), got %d", a.Min)
+	case a.Max < a.Min:
+		return l.errorf(at+"max", "must not be below min %d, got %d", a.Min, a.Max)
+	case p.Count < a.Min || p.Count > a.Max:
+		return l.errorf(at+"min", "the pool's count %d must be within [min %d, max %d]", p.Count, a.Min, a.Max)
+	case p.DP > 1:
+		return l.errorf(at+"policy", "a pool with data-parallel ranks (dp %d) does not autoscale here", p.DP)
+	case a.Interval < 0 || a.Staleness < 0 || a.Provisioning < 0:
+		return l.errorf(at+"interval", "interval, staleness and provisioning must not be negative")
+	case a.LoadBandwidth < 0:
+		return l.errorf(at+"load_bandwidth", "must not be negative, got %v", a.LoadBandwidth)
+	case a.Policy != "schedule" && len(a.Schedule) > 0:
+		return l.errorf(at+"schedule", "only policy schedule reads a schedule")
+	}
+	for k, s := range a.Schedule {
+		sat := fmt.Sprintf("%sschedule[%d]", at, k)
+		switch {
+		case s.At < 0:
+			return l.errorf(sat+".at", "must not be negative, got %v", s.At)
+		case k > 0 && s.At <= a.Schedule[k-1].At:
+			return l.errorf(sat+".at", "must come after the step before (%v)", a.Schedule[k-1].At)
+		case s.Count < a.Min || s.Count > a.Max:
+			return l.errorf(sat+".count", "must be within [min %d, max %d], got %d", a.Min, a.Max, s.Count)
+		}
+	}
+	return nil
+}
+
+// buildAutoscale adds the pools' scaling to the configuration.
+func (l *Loaded) buildAutoscale(b *Built) {
+	for i := range l.Pools {
+		p := &l.Pools[i]
+		a := p.Autoscale
+		if a == nil {
+			continue
+		}
+		s := sim.PoolScaling{Pool: p.Name, Initial: p.Count, Min: a.Min, Max: a.Max,
+			IntervalNs: int64(a.Interval), StalenessNs: int64(a.Staleness), ProvisionNs: int64(a.Provisioning),
+			Policy: autoscalePolicies[a.Policy](a, p.Count)}
+		if s.IntervalNs == 0 {
+			s.IntervalNs = int64(defaultScaleInterval)
+		}
+		if a.LoadBandwidth > 0 {
+			s.LoadNs = int64(b.Model.WeightBytesTotal()/float64(a.LoadBandwidth)*1e9 + 0.5)
+		}
+		b.Config.Scaling = append(b.Config.Scaling, s)
+	}
+}
+
+// scheduled is the schedule policy: a pool size per time.
+type scheduled struct {
+	atNs   []int64
+	counts []int
+	start  int
+}
+
+func newScheduled(a *Autoscale, initial int) autoscale.Policy {
+	s := &scheduled{start: initial}
+	for _, st := range a.Schedule {
+		s.atNs, s.counts = append(s.atNs, int64(st.At)), append(s.counts, st.Count)
+	}
+	return s
+}
+
+// Desired is the count of the last step at or before the decision.
+func (s *scheduled) Desired(o *autoscale.Observation) int {
+	k, _ := slices.BinarySearch(s.atNs, o.NowNs+1)
+	if k == 0 {
+		return s.start
+	}
+	return s.counts[k-1]
+}
+
+// FleetInfo is what the summary needs of a run whose fleet changed, with
+// each instance's devices priced at its pool's accelerator's
+// cost_per_hour; nil for a fixed fleet.
+func FleetInfo(l *Loaded, b *Built, res *sim.Result) *results.FleetInfo {
+	if res.Fleet == nil {
+		return nil
+	}
+	perGPU := map[string]float64{}
+	for k, p := range l.Pools {
+		if n := p.Count * b.PoolDevices[k]; n > 0 {
+			perGPU[p.Name] = b.PoolCostPerHour[k] / float64(n)
+		}
+	}
+	f := &results.FleetInfo{ScaleUpsNs: res.ScaleUpsNs}
+	for _, p := range res.Fleet {
+		pc := results.PoolCounts{Pool: p.Pool}
+		for _, pt := range p.Points {
+			pc.Points = append(pc.Points, results.CountPoint{AtNs: pt.AtNs, Ready: pt.Ready, Requested: pt.Requested,
+				Draining: pt.Draining})
+		}
+		f.Pools = append(f.Pools, pc)
+	}
+	for _, in := range res.Instances {
+		f.Billed = append(f.Billed, results.BilledInstance{Pool: in.Pool, GPUs: in.GPUs, BilledNs: in.BilledNs,
+			CostPerGPUHour: perGPU[in.Pool], Crashes: in.Crashes, FailedOver: in.FailedOver})
+	}
+	return f
+}

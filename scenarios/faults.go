@@ -1,0 +1,180 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"handoff/models/units"
+	"handoff/sim"
+)
+
+// Faults are what goes wrong in a run (see package sim, faults.go): events
+// at given times, and rates from which more are drawn with the run's
+// seed.
+//
+//	faults:
+//	  events:
+//	    - {kind: crash, instance: decode-0, at: 30m}
+//	    - {kind: link_degrade, link: prefill-0/egress, at: 10m, duration: 5m, factor: 0.5}
+//	    - {kind: link_down, link: decode-1/ingress, at: 12m, duration: 30s}
+//	    - {kind: straggler, pool: decode, at: 20m, duration: 2m, factor: 3}
+//	  rates: {until: 1h, crash_mtbf: 6h, straggler_mtbf: 2h, straggler_duration: 5m, straggler_factor: 2}
+//
+// An event names its instance (crash, straggler) by name, or by pool (its
+// first instance), and its link (link_down, link_degrade) by the
+// topology's name for it. A fault after the last request has ended never
+// applies.
+type Faults struct {
+	Events []FaultEvent `yaml:"events,omitempty"`
+	Rates  *FaultRates  `yaml:"rates,omitempty"`
+}
+
+// FaultEvent is one scheduled fault.
+type FaultEvent struct {
+	Kind     string         `yaml:"kind"` // crash | link_down | link_degrade | straggler
+	Instance string         `yaml:"instance,omitempty"`
+	Pool     string         `yaml:"pool,omitempty"`
+	Link     string         `yaml:"link,omitempty"`
+	At       units.Duration `yaml:"at"`
+	Duration units.Duration `yaml:"duration,omitempty"`
+	Factor   float64        `yaml:"factor,omitempty"`
+}
+
+// FaultRates draws crashes and stragglers per instance until Until.
+type FaultRates struct {
+	Until             units.Duration `yaml:"until"`
+	CrashMTBF         units.Duration `yaml:"crash_mtbf,omitempty"`
+	StragglerMTBF     units.Duration `yaml:"straggler_mtbf,omitempty"`
+	StragglerDuration units.Duration `yaml:"straggler_duration,omitempty"`
+	StragglerFactor   float64        `yaml:"straggler_factor,omitempty"`
+}
+
+var faultKinds = map[string]sim.FaultKind{"crash": sim.FaultCrash, "link_down": sim.FaultLinkDown,
+	"link_degrade": sim.FaultLinkDegrade, "straggler": sim.FaultStraggler}
+
+// validateFaults checks what can be checked before the cluster is built;
+// buildFaults resolves the names.
+func (l *Loaded) validateFaults() error {
+	fs := l.Scenario.Faults
+	if fs == nil {
+		return nil
+	}
+	for k, e := range fs.Events {
+		at := fmt.Sprintf("faults.events[%d].", k)
+		kind, ok := faultKinds[e.Kind]
+		link := kind == sim.FaultLinkDown || kind == sim.FaultLinkDegrade
+		switch {
+		case !ok:
+			return l.errorf(at+"kind", "unknown kind %q (known: crash, link_down, link_degrade, straggler)", e.Kind)
+		case e.At < 0:
+			return l.errorf(at+"at", "%v is before the run", e.At)
+		case kind != sim.FaultCrash && e.Duration <= 0:
+			return l.errorf(at+"duration", "must be positive for a %s", e.Kind)
+		case link && e.Link == "":
+			return l.errorf(at+"link", "required for a %s", e.Kind)
+		case !link && (e.Instance == "") == (e.Pool == ""):
+			return l.errorf(at+"instance", "a %s names one of instance or pool", e.Kind)
+		case kind == sim.FaultLinkDegrade && !(e.Factor > 0 && e.Factor < 1):
+			return l.errorf(at+"factor", "a degraded link keeps a share in (0, 1) of its bandwidth, got %g", e.Factor)
+		case kind == sim.FaultStraggler && !(e.Factor > 1):
+			return l.errorf(at+"factor", "a straggler's steps take more than 1× as long, got %g", e.Factor)
+		}
+	}
+	if r := fs.Rates; r != nil {
+		switch {
+		case r.Until <= 0:
+			return l.errorf("faults.rates.until", "must be positive, got %v", r.Until)
+		case r.CrashMTBF < 0 || r.StragglerMTBF < 0:
+			return l.errorf("faults.rates.crash_mtbf", "the mean times between faults must not be negative")
+		case r.StragglerMTBF > 0 && r.StragglerDuration <= 0:
+			return l.errorf("faults.rates.straggler_duration", "must be positive with a straggler_mtbf")
+		case r.StragglerMTBF > 0 && !(r.StragglerFactor > 1):
+			return l.errorf("faults.rates.straggler_factor", "must be above 1 with a straggler_mtbf, got %g", r.StragglerFactor)
+		}
+	}
+	return nil
+}
+
+// buildFaults resolves the faults' instances and links against the built
+// cluster.
+func (l *Loaded) buildFaults(b *Built) error {
+	fs := l.Scenario.Faults
+	if fs == nil {
+		return nil
+	}
+	cfg := b.Config
+	for k, e := range fs.Events {
+		at := fmt.Sprintf("faults.events[%d].", k)
+		f := sim.Fault{Kind: faultKinds[e.Kind], AtNs: int64(e.At), DurationNs: int64(e.Duration), Factor: e.Factor,
+			Instance: -1, Link: -1}
+		switch {
+		case e.Link != "":
+			f.Link = linkIndex(cfg, e.Link)
+			if f.Link < 0 {
+				return l.errorf(at+"link", "no link %q in the topology", e.Link)
+			}
+		case e.Instance != "":
+			if f.Instance = instanceIndex(cfg, e.Instance); f.Instance < 0 {
+				return l.errorf(at+"instance", "no instance %q (instances are named <pool>-<k>)", e.Instance)
+			}
+		default:
+			if f.Instance = poolIndex(cfg, e.Pool); f.Instance < 0 {
+				return l.errorf(at+"pool", "no pool %q", e.Pool)
+			}
+		}
+		if f.Instance >= 0 && cfg.Instances[f.Instance].DPRanks > 1 {
+			return l.errorf(at+"instance", "%s is a data-parallel rank, whose faults are not modelled",
+				cfg.Instances[f.Instance].Name)
+		}
+		cfg.Faults = append(cfg.Faults, f)
+	}
+	if r := fs.Rates; r != nil {
+		cfg.FaultRates = &sim.FaultRates{UntilNs: int64(r.Until), CrashMTBFNs: int64(r.CrashMTBF),
+			StragglerMTBFNs: int64(r.StragglerMTBF), StragglerNs: int64(r.StragglerDuration),
+			StragglerFactor: r.StragglerFactor}
+	}
+	return nil
+}
+
+func linkIndex(cfg *sim.Config, name string) int {
+	if cfg.Topology == nil {
+		return -1
+	}
+	for i, n := range cfg.Topology.Names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func instanceIndex(cfg *sim.Config, name string) int {
+	for i := range cfg.Instances {
+		if cfg.Instances[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func poolIndex(cfg *sim.Config, pool string) int {
+	for i := range cfg.Instances {
+		if cfg.Instances[i].Pool == pool {
+			return i
+		}
+	}
+	return -1
+}
+
+// validateFleet checks the pools' autoscalers and the faults.
+func (l *Loaded) validateFleet() error {
+	if err := l.validateAutoscale(); err != nil {
+		return err
+	}
+	return l.validateFaults()
+}
+
+// buildFleet adds the autoscalers and the faults to the configuration.
+func (l *Loaded) buildFleet(b *Built) error {
+	l.buildAutoscale(b)
+	return l.buildFaults(b)
+}

@@ -1,0 +1,96 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"handoff/results"
+	"handoff/sim"
+)
+
+// fleetDecode replaces base's decode pool with the decoders autoscaled on a schedule and one
+// crash: decode-1 is built (max 3), decode-2 waits off for the schedule.
+const fleetDecode = `  - name: decode
+    role: decode
+    count: 2
+    hardware: h100-sxm
+    autoscale: {policy: schedule, min: 1, max: 3, interval: 100ms, provisioning: 50ms, load_bandwidth: 16GB/s,
+                schedule: [{at: 200ms, count: 3}]}
+faults:
+  events:
+    - {kind: crash, instance: decode-0, at: 300ms}
+    - {kind: straggler, pool: prefill, at: 100ms, duration: 200ms, factor: 2}
+    - {kind: link_degrade, link: decode-1/ingress, at: 0s, duration: 1s, factor: 0.5}
+`
+
+func fleetDoc(t *testing.T) string {
+	return edit(t, "  - name: decode\n    role: decode\n    count: 2\n    hardware: h100-sxm\n", fleetDecode)
+}
+
+// TestAutoscaleAndFaultsBuild: the pool is built at its max, the first
+// count ready; load time is the model's weights over the load bandwidth;
+// the faults resolve their names; the run ends every request once.
+func TestAutoscaleAndFaultsBuild(t *testing.T) {
+	_, b, err := parseBuild(t, fleetDoc(t), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := b.Config
+	if n := len(cfg.Instances); n != 4 {
+		t.Fatalf("%d instances, want 1 prefill + 3 decode", n)
+	}
+	s := cfg.Scaling[0]
+	wantLoad := int64(b.Model.WeightBytesTotal()/16e9*1e9 + 0.5)
+	if s.Pool != "decode" || s.Initial != 2 || s.Max != 3 || s.ProvisionNs != 50e6 || s.LoadNs != wantLoad || s.Policy == nil {
+		t.Errorf("scaling %+v, want decode 2 of [1, 3], 50 ms + %d ns", s, wantLoad)
+	}
+	if len(cfg.Faults) != 3 || cfg.Faults[0].Instance != 1 || cfg.Faults[1].Instance != 0 ||
+		cfg.Topology.Names[cfg.Faults[2].Link] != "decode-1/ingress" {
+		t.Errorf("faults %+v", cfg.Faults)
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ScaleUpsNs) < 2 || res.ScaleUpsNs[0] != 50e6+wantLoad {
+		t.Errorf("scale-ups %v, want the first at %d ns", res.ScaleUpsNs, 50e6+wantLoad)
+	}
+	for _, r := range res.Records {
+		if r.Status != results.Completed {
+			t.Errorf("request %d ended %v: %s", r.ID, r.Status, r.Reason)
+		}
+	}
+	l, _ := Parse([]byte(fleetDoc(t)), "t.yaml")
+	fs := results.SummarizeFleet(res.Records, FleetInfo(l, b, res), cfg.SLO)
+	if fs.GPUHours <= 0 || fs.CostUSD <= 0 || fs.Crashes != 1 || fs.ScaleUps != len(res.ScaleUpsNs) ||
+		fs.Pools[1].MaxReady != 3 || fs.Lost != 0 || len(fs.AttainmentPerHour) != 1 {
+		t.Errorf("fleet summary %+v", fs)
+	}
+}
+
+func TestFleetBadInput(t *testing.T) {
+	tests := []struct{ name, old, new, want string }{
+		{"min above max", "min: 1, max: 3", "min: 4, max: 3", "t.yaml:19: field pools[1].autoscale.max: must not be below min 4"},
+		{"unknown policy", "policy: schedule", "policy: magic", "field pools[1].autoscale.policy: unknown policy \"magic\""},
+		{"negative load bandwidth", "load_bandwidth: 16GB/s", "load_bandwidth: -1GB/s", "t.yaml:19: field pools[1].autoscale.load_bandwidth: bad bandwidth"},
+		{"schedule outside bounds", "count: 3}]", "count: 5}]", "field pools[1].autoscale.schedule[0].count: must be within [min 1, max 3]"},
+		{"fault before the run", "at: 300ms}", "at: -1s}", "t.yaml:23: field faults.events[0].at: bad duration"},
+		{"fault on no instance", "instance: decode-0", "instance: decode-9", "field faults.events[0].instance: no instance \"decode-9\""},
+		{"fault on no pool", "pool: prefill", "pool: nope", "field faults.events[1].pool: no pool \"nope\""},
+		{"fault on no link", "link: decode-1/ingress", "link: nowhere", "field faults.events[2].link: no link \"nowhere\""},
+		{"degrade factor", "factor: 0.5", "factor: 1.5", "field faults.events[2].factor: a degraded link keeps a share in (0, 1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := fleetDoc(t)
+			if !strings.Contains(doc, tt.old) {
+				t.Fatalf("no %q", tt.old)
+			}
+			_, _, err := parseBuild(t, strings.Replace(doc, tt.old, tt.new, 1), "t.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			checkError(t, err, tt.want)
+		})
+	}
+}
