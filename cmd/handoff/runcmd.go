@@ -94,12 +94,11 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
 		return err
 	}
-	l, err := experiment.Load(opts.scenario, opts.sets, opts.seed)
+	l, rp, err := experiment.LoadReplay(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
-	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
-	defer experiment.RecoverRun(&err, &rp)
+	defer experiment.RecoverRun(&err, rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
 	if opts.tracePath != "" {
