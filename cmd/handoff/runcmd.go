@@ -10,7 +10,6 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
-	"handoff/scenarios"
 	"handoff/scenarios/experiment"
 	"handoff/sim"
 	"handoff/sim/journey"
@@ -26,7 +25,7 @@ type runOptions struct {
 	tracePath     string // --trace: request-journey trace file, "" = none
 	traceRequests int64  // --trace-requests: how many requests it follows
 	traceSelect   string // --trace-select: which (traceselect.go)
-	selection     traceSelection
+	selection     experiment.TraceSelection
 	benchJSON     string // --bench-json: a vllm bench serve result file, "" = none
 	progress      bool   // --progress: draw the progress line on stderr even when it is no terminal
 
@@ -57,7 +56,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
 			var err error
-			if opts.selection, err = parseTraceSelect(opts.traceSelect); err != nil {
+			if opts.selection, err = parseTraceSelect(opts.traceSelect, opts.traceRequests); err != nil {
 				return err
 			}
 			return runF(opts, stdout)
@@ -95,16 +94,15 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
 		return err
 	}
-	l, err := experiment.Load(opts.scenario, opts.sets, opts.seed)
+	l, rp, err := experiment.LoadReplay(opts.scenario, opts.sets, opts.seed)
 	if err != nil {
 		return err
 	}
-	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.sets}
-	defer experiment.RecoverRun(&err, &rp)
+	defer experiment.RecoverRun(&err, rp)
 	var rec *journey.Recorder
 	var configure []func(*sim.Config)
-	if opts.tracePath != "" && opts.selection.kind == "first" {
-		configure = append(configure, experiment.WithTimeline, func(cfg *sim.Config) { rec = journey.Attach(cfg, opts.traceRequests) })
+	if opts.tracePath != "" {
+		configure = append(configure, opts.selection.Attach(&rec)...)
 	}
 	if opts.outDir != "" {
 		configure = append(configure, experiment.WithTimeline)
@@ -121,7 +119,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	if opts.tracePath != "" && rec == nil {
-		if rec, err = traceAgain(opts, l, res); err != nil {
+		if rec, err = opts.selection.Retrace(run, opts.simulate.Or(os.Stderr)); err != nil {
 			return err
 		}
 	}
@@ -141,21 +139,6 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	return incomplete(run.Unserved())
-}
-
-// traceAgain simulates the run once more with a tracer on the requests
-// --trace-select chooses from its records (the run is deterministic: the
-// same run).
-func traceAgain(opts *runOptions, l *scenarios.Loaded, res *sim.Result) (*journey.Recorder, error) {
-	ids, err := opts.selection.pick(res.Records, opts.traceRequests, res.SimTimeNs)
-	if err != nil {
-		return nil, err
-	}
-	var rec *journey.Recorder
-	_, _, err = opts.simulate.Or(os.Stderr)(l, experiment.WithTimeline, func(cfg *sim.Config) {
-		rec = journey.AttachSelected(cfg, func(id int64) bool { return ids[id] })
-	})
-	return rec, err
 }
 
 // checkOutputs checks -o and --trace before anything is simulated.

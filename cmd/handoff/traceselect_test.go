@@ -5,67 +5,29 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"handoff/results"
+	"handoff/scenarios/experiment"
 )
 
 func TestParseTraceSelect(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want traceSelection
+		want experiment.TraceSelection
 		err  string
 	}{
-		{"first", traceSelection{kind: "first"}, ""},
-		{"slowest", traceSelection{kind: "slowest"}, ""},
-		{"window=10s,20s", traceSelection{kind: "window", fromNs: 10e9, toNs: 20e9}, ""},
-		{"window=20s,10s", traceSelection{}, "0 ≤ START ≤ END"},
-		{"window=10s", traceSelection{}, "0 ≤ START ≤ END"},
-		{"fastest", traceSelection{}, "want first, preempted"},
+		{"first", experiment.TraceSelection{Kind: experiment.TraceFirst, Requests: 7}, ""},
+		{"slowest", experiment.TraceSelection{Kind: experiment.TraceSlowest, Requests: 7}, ""},
+		{"window=10s,20s", experiment.TraceSelection{Kind: experiment.TraceWindow, FromNs: 10e9, ToNs: 20e9, Requests: 7}, ""},
+		{"window=20s,10s", experiment.TraceSelection{}, "0 ≤ START ≤ END"},
+		{"window=10s", experiment.TraceSelection{}, "0 ≤ START ≤ END"},
+		{"fastest", experiment.TraceSelection{}, "want first, preempted"},
 	} {
-		got, err := parseTraceSelect(c.in)
+		got, err := parseTraceSelect(c.in, 7)
 		if c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) || c.err == "" && (err != nil || got != c.want) {
 			t.Errorf("%s: %+v, %v; want %+v, %q", c.in, got, err, c.want, c.err)
 		}
-	}
-}
-
-func TestTraceSelectionPicks(t *testing.T) {
-	recs := []results.Record{
-		{ID: 0, ArrivalNs: 0, FinishNs: 5, Status: results.Completed},
-		{ID: 1, ArrivalNs: 1, FinishNs: 9, Status: results.Completed, Preemptions: 2},
-		{ID: 2, ArrivalNs: 2, FinishNs: 4, Status: results.Rejected, Rejections: 8},
-		{ID: 3, ArrivalNs: 3, FinishNs: 10, Status: results.Completed, Preemptions: 1},
-	}
-	for _, c := range []struct {
-		sel  traceSelection
-		n    int64
-		want []int64
-	}{
-		{traceSelection{kind: "preempted"}, 5, []int64{1, 3}},
-		{traceSelection{kind: "rejected"}, 5, []int64{2}},
-		{traceSelection{kind: "slowest"}, 2, []int64{1, 3}}, // E2E 8 and 7, then 0's 5
-		{traceSelection{kind: "window", fromNs: 1, toNs: 2}, 5, []int64{1, 2}},
-	} {
-		got, err := c.sel.pick(recs, c.n, 10)
-		var ids []int64
-		for id := range got {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		if err != nil || !slices.Equal(ids, c.want) {
-			t.Errorf("%+v: %v, %v; want %v", c.sel, ids, err, c.want)
-		}
-	}
-	if _, err := (traceSelection{kind: "window", fromNs: 11, toNs: 20}).pick(recs, 5, 10); err == nil ||
-		!strings.Contains(err.Error(), "after the run's end") {
-		t.Errorf("a window after the run: %v", err)
-	}
-	if _, err := (traceSelection{kind: "preempted"}).pick(recs[:1], 5, 10); err == nil ||
-		!strings.Contains(err.Error(), "nothing to trace") {
-		t.Errorf("nothing preempted: %v", err)
 	}
 }
 

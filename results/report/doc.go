@@ -19,7 +19,8 @@
 // page through report.html.tmpl (with report.css and sort.js, all
 // embedded); page.go is the page model the template walks (sections of
 // facts, tables and figures); run.go, fleet.go and attribution.go build a
-// run's sections; sweep.go a sweep's; search.go a goodput search's and a
+// run's sections; sweep.go a sweep's (its files read through
+// results/sweepdir, which owns their format); search.go a goodput search's and a
 // plan's; csvtable.go turns a CSV into a sortable table; plots.go draws
 // or reads the SVG plots; defs.go holds the definitions, worded as the
 // README's "Outputs" section.

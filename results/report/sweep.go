@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"handoff/results"
@@ -18,7 +19,7 @@ import (
 // identity, the first point's scenario and fleet, and the plots DrawDir
 // draws.
 func sweepPage(dir string) (*page, error) {
-	res, err := readCSV(filepath.Join(dir, resultsFile))
+	res, err := sweepdir.ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func sweepPage(dir string) (*page, error) {
 		p.Sections = append(p.Sections, first)
 	}
 	p.Sections = append(p.Sections,
-		section{ID: "points", Title: "Points", Def: definitions["points"], Tables: []table{res.table("points", "results.csv", 1+len(m.Columns), sweepLead()...)}},
+		section{ID: "points", Title: "Points", Def: definitions["points"], Tables: []table{resultsCSV(res).table("points", "results.csv", 1+len(m.Columns), sweepLead()...)}},
 		section{ID: "plots", Title: "Plots", Def: "the sweep's plots, as handoff plot draws them", Figures: figs})
 	return p, nil
 }
@@ -52,6 +53,16 @@ func sweepPage(dir string) (*page, error) {
 func sweepLead() []string {
 	return []string{"attainment", "slo_met", "request_goodput_rps", "request_goodput_rps_per_gpu", "throughput_rps",
 		"ttft_p90_s", "tpot_p90_s", "output_tokens_per_s_per_gpu", "interactivity_tokens_per_s_per_user", "preemptions"}
+}
+
+// resultsCSV is a sweep's results.csv, as sweepdir read it, for the
+// sortable table: column 0 is the point id.
+func resultsCSV(t *sweepdir.Table) *csvFile {
+	c := &csvFile{path: t.Path, header: slices.Concat([]string{"id"}, t.Varied, t.Figures)}
+	for _, r := range t.Rows {
+		c.rows = append(c.rows, slices.Concat([]string{r.ID}, r.Values, r.Figures))
+	}
+	return c
 }
 
 // readManifest reads dir's sweep.json; a missing one (a results.csv on
@@ -66,46 +77,42 @@ func readManifest(dir string) (*sweepdir.Manifest, error) {
 
 // sweepOverview names the sweep and what it varies, and picks out the
 // points that met the SLO and the one with the highest request goodput.
-func sweepOverview(res *csvFile, m *sweepdir.Manifest) (section, error) {
+func sweepOverview(res *sweepdir.Table, m *sweepdir.Manifest) (section, error) {
 	sec := section{ID: "sweep", Title: "Sweep", Def: "a grid (or zip) of overrides of one scenario, one run per point"}
 	sec.Facts = []fact{{"scenario", orDash(m.Scenario), Define("scenario_name")}, {"shard", orDash(m.Shard), Define("shard")},
 		{"varied", orDash(strings.Join(m.Columns, ", ")), definitions["varied"]},
-		{"points", fmt.Sprintf("%d in results.csv of %d", len(res.rows), len(m.Points)), definitions["points"]}}
-	met, good, id := res.col("slo_met"), res.col("request_goodput_rps"), res.col("id")
-	if met < 0 || good < 0 || id < 0 {
+		{"points", fmt.Sprintf("%d in results.csv of %d", len(res.Rows), len(m.Points)), definitions["points"]}}
+	met, good := res.Figure("slo_met"), res.Figure("request_goodput_rps")
+	if met < 0 || good < 0 {
 		return sec, nil
 	}
 	n, best, bestRPS := 0, -1, 0.0
-	for i, row := range res.rows {
-		if row[met] == "true" {
+	for i, row := range res.Rows {
+		if row.Figures[met] == "true" {
 			n++
 		}
-		v, err := res.float(i, good)
+		v, err := strconv.ParseFloat(row.Figures[good], 64)
 		if err != nil {
-			return sec, err
+			return sec, fmt.Errorf("%s:%d: column request_goodput_rps: not a number: %q", res.Path, row.Line, row.Figures[good])
 		}
 		if best < 0 || v > bestRPS {
 			best, bestRPS = i, v
 		}
 	}
-	sec.Facts = append(sec.Facts, fact{"met the SLO", fmt.Sprintf("%d of %d points", n, len(res.rows)), Define("slo_met")})
+	sec.Facts = append(sec.Facts, fact{"met the SLO", fmt.Sprintf("%d of %d points", n, len(res.Rows)), Define("slo_met")})
 	if best >= 0 {
 		sec.Facts = append(sec.Facts, fact{"highest request goodput",
-			fmt.Sprintf("%.4g req/s at point %s", bestRPS, res.rows[best][id]), Define("request_goodput_rps")})
+			fmt.Sprintf("%.4g req/s at point %s", bestRPS, res.Rows[best].ID), Define("request_goodput_rps")})
 	}
 	return sec, nil
 }
 
 // firstPoint is the scenario and fleet of the first point in results.csv
 // whose summary.json is there; ok is false when none is.
-func firstPoint(dir string, res *csvFile) (section, bool, error) {
-	id := res.col("id")
-	if id < 0 {
-		return section{}, false, nil
-	}
-	ids := make([]string, len(res.rows))
-	for i, row := range res.rows {
-		ids[i] = row[id]
+func firstPoint(dir string, res *sweepdir.Table) (section, bool, error) {
+	ids := make([]string, len(res.Rows))
+	for i, row := range res.Rows {
+		ids[i] = row.ID
 	}
 	slices.Sort(ids)
 	for _, pid := range ids {

@@ -239,6 +239,9 @@ func ReadResults(dir string) (*Table, error) {
 	defer f.Close()
 	r := csv.NewReader(f)
 	header, err := r.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file, want a header line", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}

@@ -45,3 +45,16 @@ func TestReadResults(t *testing.T) {
 		t.Error("a missing figure has a position")
 	}
 }
+
+// TestReadResultsEmpty: an empty results.csv is an error that says so,
+// naming the file (the report and plot both show it).
+func TestReadResultsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, results.SweepResultsFile)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadResults(dir); err == nil || err.Error() != path+": empty file, want a header line" {
+		t.Errorf("ReadResults of an empty file: %v", err)
+	}
+}

@@ -16,7 +16,9 @@
 // files a scenario reads, which saved results are checked against;
 // rundir.go, a finished run's directory (run -o) and its vLLM bench JSON;
 // timeline.go, the timeline sampling of a run and its timeline.csv and
-// links.csv.
+// links.csv; trace.go, which requests a run's journey trace follows (run
+// --trace-select): the first, traced as the run goes, or chosen from the
+// finished run's records and traced in a second, identical run.
 //
 // Beside it: sweeprun runs a sweep (resume, shards, merge, replicas), in
 // a directory whose format is results/sweepdir's; capacity runs the

@@ -56,3 +56,20 @@ func TestRun(t *testing.T) {
 		t.Errorf("a workload without requests: %v", err)
 	}
 }
+
+// TestLoadReplay: the replay of a loaded scenario is its file, the seed
+// it runs with (the flag's over the scenario's) and the --set flags as
+// typed.
+func TestLoadReplay(t *testing.T) {
+	sets := []string{"workload.synthetic.requests=5"}
+	l, rp, err := LoadReplay("../quickstart.yaml", sets, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.File != l.File || rp.Seed != 7 || l.Seed != 7 || len(rp.Sets) != 1 || rp.Sets[0] != sets[0] {
+		t.Errorf("replay %+v of %s at seed %d", rp, l.File, l.Seed)
+	}
+	if _, _, err := LoadReplay("../quickstart.yaml", []string{"nope"}, 0); err == nil {
+		t.Error("a bad --set loads")
+	}
+}

@@ -37,6 +37,16 @@ func ParseSets(raw []string) ([]scenarios.Set, error) {
 	return sets, nil
 }
 
+// LoadReplay is Load, and how to replay a run of what it loaded: the
+// Replay that the caller's deferred RecoverRun names a panic with.
+func LoadReplay(path string, rawSets []string, seed uint64) (*scenarios.Loaded, *Replay, error) {
+	l, err := Load(path, rawSets, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, &Replay{File: l.File, Seed: l.Seed, Sets: rawSets}, nil
+}
+
 // Load loads a scenario file with --set flags applied in order, and the
 // seed replaced unless it is 0.
 func Load(path string, rawSets []string, seed uint64) (*scenarios.Loaded, error) {

@@ -50,19 +50,24 @@ type GoodputSearch struct {
 // its files (WriteFiles). A panic becomes an error that says how to replay
 // the run (runAt names the rate).
 func Goodput(opts GoodputOptions) (g *GoodputSearch, err error) {
-	if opts.Dir != "" {
-		if err := outdir.CheckDir("-o", opts.Dir); err != nil {
-			return nil, err
-		}
-	}
-	l, err := experiment.Load(opts.Scenario, opts.Sets, opts.Seed)
+	l, rp, err := load(opts.Dir, opts.Scenario, opts.Sets, opts.Seed)
 	if err != nil {
 		return nil, err
 	}
-	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.Sets}
-	defer experiment.RecoverRun(&err, &rp)
+	defer experiment.RecoverRun(&err, rp)
 	opts.Simulate = opts.Simulate.Or(opts.Warn)
 	return measureGoodput(l, &opts)
+}
+
+// load is how Goodput and Plan start: the -o directory checked, the
+// scenario loaded, and how to replay a run of it.
+func load(dir, scenario string, sets []string, seed uint64) (*scenarios.Loaded, *experiment.Replay, error) {
+	if dir != "" {
+		if err := outdir.CheckDir("-o", dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	return experiment.LoadReplay(scenario, sets, seed)
 }
 
 // Unserved reports the runs that left requests unserved (dropped or

@@ -13,7 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"handoff/models/strictyaml"
-	"handoff/results/outdir"
 	"handoff/scenarios"
 	"handoff/scenarios/experiment"
 	"handoff/scenarios/search"
@@ -55,17 +54,11 @@ func ParseCount(s string) (string, []int, error) {
 // render before it is reported. A panic becomes an error that says how to
 // replay the run (evaluate names the fleet).
 func Plan(opts PlanOptions) (p *Planner, err error) {
-	if opts.Dir != "" {
-		if err := outdir.CheckDir("-o", opts.Dir); err != nil {
-			return nil, err
-		}
-	}
-	l, err := experiment.Load(opts.Scenario, opts.Sets, opts.Seed)
+	l, rp, err := load(opts.Dir, opts.Scenario, opts.Sets, opts.Seed)
 	if err != nil {
 		return nil, err
 	}
-	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: opts.Sets}
-	defer experiment.RecoverRun(&err, &rp)
+	defer experiment.RecoverRun(&err, rp)
 	opts.Simulate = opts.Simulate.Or(opts.Warn)
 	if p, err = newPlanner(l, &opts); err != nil {
 		return nil, err

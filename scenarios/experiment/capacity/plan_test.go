@@ -24,6 +24,20 @@ func writeScenario(t *testing.T, extra string) string {
 	return path
 }
 
+// planner loads opts' scenario and builds its planner, before any run.
+func planner(t *testing.T, opts *PlanOptions) *Planner {
+	t.Helper()
+	l, err := experiment.Load(opts.Scenario, opts.Sets, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPlanner(l, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestPlanMatchesExhaustive runs the pruned search and the whole grid on a
 // small real case: prefill and decode counts 1..3 at 60 req/s.
 func TestPlanMatchesExhaustive(t *testing.T) {
@@ -31,14 +45,7 @@ func TestPlanMatchesExhaustive(t *testing.T) {
 		Counts: []string{"prefill=1:3", "decode=1:3"}}
 	opts.Simulate = experiment.Simulate(nil).Or(nil)
 	choose := func(exhaustive bool) (search.Choice, *Planner) {
-		l, err := experiment.Load(opts.Scenario, opts.Sets, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := newPlanner(l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := planner(t, opts)
 		f := p.space.Cheapest
 		if exhaustive {
 			f = p.space.Grid
@@ -73,14 +80,7 @@ plan:
     decode: {count: [1, 2], hardware: [h100-sxm, small-gpu], tp: [1, 2]}
 `)
 	opts := &PlanOptions{Scenario: path, Sets: smallSets, TargetRate: 20, MaxRuns: 50, Simulate: experiment.Simulate(nil).Or(nil)}
-	l, err := experiment.Load(path, opts.Sets, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPlanner(l, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planner(t, opts)
 	if len(p.notes) != 1 || !strings.Contains(p.notes[0], "skipping pool decode on small-gpu at tp 1") {
 		t.Errorf("notes = %q", p.notes)
 	}
@@ -96,14 +96,7 @@ plan:
 func TestPlanSkipsIllegalTP(t *testing.T) {
 	path := writeScenario(t, "plan:\n  pools:\n    decode: {count: [1, 2], tp: [1, 3, 16]}\n")
 	opts := &PlanOptions{Scenario: path, Sets: smallSets, TargetRate: 20, MaxRuns: 50, Simulate: experiment.Simulate(nil).Or(nil)}
-	l, err := experiment.Load(path, opts.Sets, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPlanner(l, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planner(t, opts)
 	if len(p.notes) != 2 || !strings.Contains(p.notes[0], "skipping pool decode on h100-sxm at tp 3") ||
 		!strings.Contains(p.notes[1], "skipping pool decode on h100-sxm at tp 16") {
 		t.Errorf("notes = %q", p.notes)
