@@ -57,7 +57,7 @@ import (
 // queue, and compact runs as soon as they outnumber the live ones, so there
 // are never more than NumBlocks of them, nor more than NumBlocks live ones:
 // 2·NumBlocks slots always suffice. The ring starts with ringSlotsMin slots
-// and grows fourfold (room) when an entry finds it full.
+// and grows (room) when an entry finds it full.
 
 const (
 	// notQueued is a used block's pos: no slot (slots are < 2·MaxInt32).
@@ -103,13 +103,23 @@ func (p *Pool) takeFreshAnonymous(k int) {
 	p.counted += k
 }
 
-// growBlocks makes room for k more blocks' state, quadrupling (up to
-// NumBlocks) so that the state of the blocks used costs at most 4/3 of its
-// size in allocations.
+// growBlocks makes room for k more blocks' state (see nextCap).
 func (p *Pool) growBlocks(k int) {
 	if n := len(p.blocks) + k; n > cap(p.blocks) {
-		p.blocks = slices.Grow(p.blocks, min(max(n, 4*cap(p.blocks), ringSlotsMin), p.numBlocks)-len(p.blocks))
+		p.blocks = slices.Grow(p.blocks, nextCap(cap(p.blocks), n, p.numBlocks)-len(p.blocks))
 	}
+}
+
+// nextCap is the capacity a growing slice of at most limit entries takes to
+// hold n: four times the old one, or all of limit once that passes half of
+// it, so that a pool whose blocks all end up used has allocated about 1.2–1.5
+// times their state, and one that uses few has allocated little.
+func nextCap(old, n, limit int) int {
+	c := max(n, 4*old, ringSlotsMin)
+	if 2*c > limit {
+		return limit
+	}
+	return c
 }
 
 // tookFresh counts k fresh blocks out of the queue.
@@ -127,8 +137,7 @@ func (p *Pool) tookHead(k int) {
 }
 
 // room makes the ring hold at least n entries: it compacts it and, if that
-// is not enough, moves it into one four times the size (or n, up to
-// 2·NumBlocks).
+// is not enough, moves it into a larger one (nextCap, up to 2·NumBlocks).
 func (p *Pool) room(n int) {
 	if n <= len(p.queue) {
 		return
@@ -137,7 +146,7 @@ func (p *Pool) room(n int) {
 	if n <= len(p.queue) {
 		return
 	}
-	ring := make([]BlockID, min(max(n, 4*len(p.queue)), 2*p.numBlocks))
+	ring := make([]BlockID, nextCap(len(p.queue), n, 2*p.numBlocks))
 	for j, s := 0, p.qHead; j < p.qLen; j, s = j+1, p.next(s) {
 		b := p.queue[s]
 		ring[j] = b
