@@ -67,8 +67,8 @@ func (p *Pool) checkBlocks() error {
 		return fmt.Errorf("kv: %d anonymous blocks, but %d IDs, %d held as entries and %d as counts",
 			anonymous, len(p.anon), p.owned, p.counted)
 	}
-	if zero+free != p.numFree {
-		return fmt.Errorf("kv: %d blocks are free but FreeBlocks is %d", zero+free, p.numFree)
+	if zero+free+p.fresh != p.numFree || len(p.blocks)+p.fresh != p.numBlocks {
+		return fmt.Errorf("kv: %d blocks are free (%d fresh) but FreeBlocks is %d", zero+free+p.fresh, p.fresh, p.numFree)
 	}
 	return p.checkAnonIDs()
 }
@@ -93,8 +93,10 @@ func (p *Pool) checkAnonIDs() error {
 // makes the live entries exactly the free blocks, once each.
 func (p *Pool) checkRing() error {
 	n := len(p.blocks)
-	if len(p.queue) != 2*n || p.qHead < 0 || p.qHead >= len(p.queue) || p.qLen < 0 || p.qLen > len(p.queue) {
-		return fmt.Errorf("kv: free queue ring of %d slots has head %d, length %d", len(p.queue), p.qHead, p.qLen)
+	if len(p.queue) > 2*p.numBlocks || p.qHead < 0 || p.qHead >= len(p.queue) || p.qLen < 0 || p.qLen > len(p.queue) ||
+		p.hLen < 0 || p.hLen > p.qLen || p.fresh == 0 && p.hLen != 0 {
+		return fmt.Errorf("kv: free queue ring of %d slots has head %d, length %d (%d ahead of %d fresh blocks)",
+			len(p.queue), p.qHead, p.qLen, p.hLen, p.fresh)
 	}
 	live, placeholders := 0, 0
 	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
@@ -109,11 +111,11 @@ func (p *Pool) checkRing() error {
 			live++
 		}
 	}
-	if free := len(p.anon) - p.owned - p.counted; live != p.numFree || placeholders != free {
+	if free := len(p.anon) - p.owned - p.counted; live+p.fresh != p.numFree || placeholders != free {
 		return fmt.Errorf("kv: free queue has %d live entries (%d anonymous), want %d (%d)",
 			live, placeholders, p.numFree, free)
 	}
-	if stale := p.qLen - live; stale > n {
+	if stale := p.qLen - live; stale > p.numBlocks {
 		return fmt.Errorf("kv: free queue has %d stale entries, more than the %d blocks", stale, n)
 	}
 	return nil

@@ -8,9 +8,18 @@ import (
 )
 
 // appendQueue appends p's free queue, head to tail, to dst: the live ring
-// entries in ring order.
+// entries in ring order, with the fresh blocks in ID order after the first
+// hLen of them.
 func (p *Pool) appendQueue(dst []BlockID) []BlockID {
-	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
+	for i, s := 0, p.qHead; i <= p.qLen; i, s = i+1, p.next(s) {
+		if i == p.hLen {
+			for b := range p.fresh {
+				dst = append(dst, BlockID(len(p.blocks)+b))
+			}
+		}
+		if i == p.qLen {
+			break
+		}
 		if b := p.queue[s]; b == anonEntry || p.blocks[b].pos == uint32(s) {
 			dst = append(dst, b)
 		}

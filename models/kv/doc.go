@@ -12,7 +12,9 @@
 //   - index.go: the prefix cache's hash → block table (open addressing,
 //     linear probing, backward-shift deletion; fixed size, no allocation).
 //   - freelist.go: the free queue, a ring of block IDs with lazy deletion,
-//     that doubles as the LRU eviction order of cached blocks.
+//     that doubles as the LRU eviction order of cached blocks, and the
+//     fresh blocks a new pool has never handed out, which cost no memory
+//     until it does (a pool is O(1) to make).
 //   - tier.go: Tier, a lower KV tier (host, disk, a shared store): block
 //     hashes in LRU order with a capacity, copies of what HBM offloads,
 //     readable once their write lands, and room reserved for swapped KV;

@@ -42,10 +42,22 @@ import (
 // the pool no access to block state at all, which in a many-instance run
 // was a cache miss per block allocated and another per block freed.
 //
+// Fresh blocks: a new pool's blocks are all free, uncached and queued in ID
+// order, and each is taken from the head in that order before anything
+// freed to the tail. So they are no entries at all: p.fresh counts them,
+// they stand in the queue after the ring's first p.hLen entries (blocks
+// freed to the head since the pool was made), and taking one gives it the
+// next ID, len(p.blocks), and appends its state. A pool costs O(1) to make
+// and memory for the blocks it has used, not for all it could use: a
+// thousand-instance run no longer pays for blocks no sequence reaches.
+// Which block Allocate hands out, and when, is exactly what queuing every
+// ID at the start would give.
+//
 // Bound: stale entries appear only when a free block is taken out of the
 // queue, and compact runs as soon as they outnumber the live ones, so there
 // are never more than NumBlocks of them, nor more than NumBlocks live ones:
-// 2·NumBlocks slots always suffice, and the ring never grows.
+// 2·NumBlocks slots always suffice. The ring starts with ringSlotsMin slots
+// and grows (room) when an entry finds it full.
 
 const (
 	// notQueued is a used block's pos: no slot (slots are < 2·MaxInt32).
@@ -54,7 +66,96 @@ const (
 	anonymousPos = math.MaxUint32 - 1
 	// anonEntry is the ring entry standing for one free anonymous block.
 	anonEntry BlockID = -1
+	// ringSlotsMin is the ring's size in a new pool (at most 2·NumBlocks).
+	ringSlotsMin = 64
 )
+
+// freshAtHead returns how many fresh blocks, up to most, open the queue.
+func (p *Pool) freshAtHead(most int) int {
+	if p.hLen > 0 {
+		return 0
+	}
+	return min(most, p.fresh)
+}
+
+// takeFresh takes the k fresh blocks opening the queue into table, with
+// refcount 1.
+func (p *Pool) takeFresh(table []BlockID, k int) []BlockID {
+	p.growBlocks(k)
+	for range k {
+		table = append(table, BlockID(len(p.blocks)))
+		p.blocks = append(p.blocks, block{pos: notQueued, refs: 1})
+	}
+	p.tookFresh(k)
+	return table
+}
+
+// takeFreshAnonymous takes the k fresh blocks opening the queue as
+// anonymous blocks held as a count (AllocateAnonymous).
+func (p *Pool) takeFreshAnonymous(k int) {
+	p.growBlocks(k)
+	p.anon = slices.Grow(p.anon, min(cap(p.blocks), p.numBlocks)-len(p.anon))
+	for range k {
+		p.anon = append(p.anon, BlockID(len(p.blocks)))
+		p.blocks = append(p.blocks, block{pos: anonymousPos})
+	}
+	p.tookFresh(k)
+	p.counted += k
+}
+
+// growBlocks makes room for k more blocks' state (see nextCap).
+func (p *Pool) growBlocks(k int) {
+	if n := len(p.blocks) + k; n > cap(p.blocks) {
+		p.blocks = slices.Grow(p.blocks, nextCap(cap(p.blocks), n, p.numBlocks)-len(p.blocks))
+	}
+}
+
+// nextCap is the capacity a growing slice of at most limit entries takes to
+// hold n: four times the old one, or all of limit once that passes half of
+// it, so that a pool whose blocks all end up used has allocated about 1.2–1.5
+// times their state, and one that uses few has allocated little.
+func nextCap(old, n, limit int) int {
+	c := max(n, 4*old, ringSlotsMin)
+	if 2*c > limit {
+		return limit
+	}
+	return c
+}
+
+// tookFresh counts k fresh blocks out of the queue.
+func (p *Pool) tookFresh(k int) {
+	p.fresh -= k
+	p.numFree -= k
+}
+
+// tookHead counts k entries taken from the ring's head: while fresh blocks
+// remain, they came from ahead of them.
+func (p *Pool) tookHead(k int) {
+	if p.fresh > 0 {
+		p.hLen -= k
+	}
+}
+
+// room makes the ring hold at least n entries: it compacts it and, if that
+// is not enough, moves it into a larger one (nextCap, up to 2·NumBlocks).
+func (p *Pool) room(n int) {
+	if n <= len(p.queue) {
+		return
+	}
+	p.compact()
+	if n <= len(p.queue) {
+		return
+	}
+	ring := make([]BlockID, nextCap(len(p.queue), n, 2*p.numBlocks))
+	for j, s := 0, p.qHead; j < p.qLen; j, s = j+1, p.next(s) {
+		b := p.queue[s]
+		ring[j] = b
+		if b != anonEntry {
+			p.blocks[b].pos = uint32(j)
+		}
+	}
+	p.queue, p.qHead = ring, 0
+}
 
 // next returns the slot after s.
 func (p *Pool) next(s int) int {
@@ -66,6 +167,7 @@ func (p *Pool) next(s int) int {
 
 // pushTail appends free block b to the tail of the queue.
 func (p *Pool) pushTail(b BlockID) {
+	p.room(p.qLen + 1)
 	s := p.qHead + p.qLen
 	if s >= len(p.queue) {
 		s -= len(p.queue)
@@ -91,6 +193,7 @@ func (p *Pool) popAnonymous() BlockID {
 
 // addPlaceholders appends k placeholders to the tail of the queue.
 func (p *Pool) addPlaceholders(k int) {
+	p.room(p.qLen + k)
 	s := p.qHead + p.qLen
 	if s >= len(p.queue) {
 		s -= len(p.queue)
@@ -106,6 +209,9 @@ func (p *Pool) addPlaceholders(k int) {
 // and up to the end of the ring's storage.
 func (p *Pool) placeholdersAtHead(most int) int {
 	most = min(most, p.qLen, len(p.queue)-p.qHead)
+	if p.fresh > 0 {
+		most = min(most, p.hLen)
+	}
 	run := p.queue[p.qHead : p.qHead+most]
 	for k, b := range run {
 		if b != anonEntry {
@@ -139,6 +245,7 @@ func (p *Pool) takePlaceholders(k int) {
 	}
 	p.qLen -= k
 	p.numFree -= k
+	p.tookHead(k)
 	p.stats.Evicted += int64(k)
 }
 
@@ -163,6 +270,10 @@ func fill(s []BlockID, v BlockID) {
 
 // pushHead inserts free block b at the head of the queue.
 func (p *Pool) pushHead(b BlockID) {
+	p.room(p.qLen + 1)
+	if p.fresh > 0 {
+		p.hLen++
+	}
 	if p.qHead--; p.qHead < 0 {
 		p.qHead += len(p.queue)
 	}
@@ -179,15 +290,16 @@ func (p *Pool) enqueue(b BlockID, s int) {
 }
 
 // dropStale drops the stale entries opening the queue, so that it opens
-// with a live entry (or is empty). Amortised O(1).
+// with a live entry or fresh blocks (or is empty). Amortised O(1).
 func (p *Pool) dropStale() {
-	for p.qLen > 0 {
+	for p.qLen > 0 && (p.fresh == 0 || p.hLen > 0) {
 		b := p.queue[p.qHead]
 		if b == anonEntry || p.blocks[b].pos == uint32(p.qHead) {
 			return
 		}
 		p.qHead = p.next(p.qHead)
 		p.qLen--
+		p.tookHead(1)
 	}
 }
 
@@ -198,6 +310,7 @@ func (p *Pool) popHead() BlockID {
 	b := p.queue[p.qHead]
 	p.qHead = p.next(p.qHead)
 	p.qLen--
+	p.tookHead(1)
 	p.blocks[b].pos = notQueued
 	p.numFree--
 	return b
@@ -208,7 +321,7 @@ func (p *Pool) popHead() BlockID {
 func (p *Pool) remove(b BlockID) {
 	p.blocks[b].pos = notQueued
 	p.numFree--
-	if p.qLen-p.numFree > p.numFree {
+	if live := p.numFree - p.fresh; p.qLen-live > live {
 		p.compact()
 	}
 }
@@ -217,18 +330,24 @@ func (p *Pool) remove(b BlockID) {
 // order and updating their blocks' pos. Cost O(qLen), paid for by the more
 // than qLen/2 removals that made the entries stale since the last compact.
 func (p *Pool) compact() {
-	w, r := p.qHead, p.qHead
-	for range p.qLen {
+	w, r, kept, hLen := p.qHead, p.qHead, 0, p.hLen
+	for j := range p.qLen {
+		if j == p.hLen {
+			hLen = kept // the fresh blocks stand behind the entries kept so far
+		}
 		switch b := p.queue[r]; {
 		case b == anonEntry:
 			p.queue[w] = b
-			w = p.next(w)
+			w, kept = p.next(w), kept+1
 		case p.blocks[b].pos == uint32(r):
 			p.queue[w] = b
 			p.blocks[b].pos = uint32(w)
-			w = p.next(w)
+			w, kept = p.next(w), kept+1
 		}
 		r = p.next(r)
 	}
-	p.qLen = p.numFree
+	if p.hLen >= p.qLen {
+		hLen = kept
+	}
+	p.qLen, p.hLen = p.numFree-p.fresh, hLen
 }

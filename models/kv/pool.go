@@ -49,9 +49,12 @@ type Stats struct {
 type Pool struct {
 	blockSize     int
 	prefixCaching bool
-	blocks        []block   // per-block state, len NumBlocks
-	queue         []BlockID // the free queue's ring, len 2·NumBlocks (see freelist.go)
+	numBlocks     int
+	blocks        []block   // per-block state of the blocks ever used, by ID (the rest are fresh)
+	queue         []BlockID // the free queue's ring, up to 2·NumBlocks slots (see freelist.go)
 	anon          []BlockID // every anonymous block (see freelist.go)
+	fresh         int       // blocks never used: IDs len(blocks) on, free, queued after the ring's first hLen entries
+	hLen          int       // while fresh > 0: ring entries ahead of the fresh blocks (freed to the head since)
 	owned         int       // anonymous blocks tables hold as entries
 	counted       int       // anonymous blocks held as counts (AllocateAnonymous), until claimed or freed (FreeCounted)
 	qHead         int       // slot of the ring's first entry
@@ -77,8 +80,9 @@ type block struct {
 
 // NewPool returns a pool of numBlocks free, uncached blocks of blockSize
 // tokens each, queued in ID order. With prefixCaching false, Commit is a no-op
-// and Match always returns 0. Cost O(numBlocks). Panics if numBlocks or
-// blockSize is not positive or numBlocks does not fit an int32.
+// and Match always returns 0. Cost O(1): a block's state is allocated when
+// it is first used (freelist.go). Panics if numBlocks or blockSize is not
+// positive or numBlocks does not fit an int32.
 func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	if numBlocks <= 0 || numBlocks >= math.MaxInt32 {
 		panic("kv: block count must be in [1, MaxInt32)")
@@ -89,9 +93,10 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	p := &Pool{
 		blockSize:     blockSize,
 		prefixCaching: prefixCaching,
-		blocks:        make([]block, numBlocks),
-		queue:         make([]BlockID, 2*numBlocks),
-		anon:          make([]BlockID, 0, numBlocks), // every block may become anonymous
+		numBlocks:     numBlocks,
+		queue:         make([]BlockID, min(2*numBlocks, ringSlotsMin)),
+		fresh:         numBlocks,
+		numFree:       numBlocks,
 	}
 	// Each block holds at most one hash, so numBlocks entries always fit.
 	// Without prefix caching the table stays empty and every look-up misses.
@@ -100,14 +105,11 @@ func NewPool(numBlocks, blockSize int, prefixCaching bool) *Pool {
 	} else {
 		p.cached = newIndex(0)
 	}
-	for b := range BlockID(numBlocks) {
-		p.pushTail(b)
-	}
 	return p
 }
 
 // NumBlocks returns the number of blocks in the pool.
-func (p *Pool) NumBlocks() int { return len(p.blocks) }
+func (p *Pool) NumBlocks() int { return p.numBlocks }
 
 // BlockSize returns the number of tokens per block.
 func (p *Pool) BlockSize() int { return p.blockSize }
@@ -120,16 +122,20 @@ func (p *Pool) PrefixCaching() bool { return p.prefixCaching }
 func (p *Pool) FreeBlocks() int { return p.numFree }
 
 // UsedBlocks returns how many blocks have refcount > 0.
-func (p *Pool) UsedBlocks() int { return len(p.blocks) - p.numFree }
+func (p *Pool) UsedBlocks() int { return p.numBlocks - p.numFree }
 
 // CachedBlocks returns how many blocks, in use or free, carry a hash in the
 // shared index (Commit); private hashes (CommitPrivate) are not counted.
 func (p *Pool) CachedBlocks() int { return p.cached.len() }
 
-// RefCount returns how many tables hold the block of table entry b.
+// RefCount returns how many tables hold the block of table entry b (a
+// block ID never handed out: 0).
 func (p *Pool) RefCount(b BlockID) int {
-	if b.anonymous() {
+	switch {
+	case b.anonymous():
 		return 1
+	case p.isFresh(b):
+		return 0
 	}
 	return int(p.blocks[b].refs)
 }
@@ -137,11 +143,14 @@ func (p *Pool) RefCount(b BlockID) int {
 // BlockHash returns the hash committed to the block of table entry b, or 0
 // if it has none.
 func (p *Pool) BlockHash(b BlockID) uint64 {
-	if b.anonymous() {
+	if b.anonymous() || p.isFresh(b) {
 		return noneHash
 	}
 	return p.blocks[b].hash
 }
+
+// isFresh reports whether block ID b was never handed out (freelist.go).
+func (p *Pool) isFresh(b BlockID) bool { return int(b) >= len(p.blocks) && int(b) < p.numBlocks }
 
 // Stats returns the cumulative counters.
 func (p *Pool) Stats() Stats { return p.stats }
@@ -229,6 +238,11 @@ func (p *Pool) Allocate(table []BlockID, n int) ([]BlockID, bool) {
 	table = slices.Grow(table, n)
 	for left := n; left > 0; {
 		p.dropStale()
+		if k := p.freshAtHead(left); k > 0 {
+			table = p.takeFresh(table, k)
+			left -= k
+			continue
+		}
 		if k := p.placeholdersAtHead(left); k > 0 {
 			table = p.takeAnonymous(table, k)
 			left -= k
@@ -271,6 +285,11 @@ func (p *Pool) AllocateAnonymous(n int) bool {
 	}
 	for left := n; left > 0; {
 		p.dropStale()
+		if k := p.freshAtHead(left); k > 0 {
+			p.takeFreshAnonymous(k)
+			left -= k
+			continue
+		}
 		if k := p.placeholdersAtHead(left); k > 0 {
 			p.takePlaceholders(k)
 			p.counted += k

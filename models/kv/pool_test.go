@@ -167,10 +167,14 @@ func TestCheckDetectsCorruption(t *testing.T) {
 		"stray entry":    func(p *Pool) { p.cached.put(42, 1) },
 		"private, none":  func(p *Pool) { p.blocks[1].private = true },
 		"private, index": func(p *Pool) { p.blocks[0].private = true },
+		"fresh count":    func(p *Pool) { p.fresh++ },
+		"ahead of fresh": func(p *Pool) { p.hLen = 1 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := NewPool(6, 4, true)
 			tab, _ := p.Allocate(nil, 2)
+			rest, _ := p.Allocate(nil, 4) // every block's state exists, the four free in the ring
+			p.Free(rest)
 			p.Commit(tab, 0, 9)
 			if err := p.Check(); err != nil {
 				t.Fatalf("healthy pool: %v", err)

@@ -254,7 +254,15 @@ func (w *settledWorld) resume() {
 // anonymous), "-" for nothing.
 func shape(p *Pool) []string {
 	var out []string
-	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
+	for i, s := 0, p.qHead; i <= p.qLen; i, s = i+1, p.next(s) {
+		if i == p.hLen {
+			for range p.fresh {
+				out = append(out, "-")
+			}
+		}
+		if i == p.qLen {
+			break
+		}
 		switch b := p.queue[s]; {
 		case b == anonEntry:
 			out = append(out, "p")
