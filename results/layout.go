@@ -3,7 +3,8 @@ package results
 // The files and folders of handoff's output directories, named once: a
 // run's (handoff run -o), a sweep's (handoff sweep and merge), a goodput
 // search's and a plan's (-o). The commands write them, and the plot and
-// report packages read them, by these names.
+// report packages read them, by these names (a run directory through
+// results/rundir, a sweep's through results/sweepdir).
 const (
 	// A run directory.
 	SummaryFile  = "summary.json"  // the run's summary (WriteJSON)
@@ -11,6 +12,7 @@ const (
 	ScenarioFile = "scenario.yaml" // the effective scenario, every default filled
 	TimelineFile = "timeline.csv"  // every instance sampled over time
 	LinksFile    = "links.csv"     // every network link's traffic, with a network
+	FleetFile    = "fleet.csv"     // each pool's instance counts at every change, when the fleet changes
 
 	// A sweep directory: a manifest, the table, and one run directory per
 	// point under PointsDir/<id>, each with its PointRecordFile written

@@ -1,14 +1,11 @@
 package plot
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"handoff/results"
+	"handoff/results/rundir"
 	"handoff/results/sweepdir"
 )
 
@@ -42,7 +39,10 @@ type Save func(rel string, write func(io.Writer) error) error
 //     columns when "name=value" labels would be cut;
 //   - a run (summary.json): ttft_cdf.* and tpot_cdf.* from requests.csv
 //     (if present) with the SLO lines, attribution.* and
-//     attribution_owner.*.
+//     attribution_owner.*, timeline_pool_<pool>.* and timeline_<instance>.*
+//     from timeline.csv, and fleet.* (each pool's instances over time)
+//     from fleet.csv when the fleet changed. A run directory is read
+//     through results/rundir, which owns its format.
 //
 // results.csv is read through sweepdir.ReadResults, which says how its
 // header splits into varied columns and figures. Errors name the
@@ -57,7 +57,7 @@ func DrawDirChoosing(dir string, save Save, c Choice) error {
 	switch {
 	case sweepdir.IsSweep(dir):
 		figs, err = sweepFigures(dir, c)
-	case exists(filepath.Join(dir, summaryJSON)):
+	case rundir.Has(dir, summaryJSON):
 		figs, err = runFigures(dir)
 	default:
 		return fmt.Errorf("%s: no %s (a sweep) or %s (a run) to plot", dir, sweepCSV, summaryJSON)
@@ -113,10 +113,4 @@ func attributionFigures(labels []string, attrs []results.Attribution, key string
 			figure{"attribution_owner" + suffix, func(w io.Writer, f Format) error { return attributionPage(w, f, owner, key, note) }})
 	}
 	return figs
-}
-
-// exists reports whether path names an existing file.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -138,7 +138,7 @@ func TestReadLatenciesCountsCompleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ttft, tpot, err := readLatencies(filepath.Join("testdata", "run", requestsCSV))
+	ttft, tpot, err := readLatencies(filepath.Join("testdata", "run"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,14 +33,15 @@ func TestPoolSamples(t *testing.T) {
 // TestTimelineFiguresArePoolsFirst: a run's timelines are one figure per
 // pool, then only the instances that preempted, the most first.
 func TestTimelineFiguresArePoolsFirst(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "timeline.csv")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "timeline.csv")
 	csv := "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool\n" +
 		"sample,p-0,0.000,0.1,1,0,0,8,p\nsample,d-0,0.000,0.5,2,1,0,8,d\nsample,d-1,0.000,0.9,3,4,2,8,d\n" +
 		"sample,p-0,0.500,0.2,1,0,0,8,p\nsample,d-0,0.500,0.5,2,1,1,8,d\nsample,d-1,0.500,1.0,3,4,3,8,d\n"
 	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	figs, err := timelineFigures(path)
+	figs, err := timelineFigures(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -354,3 +354,15 @@ func orElse(s, alt string) string {
 	}
 	return s
 }
+
+// columnIndex returns the positions of the named columns in header.
+func columnIndex(path string, header []string, names ...string) ([]int, error) {
+	idx := make([]int, len(names))
+	for i, name := range names {
+		idx[i] = slices.Index(header, name)
+		if idx[i] < 0 {
+			return nil, fmt.Errorf("%s:1: no %s column", path, name)
+		}
+	}
+	return idx, nil
+}

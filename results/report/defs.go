@@ -132,6 +132,22 @@ var definitions = map[string]string{
 	"tier_hit_rate":        "prompt tokens of completed requests read from the tier over their prompt tokens",
 	"instance_preemptions": "preemptions on the instance",
 
+	// A changing fleet (summary.json fleet: autoscaling, crashes).
+	"fleet_changes":           "a fleet that changes over the run (autoscale: pools, crashes): what it was billed, how its pools' sizes moved, and what its faults did to requests",
+	"fleet_plot":              "each pool's ready instances against simulated time (solid), and the instances asked for — ready plus those still provisioning or loading weights — dashed",
+	"gpu_hours":               "accelerator-hours billed: each instance from its request until it stops (requested, ready or draining), times its GPUs",
+	"cost_usd":                "the GPU-hours priced at each pool's accelerator cost_per_hour, $",
+	"min_ready":               "the fewest ready (routable) instances the pool had at once",
+	"max_ready":               "the most ready (routable) instances the pool had at once",
+	"changes":                 "times the pool's counts (ready, requested, draining) changed",
+	"scale_ups":               "instances requested and made ready during the run",
+	"scale_up_s":              "time from an instance's request to its being ready (provisioning, then loading the weights), s",
+	"crashes":                 "instances that crashed (faults:)",
+	"failed_over":             "requests moved to another instance at least once because theirs crashed",
+	"failover_stall_s":        "per failed-over request: from the crash to its new attempt's first token, summed over its fail-overs, s",
+	"lost":                    "failed-over requests that did not complete",
+	"slo_attainment_per_hour": "SLO attainment of the requests arriving in each hour of simulated time",
+
 	// Sweeps, goodput searches, plans.
 	"id":                       "the point's id: its index and a hash of its overrides (points/<id>/ holds its files)",
 	"varied":                   "a scenario field the sweep varies (--vary or the sweep: block)",

@@ -9,8 +9,11 @@
 // A run's report holds the scenario and fleet, the summary (request
 // counts, latency table and CDFs, throughput), SLO attainment and request
 // goodput, the attribution by component and by owner, the preemption and
-// cascade table, per-instance utilization with the timelines, and the KV
-// tiers when there are any. A sweep's holds what it varies, the first
+// cascade table, per-instance utilization with the timelines, the KV
+// tiers when there are any, and, when the fleet changed (autoscaling,
+// crashes), the Fleet section: its bill, scale-ups and faults, per pool,
+// with each pool's instances over time. A run directory is read through
+// results/rundir, which owns its format. A sweep's holds what it varies, the first
 // point's scenario and fleet, results.csv as a table sortable by any
 // column, and its plots. A goodput search's holds both max goodputs and
 // the measured curve; a plan's the chosen fleet and every fleet run.
@@ -18,10 +21,11 @@
 // Reading guide: report.go detects the directory's kind and renders the
 // page through report.html.tmpl (with report.css and sort.js, all
 // embedded); page.go is the page model the template walks (sections of
-// facts, tables and figures); run.go, fleet.go and attribution.go build a
+// facts, tables and figures); run.go, fleet.go (the scenario's fleet,
+// and the Fleet section of one that changed) and attribution.go build a
 // run's sections; sweep.go a sweep's (its files read through
-// results/sweepdir, which owns their format); search.go a goodput search's and a
-// plan's; csvtable.go turns a CSV into a sortable table; plots.go draws
+// results/sweepdir, which owns their format); search.go a goodput
+// search's and a plan's; csvtable.go turns a CSV into a sortable table; plots.go draws
 // or reads the SVG plots; defs.go holds the definitions, worded as the
 // README's "Outputs" section.
 package report

@@ -2,11 +2,13 @@ package report
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"handoff/results"
+	"handoff/results/rundir"
 )
 
 // scenario is what a report shows of an effective scenario.yaml: its
@@ -23,18 +25,17 @@ type scenario struct {
 	} `yaml:"pools"`
 }
 
-// readScenario reads an effective scenario.yaml; a missing file gives the
-// zero scenario (older run directories, and sweeps, may not have one).
-func readScenario(path string) (scenario, error) {
+// readScenario reads the effective scenario.yaml of a run directory (or
+// a sweep's point) through rundir; a missing file gives the zero scenario
+// (older run directories may not have one).
+func readScenario(dir string) (scenario, error) {
 	var sc scenario
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return sc, nil
-	}
-	if err != nil {
+	b, err := rundir.ReadScenario(dir)
+	if b == nil || err != nil {
 		return sc, err
 	}
 	if err := yaml.Unmarshal(b, &sc); err != nil {
+		path := filepath.Join(dir, results.ScenarioFile)
 		return sc, fmt.Errorf("%s: %w", path, err)
 	}
 	sc.Text = string(b)
@@ -158,4 +159,43 @@ func tierSection(tiers []results.TierSummary) section {
 			numCell(tr.WrittenBytes, 0), intCell(tr.CapacityBlocks), intCell(tr.CachedBlocks)})
 	}
 	return section{ID: "tiers", Title: "KV tiers", Def: definitions["kv_tiers"], Tables: []table{t}}
+}
+
+// changingFleetSection reports a fleet that changed over the run: its
+// bill, scale-ups and faults, one row per pool, and the plot of each
+// pool's instances over time (fleet.csv) when there is one.
+func changingFleetSection(f *results.FleetSummary, plots []figure) section {
+	sec := section{ID: "fleet", Title: "Fleet", Def: definitions["fleet_changes"], Figures: plots}
+	sec.Facts = []fact{
+		{"GPU-hours", fmt.Sprintf("%.3f", f.GPUHours), Define("gpu_hours")},
+		{"cost", fmt.Sprintf("$%.2f", f.CostUSD), Define("cost_usd")},
+		{"scale-ups", fmt.Sprint(f.ScaleUps), Define("scale_ups")},
+	}
+	if f.ScaleUps > 0 {
+		sec.Facts = append(sec.Facts, fact{"scale-up time", fmt.Sprintf("p50 %.3g s, max %.3g s", f.ScaleUpS.P50, f.ScaleUpS.Max),
+			Define("scale_up_s")})
+	}
+	sec.Facts = append(sec.Facts,
+		fact{"crashes", fmt.Sprint(f.Crashes), Define("crashes")},
+		fact{"failed over", fmt.Sprint(f.FailedOver), Define("failed_over")})
+	if f.FailedOver > 0 {
+		sec.Facts = append(sec.Facts, fact{"fail-over stall", fmt.Sprintf("p50 %.3g s, max %.3g s", f.FailoverStallS.P50,
+			f.FailoverStallS.Max), Define("failover_stall_s")})
+	}
+	sec.Facts = append(sec.Facts, fact{"lost", fmt.Sprint(f.Lost), Define("lost")})
+	if len(f.AttainmentPerHour) > 1 {
+		hours := make([]string, len(f.AttainmentPerHour))
+		for h, a := range f.AttainmentPerHour {
+			hours[h] = fmt.Sprintf("hour %d: %s", h, results.Percent(a))
+		}
+		sec.Facts = append(sec.Facts, fact{"attainment per hour", strings.Join(hours, ", "), Define("slo_attainment_per_hour")})
+	}
+	t := table{ID: "fleet-pools", Caption: "per pool over the run",
+		Head: heads("pool", "gpu_hours", "cost_usd", "min_ready", "max_ready", "changes")}
+	for _, p := range f.Pools {
+		t.Rows = append(t.Rows, []cell{textCell(p.Pool), fixedCell(p.GPUHours, 3), fixedCell(p.CostUSD, 2),
+			intCell(int64(p.MinReady)), intCell(int64(p.MaxReady)), intCell(int64(p.ChangeCount))})
+	}
+	sec.Tables = []table{t}
+	return sec
 }

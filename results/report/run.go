@@ -2,17 +2,18 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"handoff/results"
+	"handoff/results/rundir"
 )
 
-// runPage builds the report of a run directory (handoff run -o DIR):
-// summary.json, scenario.yaml if present, and the plots DrawDir draws
-// from summary.json, requests.csv and timeline.csv.
+// runPage builds the report of a run directory (handoff run -o DIR),
+// read through results/rundir: summary.json, scenario.yaml if present,
+// and the plots DrawDir draws from summary.json, requests.csv,
+// timeline.csv and fleet.csv.
 func runPage(dir string) (*page, error) {
-	sum, err := results.ReadSummary(filepath.Join(dir, summaryFile))
+	sum, err := rundir.ReadSummary(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +21,7 @@ func runPage(dir string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	scen, err := readScenario(filepath.Join(dir, scenarioFile))
+	scen, err := readScenario(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -36,6 +37,9 @@ func runPage(dir string) (*page, error) {
 	}
 	if len(sum.KVTiers) > 0 {
 		p.Sections = append(p.Sections, tierSection(sum.KVTiers))
+	}
+	if sum.Fleet != nil {
+		p.Sections = append(p.Sections, changingFleetSection(sum.Fleet, pick(figs, named("fleet"))))
 	}
 	return p, nil
 }

@@ -124,7 +124,7 @@ func firstPoint(dir string, res *sweepdir.Table) (section, bool, error) {
 		if err != nil {
 			return section{}, false, err
 		}
-		sc, err := readScenario(filepath.Join(pdir, scenarioFile))
+		sc, err := readScenario(pdir)
 		if err != nil {
 			return section{}, false, err
 		}

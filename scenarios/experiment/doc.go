@@ -15,8 +15,9 @@
 // recovered as an InternalError that says so; inputs.go, the hashes of the
 // files a scenario reads, which saved results are checked against;
 // rundir.go, a finished run's directory (run -o) and its vLLM bench JSON;
-// timeline.go, the timeline sampling of a run and its timeline.csv and
-// links.csv; trace.go, which requests a run's journey trace follows (run
+// timeline.go, the timeline sampling of a run and the simulator's rows
+// of timeline.csv, links.csv and fleet.csv, converted for results/rundir,
+// which owns their format; trace.go, which requests a run's journey trace follows (run
 // --trace-select): the first, traced as the run goes, or chosen from the
 // finished run's records and traced in a second, identical run.
 //

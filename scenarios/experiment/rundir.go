@@ -6,6 +6,7 @@ import (
 
 	"handoff/results"
 	"handoff/results/outdir"
+	"handoff/results/rundir"
 	"handoff/scenarios"
 	"handoff/sim"
 )
@@ -27,9 +28,10 @@ func (r *Finished) Unserved() error {
 // WriteRunDir writes a run's directory (`handoff run -o DIR`), names in
 // results/layout.go: summary.json, requests.csv, scenario.yaml (the
 // effective scenario, its paths relative to dir), timeline.csv (the run
-// must have sampled it: WithTimeline) and, when the run has a network,
-// links.csv. dir is made if missing; every file goes through
-// outdir.WriteIn.
+// must have sampled it: WithTimeline), links.csv when the run has a
+// network and fleet.csv when its fleet changes (autoscaling, faults):
+// the formats are results/rundir's. dir is made if missing; every file
+// goes through outdir.WriteIn.
 func WriteRunDir(dir string, run *Finished) error {
 	if err := outdir.MakeDir(dir); err != nil {
 		return err
@@ -46,13 +48,16 @@ func WriteRunDir(dir string, run *Finished) error {
 	files := []file{
 		{results.SummaryFile, func(w io.Writer) error { return results.WriteJSON(w, run.Summary) }},
 		{results.RequestsFile, func(w io.Writer) error {
-			return results.WriteRequestsCSV(w, res.Records, InstanceNames(res), tiers)
+			return rundir.WriteRequests(w, res.Records, InstanceNames(res), tiers)
 		}},
 		{results.ScenarioFile, func(w io.Writer) error { _, err := w.Write(eff); return err }},
 		{results.TimelineFile, func(w io.Writer) error { return WriteTimelineCSV(w, res.Timelines, tiers) }},
 	}
 	if len(res.Links) > 0 {
 		files = append(files, file{results.LinksFile, func(w io.Writer) error { return WriteLinksCSV(w, res.Links, res.SimTimeNs) }})
+	}
+	if res.Fleet != nil {
+		files = append(files, file{results.FleetFile, func(w io.Writer) error { return WriteFleetCSV(w, res.Fleet) }})
 	}
 	for _, f := range files {
 		if err := outdir.WriteIn(dir, f.name, f.write); err != nil {

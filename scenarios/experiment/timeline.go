@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"io"
-	"strconv"
+	"iter"
 
+	"handoff/results"
+	"handoff/results/rundir"
 	"handoff/sim"
 )
 
@@ -26,63 +28,50 @@ func WithTimeline(cfg *sim.Config) {
 	cfg.TimelineSamples = min(timelineSamples, timelineBudget/max(len(cfg.Instances), 1))
 }
 
-// WriteTimelineCSV writes the sampled timelines, one row per sample; each
-// row's preemptions happened since the instance's previous row, and it
-// names the instance's max_num_seqs and pool (for the pool views). With
-// tiers, each row ends with the share of the instance's host, disk and
-// store tiers holding blocks.
+// WriteTimelineCSV writes the sampled timelines as timeline.csv
+// (rundir.WriteTimeline), converting one instance's samples at a time.
 func WriteTimelineCSV(w io.Writer, tls []sim.Timeline, tiers bool) error {
-	b := []byte("kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool")
-	if tiers {
-		b = append(b, ",host_used,disk_used,store_used"...)
-	}
-	b = append(b, '\n')
-	for _, tl := range tls {
-		for _, s := range tl.Samples {
-			b = append(b, "sample,"...)
-			b = append(b, tl.Instance...)
-			b = append(b, ',')
-			b = strconv.AppendFloat(b, float64(s.AtNs)/1e9, 'f', 3, 64)
-			b = append(b, ',')
-			b = strconv.AppendFloat(b, s.KVUsed, 'f', 4, 64)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(s.Running), 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(s.Waiting), 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(s.Preemptions), 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(tl.MaxSeqs), 10)
-			b = append(b, ',')
-			b = append(b, tl.Pool...)
-			for k := 0; tiers && k < len(s.TierUsed); k++ {
-				b = append(b, ',')
-				b = strconv.AppendFloat(b, float64(s.TierUsed[k]), 'f', 4, 32)
-			}
-			b = append(b, '\n')
-		}
-	}
-	_, err := w.Write(b)
-	return err
+	return rundir.WriteTimeline(w, timelineRows(tls), tiers)
 }
 
-// WriteLinksCSV writes one row per network link — the KV transfer links
-// and the lower tiers' read links — with the bytes it carried, its
-// transfers, its busy time and its share of the run busy.
-func WriteLinksCSV(w io.Writer, links []sim.LinkResult, simNs int64) error {
-	b := []byte("link,bytes,transfers,busy_s,busy_share\n")
-	for _, l := range links {
-		b = append(b, l.Name...)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, l.Stats.Bytes, 'f', 0, 64)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, l.Stats.Transfers, 10)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, float64(l.Stats.BusyNs)/1e9, 'f', 6, 64)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, float64(l.Stats.BusyNs)/float64(max(simNs, 1)), 'f', 4, 64)
-		b = append(b, '\n')
+// timelineRows yields each sim.Timeline as a rundir.Timeline, its samples
+// in one buffer reused from instance to instance.
+func timelineRows(tls []sim.Timeline) iter.Seq[rundir.Timeline] {
+	return func(yield func(rundir.Timeline) bool) {
+		var buf []rundir.Sample
+		for _, tl := range tls {
+			buf = buf[:0]
+			for _, s := range tl.Samples {
+				buf = append(buf, rundir.Sample{AtNs: s.AtNs, KVUsed: s.KVUsed, Running: s.Running, Waiting: s.Waiting,
+					Preemptions: s.Preemptions, TierUsed: s.TierUsed})
+			}
+			if !yield(rundir.Timeline{Instance: tl.Instance, Pool: tl.Pool, MaxSeqs: tl.MaxSeqs, Samples: buf}) {
+				return
+			}
+		}
 	}
-	_, err := w.Write(b)
-	return err
+}
+
+// WriteLinksCSV writes the run's network links as links.csv
+// (rundir.WriteLinks).
+func WriteLinksCSV(w io.Writer, links []sim.LinkResult, simNs int64) error {
+	rows := make([]rundir.Link, len(links))
+	for i, l := range links {
+		rows[i] = rundir.Link{Name: l.Name, Bytes: l.Stats.Bytes, Transfers: l.Stats.Transfers, BusyNs: l.Stats.BusyNs}
+	}
+	return rundir.WriteLinks(w, rows, simNs)
+}
+
+// WriteFleetCSV writes each pool's instance counts at every change as
+// fleet.csv (rundir.WriteFleet).
+func WriteFleetCSV(w io.Writer, fleet []sim.PoolFleet) error {
+	pools := make([]results.PoolCounts, len(fleet))
+	for k, p := range fleet {
+		pools[k].Pool = p.Pool
+		for _, pt := range p.Points {
+			pools[k].Points = append(pools[k].Points, results.CountPoint{AtNs: pt.AtNs, Ready: pt.Ready,
+				Requested: pt.Requested, Draining: pt.Draining})
+		}
+	}
+	return rundir.WriteFleet(w, pools)
 }
