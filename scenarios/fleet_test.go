@@ -14,7 +14,7 @@ const fleetDecode = `  - name: decode
     role: decode
     count: 2
     hardware: h100-sxm
-    autoscale: {policy: schedule, min: 1, max: 3, interval: 100ms, provisioning: 50ms, load_bandwidth: 16GB/s,
+    autoscale: {policy: schedule, min: 1, max: 3, interval: 100ms, provisioning: 50ms, load_bandwidth: 160GB/s,
                 schedule: [{at: 200ms, count: 3}]}
 faults:
   events:
@@ -40,7 +40,7 @@ func TestAutoscaleAndFaultsBuild(t *testing.T) {
 		t.Fatalf("%d instances, want 1 prefill + 3 decode", n)
 	}
 	s := cfg.Scaling[0]
-	wantLoad := int64(b.Model.WeightBytesTotal()/16e9*1e9 + 0.5)
+	wantLoad := int64(b.Model.WeightBytesTotal()/160e9*1e9 + 0.5)
 	if s.Pool != "decode" || s.Initial != 2 || s.Max != 3 || s.ProvisionNs != 50e6 || s.LoadNs != wantLoad || s.Policy == nil {
 		t.Errorf("scaling %+v, want decode 2 of [1, 3], 50 ms + %d ns", s, wantLoad)
 	}
@@ -72,7 +72,7 @@ func TestFleetBadInput(t *testing.T) {
 	tests := []struct{ name, old, new, want string }{
 		{"min above max", "min: 1, max: 3", "min: 4, max: 3", "t.yaml:19: field pools[1].autoscale.max: must not be below min 4"},
 		{"unknown policy", "policy: schedule", "policy: magic", "field pools[1].autoscale.policy: unknown policy \"magic\""},
-		{"negative load bandwidth", "load_bandwidth: 16GB/s", "load_bandwidth: -1GB/s", "t.yaml:19: field pools[1].autoscale.load_bandwidth: bad bandwidth"},
+		{"negative load bandwidth", "load_bandwidth: 160GB/s", "load_bandwidth: -1GB/s", "t.yaml:19: field pools[1].autoscale.load_bandwidth: bad bandwidth"},
 		{"schedule outside bounds", "count: 3}]", "count: 5}]", "field pools[1].autoscale.schedule[0].count: must be within [min 1, max 3]"},
 		{"fault before the run", "at: 300ms}", "at: -1s}", "t.yaml:23: field faults.events[0].at: bad duration"},
 		{"fault on no instance", "instance: decode-0", "instance: decode-9", "field faults.events[0].instance: no instance \"decode-9\""},

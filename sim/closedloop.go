@@ -53,7 +53,7 @@ func (c *cluster) send(atNs int64) {
 		return
 	}
 	c.loop.sent++
-	c.q.push(atNs, classArrival, 0)
+	c.pushArrival(atNs, 0)
 }
 
 // sendSuperseded reads the request a send due at atNs carries into

@@ -95,7 +95,6 @@ const classFleet = classKick + 1
 // fleet is the changing-fleet state of a run; nil when it has none.
 type fleet struct {
 	pools      []poolState
-	background int     // fleet events in the queue: they alone do not keep a run going
 	drains     []int32 // instances draining
 	pending    []deadline
 	failedAt   map[int64]int64 // per request failed over, until its new first token: when
@@ -239,17 +238,16 @@ func (c *cluster) startFleet() {
 
 // pushFleet queues a fleet event of kind on target at atNs.
 func (c *cluster) pushFleet(atNs int64, kind, target int) {
-	c.fleet.background++
 	c.q.push(atNs, classFleet, int32(kind<<24|target))
 }
 
 // fleetSuperseded reports whether fleet event e is moot: a ready event for
 // a request cancelled since, or any fleet event once the run is over (all
-// requests ended and nothing else is queued) — fleet events alone do not
-// keep a run going.
+// requests ended and no arrival queued) — fleet events alone do not keep
+// a run going, nor do they carry the clock to moot events still queued,
+// such as the hold deadlines of KV pulled long ago.
 func (c *cluster) fleetSuperseded(e *event) bool {
-	c.fleet.background--
-	if c.q.len() == c.fleet.background && c.ended == int64(len(c.records)) {
+	if c.arrivals == 0 && c.ended == int64(len(c.records)) {
 		c.retryHeld() // frees the slots of requests abandoned while held
 		return true
 	}

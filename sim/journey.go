@@ -9,6 +9,14 @@ import (
 	"handoff/results"
 )
 
+// pushArrival queues an arrival event (a source's next request, a
+// closed loop's send, a session's next turn) and counts it: while none is
+// queued and every request has ended, nothing can bring new work.
+func (c *cluster) pushArrival(atNs int64, arg int32) {
+	c.arrivals++
+	c.q.push(atNs, classArrival, arg)
+}
+
 // pullArrival reads the next request from the source and schedules its
 // arrival.
 func (c *cluster) pullArrival() {
@@ -22,7 +30,7 @@ func (c *cluster) pullArrival() {
 		c.err = fmt.Errorf("sim: source went back in time (%d ns after %d ns)", c.next.ArrivalNs, last)
 	default:
 		if c.err = c.checkNext(); c.err == nil {
-			c.q.push(c.next.ArrivalNs, classArrival, 0)
+			c.pushArrival(c.next.ArrivalNs, 0)
 		}
 	}
 }

@@ -84,6 +84,7 @@ type cluster struct {
 	decodeIdx   []int
 	next        Request
 	events      int64
+	arrivals    int // arrival events queued (pushArrival)
 	ended       int64
 	doneScratch []int32
 	client      clientState
@@ -210,6 +211,9 @@ func newCluster(cfg *Config) *cluster {
 
 // dispatch handles one event.
 func (c *cluster) dispatch(e event) {
+	if e.class() == classArrival {
+		c.arrivals--
+	}
 	if c.superseded(&e) {
 		return
 	}

@@ -76,7 +76,7 @@ func (c *cluster) nextTurn(session int32, endNs int64) {
 	}
 	r.ArrivalNs = max(c.nowNs, endNs+thinkNs)
 	s.turns[slot].ArrivalNs = r.ArrivalNs
-	c.q.push(r.ArrivalNs, classArrival, slot+1)
+	c.pushArrival(r.ArrivalNs, slot+1)
 }
 
 // takeTurn removes and returns the turn an arrival event with arg > 0
