@@ -26,7 +26,8 @@ func newPlotCmd(stdout io.Writer, drawF func(dir string, c plot.Choice) error) *
 			"and writes PNG and SVG plots into DIR/plots: for a sweep (results.csv), SLO attainment and\n" +
 			"request goodput against the request rate (or its first numeric varied column) and where the\n" +
 			"time goes per point, 30 bars a page; for a run (summary.json), the TTFT and TPOT distributions\n" +
-			"against the SLO, where the time goes by component and owner, and a timeline per pool.",
+			"against the SLO, where the time goes by component and owner, a timeline per pool and, when\n" +
+			"the fleet changed (fleet.csv), each pool's instances over time.",
 		Example: "  handoff run scenarios/quickstart.yaml -o out && handoff plot out\n" +
 			"  handoff plot out/sweep --top 10",
 		Args: cobra.ExactArgs(1),

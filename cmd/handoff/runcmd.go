@@ -63,7 +63,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		},
 	}
 	cmd.Flags().StringVarP(&opts.outDir, "out", "o", "",
-		"write summary.json, requests.csv, scenario.yaml (the effective scenario), timeline.csv (KV use and batch per instance over time) and, with a network, links.csv (bytes and busy time per link) to `DIR`")
+		"write summary.json, requests.csv, scenario.yaml (the effective scenario), timeline.csv (KV use and batch per instance over time) and, with a network, links.csv (bytes and busy time per link), and when the fleet changes (autoscale, faults), fleet.csv (instances per pool over time) to `DIR`")
 	scenarioFlags(cmd.Flags(), &opts.sets, &opts.seed)
 	cmd.Flags().StringVar(&opts.tracePath, "trace", "",
 		"write the journeys of the first requests as a Chrome/Perfetto trace to `FILE`")
