@@ -175,6 +175,8 @@ func (l *Loaded) validateFleet() error {
 
 // buildFleet adds the autoscalers and the faults to the configuration.
 func (l *Loaded) buildFleet(b *Built) error {
-	l.buildAutoscale(b)
+	if err := l.buildAutoscale(b); err != nil {
+		return err
+	}
 	return l.buildFaults(b)
 }
