@@ -30,6 +30,18 @@ import (
 //   - schedule: the pool has schedule[k].count instances from
 //     schedule[k].at on (count before the first step) — a what-if of a
 //     planned scale-up, or the sizes another autoscaler chose, replayed.
+//   - hpa: the Kubernetes Horizontal Pod Autoscaler on a per-instance
+//     metric (section hpa: autoscale.HPA; metric and target required).
+//   - sla: Dynamo's SLA planner, sizing the pool for the predicted load
+//     at the scenario's TTFT and TPOT targets from what the pool's
+//     step-time model says one instance sustains (section sla:
+//     autoscale.SLA, every field defaulted).
+//
+// A section read by another policy than the one named is an error. The
+// metric-driven policies look like
+//
+//	autoscale: {policy: hpa, min: 1, max: 8, hpa: {metric: running, target: 32}}
+//	autoscale: {policy: sla, min: 1, max: 8, interval: 60s, sla: {predictor: kalman}}
 type Autoscale struct {
 	Policy        string          `yaml:"policy"`
 	Min           int             `yaml:"min"`
@@ -39,6 +51,8 @@ type Autoscale struct {
 	Provisioning  units.Duration  `yaml:"provisioning,omitempty"` // request → node ready
 	LoadBandwidth units.Bandwidth `yaml:"load_bandwidth,omitempty"`
 	Schedule      []ScheduleStep  `yaml:"schedule,omitempty"` // policy schedule
+	HPA           *autoscale.HPA  `yaml:"hpa,omitempty"`      // policy hpa
+	SLA           *autoscale.SLA  `yaml:"sla,omitempty"`      // policy sla
 }
 
 // ScheduleStep is one size of a scheduled pool, from At on.
@@ -52,11 +66,52 @@ type ScheduleStep struct {
 // Kubernetes HPA syncs every 15 s; 30 s sits between.
 const defaultScaleInterval = 30 * units.Duration(1e9)
 
-// autoscalePolicies builds each named policy for a pool (nil: fixed).
-// Policies that read the pool's metrics (hpa, sla) join here.
-var autoscalePolicies = map[string]func(a *Autoscale, initial int) autoscale.Policy{
-	"fixed":    func(*Autoscale, int) autoscale.Policy { return nil },
-	"schedule": newScheduled,
+// poolEnv is what a policy may need of its pool, once the pool is built.
+type poolEnv struct {
+	initial        int    // the pool's count at the start
+	role           string // prefill | decode | colocated
+	capa           autoscale.Capacity
+	ttftNs, tpotNs int64 // the scenario's SLO targets
+}
+
+// autoscalePolicy is one policy: the section of Autoscale it reads ("" for
+// none) and its builder (a nil Policy: fixed).
+type autoscalePolicy struct {
+	section string
+	build   func(a *Autoscale, env *poolEnv) (autoscale.Policy, error)
+}
+
+// autoscalePolicies is every policy a pool may name; the known names and
+// the sections are derived from it.
+var autoscalePolicies = map[string]autoscalePolicy{
+	"fixed":    {build: func(*Autoscale, *poolEnv) (autoscale.Policy, error) { return nil, nil }},
+	"schedule": {section: "schedule", build: newScheduled},
+	"hpa": {section: "hpa", build: func(a *Autoscale, _ *poolEnv) (autoscale.Policy, error) {
+		return autoscale.NewHPA(*a.HPA), nil
+	}},
+	"sla": {section: "sla", build: func(a *Autoscale, env *poolEnv) (autoscale.Policy, error) {
+		return autoscale.NewSLA(*a.SLA, env.role, env.capa, env.ttftNs, env.tpotNs)
+	}},
+}
+
+// sections reports which policy sections a names.
+func (a *Autoscale) sections() map[string]bool {
+	return map[string]bool{"schedule": len(a.Schedule) > 0, "hpa": a.HPA != nil, "sla": a.SLA != nil}
+}
+
+// autoscaleDefaults fills the policy's section: an sla section is created
+// when left out (every field has a default), an hpa section present is
+// filled (metric and target have none).
+func autoscaleDefaults(a *Autoscale) {
+	if a.Policy == "sla" && a.SLA == nil {
+		a.SLA = &autoscale.SLA{}
+	}
+	if a.SLA != nil {
+		a.SLA.Defaults()
+	}
+	if a.HPA != nil {
+		a.HPA.Defaults()
+	}
 }
 
 func autoscaleNames() []string {
@@ -95,7 +150,7 @@ func (l *Loaded) validateAutoscale() error {
 
 func (l *Loaded) checkAutoscale(at string, p *Pool, a *Autoscale) error {
 	switch {
-	case autoscalePolicies[a.Policy] == nil:
+	case autoscalePolicies[a.Policy].build == nil:
 		return l.errorf(at+"policy", "unknown policy %q (known: %v)", a.Policy, autoscaleNames())
 	case a.Min < 1:
 		return l.errorf(at+"min", "must be at least 1 (a pool scaled to zero has nobody to route to), got %d", a.Min)
@@ -109,8 +164,9 @@ func (l *Loaded) checkAutoscale(at string, p *Pool, a *Autoscale) error {
 		return l.errorf(at+"interval", "interval, staleness and provisioning must not be negative")
 	case a.LoadBandwidth < 0:
 		return l.errorf(at+"load_bandwidth", "must not be negative, got %v", a.LoadBandwidth)
-	case a.Policy != "schedule" && len(a.Schedule) > 0:
-		return l.errorf(at+"schedule", "only policy schedule reads a schedule")
+	}
+	if err := l.checkSections(at, a); err != nil {
+		return err
 	}
 	for k, s := range a.Schedule {
 		sat := fmt.Sprintf("%sschedule[%d]", at, k)
@@ -126,17 +182,42 @@ func (l *Loaded) checkAutoscale(at string, p *Pool, a *Autoscale) error {
 	return nil
 }
 
+// checkSections refuses a section another policy reads, requires the hpa
+// section of policy hpa and validates the policy's section.
+func (l *Loaded) checkSections(at string, a *Autoscale) error {
+	own := autoscalePolicies[a.Policy].section
+	for _, name := range []string{"schedule", "hpa", "sla"} {
+		if a.sections()[name] && name != own {
+			return l.errorf(at+name, "only policy %s reads a %s section (the policy is %s)", name, name, a.Policy)
+		}
+	}
+	switch {
+	case a.Policy == "hpa" && a.HPA == nil:
+		return l.errorf(at+"hpa", "required with policy hpa: the metric and its per-instance target "+
+			"(e.g. hpa: {metric: running, target: 32})")
+	case a.HPA != nil:
+		return l.locate(at+"hpa", a.HPA.Validate())
+	case a.SLA != nil:
+		return l.locate(at+"sla", a.SLA.Validate())
+	}
+	return nil
+}
+
 // buildAutoscale adds the pools' scaling to the configuration.
-func (l *Loaded) buildAutoscale(b *Built) {
+func (l *Loaded) buildAutoscale(b *Built) error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		a := p.Autoscale
 		if a == nil {
 			continue
 		}
+		policy, err := autoscalePolicies[a.Policy].build(a, l.poolEnv(b, p))
+		if err != nil {
+			return l.locate(fmt.Sprintf("pools[%d].autoscale.%s", i, a.Policy), err)
+		}
 		s := sim.PoolScaling{Pool: p.Name, Initial: p.Count, Min: a.Min, Max: a.Max,
 			IntervalNs: int64(a.Interval), StalenessNs: int64(a.Staleness), ProvisionNs: int64(a.Provisioning),
-			Policy: autoscalePolicies[a.Policy](a, p.Count)}
+			Policy: policy}
 		if s.IntervalNs == 0 {
 			s.IntervalNs = int64(defaultScaleInterval)
 		}
@@ -145,6 +226,19 @@ func (l *Loaded) buildAutoscale(b *Built) {
 		}
 		b.Config.Scaling = append(b.Config.Scaling, s)
 	}
+	return nil
+}
+
+// poolEnv describes pool p of the built cluster to its policy: the
+// capacity is that of its first instance's step timer and engine (every
+// instance of a pool has the same).
+func (l *Loaded) poolEnv(b *Built, p *Pool) *poolEnv {
+	env := &poolEnv{initial: p.Count, role: p.Role, ttftNs: int64(l.SLO.TTFT), tpotNs: int64(l.SLO.TPOT)}
+	if k := poolIndex(b.Config, p.Name); k >= 0 {
+		in := &b.Config.Instances[k]
+		env.capa = newPoolCapacity(in.Timer, in.Engine)
+	}
+	return env
 }
 
 // scheduled is the schedule policy: a pool size per time.
@@ -154,12 +248,12 @@ type scheduled struct {
 	start  int
 }
 
-func newScheduled(a *Autoscale, initial int) autoscale.Policy {
-	s := &scheduled{start: initial}
+func newScheduled(a *Autoscale, env *poolEnv) (autoscale.Policy, error) {
+	s := &scheduled{start: env.initial}
 	for _, st := range a.Schedule {
 		s.atNs, s.counts = append(s.atNs, int64(st.At)), append(s.counts, st.Count)
 	}
-	return s
+	return s, nil
 }
 
 // Desired is the count of the last step at or before the decision.

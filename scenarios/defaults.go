@@ -65,6 +65,9 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	if p.Wafer != nil {
 		l.waferDefaults(at, p)
 	}
+	if p.Autoscale != nil {
+		autoscaleDefaults(p.Autoscale)
+	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
 	fill(l, at+"kv_handoff", &p.KVHandoff, "direct")
 	if p.Role == "prefill" && p.KVHandoff != "store" { // a store handoff frees the KV when the store has it

@@ -2,8 +2,12 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"handoff/models/units"
+	"handoff/scenarios/workload"
 	"handoff/sim"
 )
 
@@ -21,8 +25,9 @@ import (
 //
 // An event names its instance (crash, straggler) by name, or by pool (its
 // first instance), and its link (link_down, link_degrade) by the
-// topology's name for it. A fault after the last request has ended never
-// applies.
+// topology's name for it. An event at or after the end of the workload's
+// arrivals is an error where that end is known before the run (see
+// horizonNs); a fault after the last request has ended never applies.
 type Faults struct {
 	Events []FaultEvent `yaml:"events,omitempty"`
 	Rates  *FaultRates  `yaml:"rates,omitempty"`
@@ -102,8 +107,12 @@ func (l *Loaded) buildFaults(b *Built) error {
 		return nil
 	}
 	cfg := b.Config
+	horizonNs, why := l.horizonNs()
 	for k, e := range fs.Events {
 		at := fmt.Sprintf("faults.events[%d].", k)
+		if why != "" && int64(e.At) >= horizonNs {
+			return l.errorf(at+"at", "%v is outside the run: %s end by %v", e.At, why, units.Duration(horizonNs))
+		}
 		f := sim.Fault{Kind: faultKinds[e.Kind], AtNs: int64(e.At), DurationNs: int64(e.Duration), Factor: e.Factor,
 			Instance: -1, Link: -1}
 		switch {
@@ -133,6 +142,105 @@ func (l *Loaded) buildFaults(b *Built) error {
 			StragglerFactor: r.StragglerFactor}
 	}
 	return nil
+}
+
+// horizonNs is when the workload's arrivals end, with what says so ("" when
+// it is not known before the run): a synthetic workload's duration, or
+// its requests over its rate (their expected span); a shared-prefix
+// workload's stages; a ServeGen replay's windows, read from each client's
+// trace (the longest client). Each is divided by rate_scale. A trace's
+// last arrival would take reading it whole, sessions depend on their
+// think times and a closed loop on the service: none is checked.
+func (l *Loaded) horizonNs() (int64, string) {
+	w := &l.Workload
+	if w.Client.Concurrency > 0 {
+		return 0, ""
+	}
+	var ns float64
+	var why string
+	switch {
+	case w.Synthetic != nil:
+		s := w.Synthetic
+		ns, why = math.Inf(1), ""
+		if s.Duration > 0 {
+			ns, why = float64(s.Duration), "workload.synthetic.duration's arrivals"
+		}
+		if s.Requests > 0 && s.Arrival.Rate > 0 {
+			if r := float64(s.Requests) / float64(s.Arrival.Rate) * 1e9; r < ns {
+				ns, why = r, "workload.synthetic's requests at its rate"
+			}
+		}
+	case w.SharedPrefix != nil:
+		for _, st := range w.SharedPrefix.Stages {
+			ns += float64(st.Duration)
+		}
+		why = "workload.shared_prefix's stages"
+	case w.ServeGen != nil:
+		ns, why = l.serveGenSpanNs(w.ServeGen), "workload.servegen's windows"
+	}
+	if why == "" || !(ns > 0) {
+		return 0, ""
+	}
+	if w.RateScale != 1 {
+		why += fmt.Sprintf(" at rate_scale %g", w.RateScale)
+	}
+	return int64(math.Min(ns/w.RateScale, math.MaxInt64/2)), why
+}
+
+// serveGenSpanNs is the longest replay of g's clients: the lengths of the
+// windows it replays (all, or those listed), each window lasting to the
+// next one's start and the last as long as the one before it (600 s with
+// a single window), as the workload package replays them. A file it
+// cannot read counts as 0: building the source reports it.
+func (l *Loaded) serveGenSpanNs(g *workload.ServeGen) float64 {
+	var most float64
+	for _, path := range g.Clients() {
+		starts := serveGenStarts(l.Resolve(path + "-trace.csv"))
+		if len(starts) == 0 {
+			continue
+		}
+		length := map[float64]float64{}
+		var span float64
+		for k, st := range starts {
+			switch {
+			case k+1 < len(starts):
+				length[st] = starts[k+1] - st
+			case k > 0:
+				length[st] = st - starts[k-1]
+			default:
+				length[st] = 600
+			}
+			span += length[st]
+		}
+		if len(g.Windows) > 0 {
+			span = 0
+			for _, w := range g.Windows {
+				span += length[float64(w)]
+			}
+		}
+		most = max(most, span*1e9)
+	}
+	return most
+}
+
+// serveGenStarts reads the window_start_s column of a ServeGen trace (nil
+// if it cannot: the source reports why). Cost: one pass over a file of a
+// few kB.
+func serveGenStarts(path string) []float64 {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var starts []float64
+	for line := range strings.Lines(string(data)) {
+		field, _, _ := strings.Cut(line, ",")
+		v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+		if err != nil {
+			return nil
+		}
+		starts = append(starts, v)
+	}
+	return starts
 }
 
 func linkIndex(cfg *sim.Config, name string) int {
@@ -175,6 +283,8 @@ func (l *Loaded) validateFleet() error {
 
 // buildFleet adds the autoscalers and the faults to the configuration.
 func (l *Loaded) buildFleet(b *Built) error {
-	l.buildAutoscale(b)
+	if err := l.buildAutoscale(b); err != nil {
+		return err
+	}
 	return l.buildFaults(b)
 }

@@ -94,3 +94,52 @@ func TestFleetBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A fault at or after the end of the workload's arrivals is refused,
+// naming the event's at, where that end is known before the run.
+func TestFaultOutsideTheRun(t *testing.T) {
+	day, err := ReadFile("testdata/servegen-day.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := func(at string) string {
+		return "faults:\n  events:\n    - {kind: crash, pool: decode, at: 10ms}\n    - {kind: crash, pool: decode, at: " + at + "}\n"
+	}
+	syn := strings.Replace(base, "requests: 10", "duration: 10m", 1)
+	for _, tt := range []struct {
+		name, doc, file, want string // want "" : accepted
+	}{
+		{"synthetic requests over rate", base + crash("1s"), "t.yaml",
+			"field faults.events[1].at: 1s is outside the run: workload.synthetic's requests at its rate end by 1s"},
+		{"within requests over rate", base + crash("999ms"), "t.yaml", ""},
+		{"synthetic duration", syn + crash("10m"), "t.yaml", "field faults.events[1].at: 10m is outside the run"},
+		{"stretched by rate_scale", strings.Replace(syn, "workload:\n", "workload:\n  rate_scale: 0.5\n", 1) + crash("15m"), "t.yaml", ""},
+		{"beyond the stretch", strings.Replace(syn, "workload:\n", "workload:\n  rate_scale: 0.5\n", 1) + crash("20m"), "t.yaml",
+			"workload.synthetic.duration's arrivals at rate_scale 0.5 end by 20m"},
+		{"a day of servegen", string(day) + crash("24h"), "testdata/day.yaml", "workload.servegen's windows end by 24h"},
+		{"within the day", string(day) + crash("86000s"), "testdata/day.yaml", ""},
+		{"servegen windows", strings.Replace(string(day), "  servegen:\n", "  servegen:\n    windows: [43200, 43800]\n", 1) +
+			crash("20m"), "testdata/day.yaml", "workload.servegen's windows end by 20m"},
+		{"a trace is not checked", strings.Replace(base, `  synthetic:
+    requests: 10
+    arrival: {process: poisson, rate: 10/s}
+    input_tokens: {dist: fixed, value: 100}
+    output_tokens: {dist: fixed, value: 10}`, "  trace: {format: azure, path: traces/azure-conv.csv}", 1) + crash("1000h"),
+			"t.yaml", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, b, err := parseBuild(t, tt.doc, tt.file)
+			if b != nil {
+				b.Close()
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatal("accepted")
+			case tt.want != "":
+				checkError(t, err, tt.want)
+			}
+		})
+	}
+}

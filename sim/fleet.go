@@ -117,15 +117,16 @@ type lifeTimes struct {
 
 // poolState is one pool's instances and its policy's inputs.
 type poolState struct {
-	name    string
-	scaling PoolScaling
-	members []int // instance indexes, in configuration order
-	count   [numLife]int
-	points  []FleetPoint
-	traffic trafficTally
-	snaps   []snapshot // scraped, waiting for their decision
-	scrapes int64      // scrapes taken
-	decides int64      // decisions taken
+	name      string
+	scaling   PoolScaling
+	members   []int // instance indexes, in configuration order
+	count     [numLife]int
+	points    []FleetPoint
+	traffic   trafficTally
+	snaps     []snapshot // scraped, waiting for their decision
+	scrapes   int64      // scrapes taken
+	scrapedNs int64      // when the last was taken
+	decides   int64      // decisions taken
 }
 
 // trafficTally is what reached a pool since its last scrape.
@@ -230,8 +231,10 @@ func (c *cluster) startFleet() {
 		if s.Policy == nil {
 			continue
 		}
-		c.pushFleet(s.IntervalNs, evDecide, p)
+		// The scrape first: with no staleness a decision and its scrape
+		// fall at the same instant, and the queue keeps the order pushed.
 		c.nextScrape(p)
+		c.pushFleet(s.IntervalNs, evDecide, p)
 	}
 	c.startFaults()
 }

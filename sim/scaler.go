@@ -57,6 +57,9 @@ func (c *cluster) scrape(p int) {
 	if t.tpots > 0 {
 		o.MeanTPOTNs = t.tpotNs / float64(t.tpots)
 	}
+	// The traffic covers the time since the previous scrape (the first
+	// one's, since 0: shorter than an interval under staleness).
+	o.IntervalNs, ps.scrapedNs = c.nowNs-ps.scrapedNs, c.nowNs
 	ps.traffic = trafficTally{}
 	ps.snaps = append(ps.snaps, snapshot{k: ps.scrapes, obs: o})
 	ps.scrapes++
@@ -73,7 +76,13 @@ func (c *cluster) decide(p int) {
 		o = ps.snaps[0].obs
 		ps.snaps = ps.snaps[:copy(ps.snaps, ps.snaps[1:])]
 	}
-	o.NowNs, o.IntervalNs = c.nowNs, s.IntervalNs
+	if len(ps.snaps) > 0 && ps.snaps[0].k < ps.decides {
+		panic("sim: a scrape came after the decision it was for")
+	}
+	if o.IntervalNs == 0 { // no scrape in the run yet: nothing seen over an interval
+		o.IntervalNs = s.IntervalNs
+	}
+	o.NowNs, o.MinInstances, o.MaxInstances = c.nowNs, s.Min, s.Max
 	o.Ready, o.Requested, o.Draining = ps.count[lifeReady], ps.count[lifeRequested], ps.count[lifeDraining]
 	want := min(max(s.Policy.Desired(&o), s.Min), s.Max)
 	c.resize(p, want)

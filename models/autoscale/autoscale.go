@@ -64,7 +64,7 @@ package autoscale
 // Observation is what a policy sees of one pool at one decision.
 type Observation struct {
 	NowNs      int64 // the decision's simulated time
-	IntervalNs int64 // time since the previous decision (the adjustment interval)
+	IntervalNs int64 // the span the traffic below covers: the adjustment interval (the first, from the run's start)
 
 	// The pool's instances by state. Requested counts instances asked for
 	// that are not ready yet (provisioning or loading weights); Draining
