@@ -10,7 +10,7 @@ import (
 // scaledDecode is fleetDoc with the decode pool's autoscaler replaced.
 func scaledDecode(t *testing.T, autoscale string) string {
 	t.Helper()
-	old := `autoscale: {policy: schedule, min: 1, max: 3, interval: 100ms, provisioning: 50ms, load_bandwidth: 16GB/s,
+	old := `autoscale: {policy: schedule, min: 1, max: 3, interval: 100ms, provisioning: 50ms, load_bandwidth: 160GB/s,
                 schedule: [{at: 200ms, count: 3}]}`
 	doc := fleetDoc(t)
 	if !strings.Contains(doc, old) {
