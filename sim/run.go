@@ -86,6 +86,7 @@ type cluster struct {
 	events      int64
 	ended       int64
 	doneScratch []int32
+	pathScratch []int32 // a topology path, for the moment it is used (Topology.AppendPath)
 	client      clientState
 	groups      []dpGroup // data-parallel groups (dpgroup.go)
 	loop        closedLoop

@@ -122,8 +122,9 @@ func (c *cluster) predictTransferNs(src, dst int, bytes float64) int64 {
 	if src == dst || c.net == nil {
 		return 0
 	}
-	path, latencyNs := c.cfg.Topology.Path(src, dst)
-	return c.net.PredictNs(path, latencyNs, bytes)
+	var latencyNs int64
+	c.pathScratch, latencyNs = c.cfg.Topology.AppendPath(c.pathScratch[:0], src, dst)
+	return c.net.PredictNs(c.pathScratch, latencyNs, bytes)
 }
 
 // tooLong explains why no instance of the cluster could ever serve r, or
