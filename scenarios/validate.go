@@ -57,9 +57,10 @@ func (l *Loaded) validate() error {
 func inUnit(x float64) bool { return x > 0 && x <= 1 }
 
 // Limits that keep a typo from exhausting memory or time. Each instance
-// costs some tens of kilobytes before any request (its engine, links and
-// views; sim's BenchmarkStartup), so maxInstances bounds a run's start-up
-// to about a gigabyte.
+// costs under 10 kB and tens of microseconds before any request (its
+// engine, links and view; sim's BenchmarkStartup), linear in the count, so
+// maxInstances keeps a run's start-up near 100 MB; its KV state then grows
+// with the blocks its requests use.
 const (
 	maxInstances   = 16384 // instances over all pools
 	maxTP          = 1024  // tensor-parallel degree of one instance
