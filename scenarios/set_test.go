@@ -109,7 +109,7 @@ func TestSetErrors(t *testing.T) {
 		{"unit error after set", []string{"slo.ttft=500"},
 			[]string{`t.yaml: field slo.ttft: bad duration "500"`, "(from --set slo.ttft=500)"}},
 		{"validation error after set", []string{"pools.decode.count=0"},
-			[]string{"t.yaml: field pools[1].count: must be in [1, 1024], got 0 (from --set pools.decode.count=0)"}},
+			[]string{"t.yaml: field pools[1].count: must be in [1, 16384], got 0 (from --set pools.decode.count=0)"}},
 		{"error inside a set mapping", []string{"pools.decode.engine={block_size: 0}"},
 			[]string{"t.yaml: field pools[1].engine.block_size: must be positive, got 0 (from --set pools.decode.engine={block_size: 0})"}},
 		{"build error after set", []string{"pools.prefill.hardware=h100-sxn"},

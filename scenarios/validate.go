@@ -56,13 +56,15 @@ func (l *Loaded) validate() error {
 // inUnit reports whether x is in (0, 1]; NaN is not.
 func inUnit(x float64) bool { return x > 0 && x <= 1 }
 
-// Limits that keep a typo from exhausting memory: the NIC topology holds a
-// path for every ordered pair of instances, so its size grows as the square
-// of the instance count.
+// Limits that keep a typo from exhausting memory or time. Each instance
+// costs under 10 kB and tens of microseconds before any request (its
+// engine, links and view; sim's BenchmarkStartup), linear in the count, so
+// maxInstances keeps a run's start-up near 100 MB; its KV state then grows
+// with the blocks its requests use.
 const (
-	maxInstances   = 1024 // instances over all pools
-	maxTP          = 1024 // tensor-parallel degree of one instance
-	minRateScale   = 1e-6 // beyond these, scaled arrival times overflow or collapse
+	maxInstances   = 16384 // instances over all pools
+	maxTP          = 1024  // tensor-parallel degree of one instance
+	minRateScale   = 1e-6  // beyond these, scaled arrival times overflow or collapse
 	maxRateScale   = 1e6
 	maxTimeout     = units.Duration(365 * 24 * 3600 * 1e9) // a client timeout beyond a year is a typo
 	maxConcurrency = 1 << 20                               // closed-loop users: all send at t = 0

@@ -196,6 +196,11 @@ type Config struct {
 	// and their total (the source's MaxRequests, −1 when it cannot say).
 	// It must not touch the run; nil costs one test per event.
 	Progress func(simNs, ended, total int64)
+
+	// allViews fills every view's state even for a router that reads
+	// none (router.StateReader): a test's switch, to show that skipping
+	// them changes nothing.
+	allViews bool
 }
 
 // ProgressEvents is how many events pass between two calls of

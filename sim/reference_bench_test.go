@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"handoff/results"
 	"handoff/scenarios"
 	"handoff/sim"
 )
@@ -49,7 +50,7 @@ func benchReference(b *testing.B, sets []scenarios.Set) {
 }
 
 // loadAndRun loads file with sets, builds it and runs it.
-func loadAndRun(b *testing.B, file string, sets []scenarios.Set) *sim.Result {
+func loadAndRun(b testing.TB, file string, sets []scenarios.Set) *sim.Result {
 	l, err := scenarios.Load(file, sets...)
 	if err != nil {
 		b.Fatal(err)
@@ -67,10 +68,16 @@ func loadAndRun(b *testing.B, file string, sets []scenarios.Set) *sim.Result {
 }
 
 // BenchmarkStartup is the cost of each instance before any request: the
-// reference scenario with 1,024 instances and one request, loaded, built
-// and run, reported per instance (bytes allocated and wall time).
+// reference scenario with 1,024 and 16,384 instances (the most a scenario
+// may have) and one request, loaded, built and run, reported per instance
+// (bytes allocated and wall time).
 func BenchmarkStartup(b *testing.B) {
-	const n = 1024
+	for _, n := range []int{1024, 16384} {
+		b.Run(fmt.Sprintf("instances=%d", n), func(b *testing.B) { benchStartup(b, n) })
+	}
+}
+
+func benchStartup(b *testing.B, n int) {
 	sets := referenceSets(n, 1)
 	b.ReportAllocs()
 	var before, after runtime.MemStats
@@ -82,4 +89,39 @@ func BenchmarkStartup(b *testing.B) {
 	perOp := float64(b.N * n)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/perOp, "B/instance")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perOp, "ns/instance")
+}
+
+// TestLargestFleet loads, builds and runs the reference scenario at the
+// most instances a scenario may have, colocated and disaggregated over a
+// NIC topology, for a few thousand requests: start-up must stay linear in
+// the instances (no table of every pair) and each request must end.
+func TestLargestFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16,384 instances")
+	}
+	const n = 16384
+	disaggregated := []scenarios.Set{
+		{Path: "pools", Value: `[{name: prefill, role: prefill, count: 8192, hardware: h100-sxm, tp: 1},
+			{name: decode, role: decode, count: 8192, hardware: h100-sxm, tp: 1}]`},
+		{Path: "link", Value: "{kind: ib-ndr}"},
+		{Path: "workload.synthetic.arrival.rate", Value: fmt.Sprintf("%d/s", 8*n)},
+		{Path: "workload.synthetic.requests", Value: "4000"},
+	}
+	for _, sets := range [][]scenarios.Set{referenceSets(n, 4000), disaggregated} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := loadAndRun(t, referenceFile, sets)
+		runtime.ReadMemStats(&after)
+		if len(res.Records) != 4000 || len(res.Instances) != n {
+			t.Fatalf("%d records on %d instances, want 4000 on %d", len(res.Records), len(res.Instances), n)
+		}
+		for i := range res.Records {
+			if r := &res.Records[i]; r.Status != results.Completed {
+				t.Fatalf("request %d ended %v", r.ID, r.Status)
+			}
+		}
+		if perInstance := (after.TotalAlloc - before.TotalAlloc) / n; perInstance > 200_000 {
+			t.Errorf("%d B allocated per instance, want at most 200 kB", perInstance)
+		}
+	}
 }

@@ -87,6 +87,7 @@ type cluster struct {
 	arrivals    int // arrival events queued (pushArrival)
 	ended       int64
 	doneScratch []int32
+	pathScratch []int32 // a topology path, for the moment it is used (Topology.AppendPath)
 	client      clientState
 	groups      []dpGroup // data-parallel groups (dpgroup.go)
 	loop        closedLoop

@@ -146,7 +146,8 @@ func (c *cluster) traceTransfer(f *flight) {
 	if f.pullNs > f.handoffNs {
 		t.Span(id, d, "wait for KV blocks", f.handoffNs, f.pullNs)
 	}
-	path, _ := c.cfg.Topology.Path(f.route.Prefill, f.route.Decode)
+	path, _ := c.cfg.Topology.AppendPath(c.pathScratch[:0], f.route.Prefill, f.route.Decode)
+	c.pathScratch = path
 	for k, l := range path {
 		link := Track{Kind: TrackLink, Index: int(l)}
 		t.Span(id, link, "KV transfer", f.pullNs, c.nowNs)

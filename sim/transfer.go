@@ -28,12 +28,6 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 	default:
 		c.enter(ref, phaseTransferring)
 	}
-	path, latencyNs := c.cfg.Topology.Path(f.route.Prefill, d)
-	startNs := c.nowNs
-	if f.viaStore {
-		path, latencyNs = c.storePath(f.route.Prefill)
-		startNs = f.storeNs // it reads once the prefiller's write lands
-	}
 	tokens := s.RemoteTokens
 	if s.Onboard != [engine.NumTiers]int32{} {
 		if f.phase == phaseStreaming { // layer-wise streaming sends the whole prompt from the prefiller
@@ -43,7 +37,14 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 			c.startOnboard(d, s, true)
 		}
 	}
-	c.startAfter(startNs, ref, path, latencyNs, c.kvBytes(d, tokens))
+	if f.viaStore { // it reads once the prefiller's write lands
+		path, latencyNs := c.storePath(f.route.Prefill)
+		c.startAfter(f.storeNs, ref, path, latencyNs, c.kvBytes(d, tokens))
+	} else { // started now: the network copies the scratch path at once
+		var latencyNs int64
+		c.pathScratch, latencyNs = c.cfg.Topology.AppendPath(c.pathScratch[:0], f.route.Prefill, d)
+		c.net.Start(ref, c.pathScratch, latencyNs, c.kvBytes(d, tokens), c.nowNs)
+	}
 	c.scheduleNetwork()
 }
 

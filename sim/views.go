@@ -19,7 +19,13 @@ type routing struct {
 	heldFrom      int
 	hashes        []uint64 // scratch: the routed request's block hashes
 	hashesUsed    bool     // the router reads them (router.HashUser)
+	stateRead     bool     // the router reads the views' state (router.StateReader)
 	request       router.Request
+
+	// capacityTokens is the most context any instance of the leg that
+	// holds a request's whole context can take (legFor): instances'
+	// engines never change, so neither does it.
+	capacityTokens int
 }
 
 func (c *cluster) initRouting() {
@@ -30,6 +36,10 @@ func (c *cluster) initRouting() {
 	c.rebuildViews() // every instance ready at the start
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
+	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews
+	for _, i := range c.legFor(len(c.decodeIdx) > 0) {
+		r.capacityTokens = max(r.capacityTokens, c.replicas[i].cfg.Engine.CapacityTokens())
+	}
 	r.view.TransferNs = c.predictTransferNs
 	if c.cfg.hasTiers() {
 		r.view.TierOverlap = func(i int, hashes []uint64, from int) router.TierBlocks {
@@ -42,8 +52,10 @@ func (c *cluster) initRouting() {
 	}
 }
 
-// refreshViews brings the routing view up to date: instance state when the
-// refresh interval has passed, the router's bookkeeping always.
+// refreshViews brings the routing view up to date: the instances it lists
+// and their state when the refresh interval has passed, the router's
+// bookkeeping always. A router that reads no state (router.StateReader)
+// sees only the list: its views' other fields are never filled.
 func (c *cluster) refreshViews() {
 	r := &c.routing
 	stale := r.refreshed && c.nowNs-r.lastRefreshNs < c.cfg.RefreshIntervalNs
@@ -53,13 +65,16 @@ func (c *cluster) refreshViews() {
 			c.rebuildViews()
 		}
 	}
+	r.view.NowNs = c.nowNs
+	if !r.stateRead {
+		return
+	}
 	for k := range r.view.Prefill {
 		c.fillView(&r.view.Prefill[k], r.view.Prefill[k].Index, stale)
 	}
 	for k := range r.view.Decode {
 		c.fillView(&r.view.Decode[k], r.view.Decode[k].Index, stale)
 	}
-	r.view.NowNs = c.nowNs
 }
 
 // fixView fills the parts of instance i's view that never change.
@@ -107,18 +122,15 @@ func (c *cluster) predictTransferNs(src, dst int, bytes float64) int64 {
 	if src == dst || c.net == nil {
 		return 0
 	}
-	path, latencyNs := c.cfg.Topology.Path(src, dst)
-	return c.net.PredictNs(path, latencyNs, bytes)
+	var latencyNs int64
+	c.pathScratch, latencyNs = c.cfg.Topology.AppendPath(c.pathScratch[:0], src, dst)
+	return c.net.PredictNs(c.pathScratch, latencyNs, bytes)
 }
 
 // tooLong explains why no instance of the cluster could ever serve r, or
 // returns "".
 func (c *cluster) tooLong(r *Request) string {
-	need := r.PromptTokens + r.OutputTokens
-	best := 0
-	for _, i := range c.legFor(len(c.decodeIdx) > 0) {
-		best = max(best, c.replicas[i].cfg.Engine.CapacityTokens())
-	}
+	need, best := r.PromptTokens+r.OutputTokens, c.routing.capacityTokens
 	if need > best {
 		return fmt.Sprintf("too long: %d tokens (prompt %d + output %d) exceed the %d any instance can hold",
 			need, r.PromptTokens, r.OutputTokens, best)

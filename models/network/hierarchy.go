@@ -2,7 +2,6 @@ package network
 
 import (
 	"fmt"
-	"slices"
 
 	"handoff/hardware"
 )
@@ -24,9 +23,6 @@ type Place struct {
 	Domain     int // two instances share a domain iff Datacenter and Domain are both equal
 	GPUs       int // ≥ 1: the instance's links carry GPUs × the per-GPU bandwidth
 }
-
-// nic is one instance's link indices; -1 where it has no such link.
-type nic struct{ domEg, domIn, outEg, outIn int32 }
 
 // NewHierarchy connects placed instances; names and places are indexed by
 // instance. The path between two instances depends on their lowest common
@@ -53,32 +49,17 @@ type nic struct{ domEg, domIn, outEg, outIn int32 }
 // Links no pair crosses are left out (an instance alone in its domain has
 // no domain links; WAN links exist only with two occupied datacenters), so
 // reports list only links that can carry traffic. It panics on mismatched
-// lengths, a datacenter index out of range or GPUs < 1. Cost: O(n²).
+// lengths, a datacenter index out of range or GPUs < 1. Cost: O(n) time
+// and memory (a map of the occupied domains); paths are worked out when
+// asked for (Topology.AppendPath).
 func NewHierarchy(h Hierarchy, names []string, places []Place) *Topology {
 	checkPlaces(h, names, places)
-	n := len(places)
-	t := newTopology(n, 0)
-	nics, wan := t.hierarchyLinks(h, names, places)
-	perPair := 2
-	if slices.ContainsFunc(wan, func(l int32) bool { return l >= 0 }) {
-		perPair = 4 // WAN paths
+	t := &Topology{places: make([]spot, len(places))}
+	for i, p := range places {
+		t.places[i] = spot{p.Datacenter, p.Domain}
 	}
-	t.hops = make([]int32, 0, perPair*n*n)
+	t.nics, t.wan = t.hierarchyLinks(h, names, places)
 	t.levelNs = [numLevels]int64{h.Domain.LatencyNs, h.ScaleOut.LatencyNs, h.ScaleOut.LatencyNs + h.WAN.LatencyNs}
-	for s, ps := range places {
-		for d, pd := range places {
-			switch {
-			case s == d:
-				t.addPath(LevelDomain)
-			case ps.Datacenter != pd.Datacenter:
-				t.addPath(LevelWAN, nics[s].outEg, wan[2*ps.Datacenter], wan[2*pd.Datacenter+1], nics[d].outIn)
-			case ps.Domain == pd.Domain:
-				t.addPath(LevelDomain, nics[s].domEg, nics[d].domIn)
-			default:
-				t.addPath(LevelDatacenter, nics[s].outEg, nics[d].outIn)
-			}
-		}
-	}
 	return t
 }
 

@@ -185,16 +185,45 @@ func TestTwoTransfersIntoOneInstanceShareItsNIC(t *testing.T) {
 	}
 }
 
-// BenchmarkNewHierarchy builds the largest topology a scenario allows: 1024
-// instances, 8 to a domain, half in each of two datacenters.
+// BenchmarkNewHierarchy builds the largest topology a scenario allows:
+// 16,384 instances, 8 to a domain, half in each of two datacenters.
 func BenchmarkNewHierarchy(b *testing.B) {
-	names := make([]string, 1024)
-	places := make([]Place, 1024)
+	names := make([]string, 16384)
+	places := make([]Place, 16384)
 	for i := range places {
 		names[i] = "i"
 		places[i] = Place{Datacenter: i % 2, Domain: i / 8, GPUs: 1}
 	}
+	b.ReportAllocs()
 	for b.Loop() {
 		NewHierarchy(twoDCs, names, places)
+	}
+}
+
+// TestAppendPathAppendsWithoutAllocating checks AppendPath's contract: it
+// appends after what links holds, and allocates nothing when links has
+// room — a path is worked out, not looked up in a table of every pair.
+func TestAppendPathAppendsWithoutAllocating(t *testing.T) {
+	topo := fourInstances()
+	links, lat := topo.AppendPath([]int32{7}, 2, 3)
+	want, wantNs := topo.Path(2, 3)
+	if !slices.Equal(links, append([]int32{7}, want...)) || lat != wantNs || len(want) != 4 {
+		t.Fatalf("appended %v (%d ns) after 7, want %v (%d ns)", links, lat, want, wantNs)
+	}
+	buf := make([]int32, 0, 4)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = topo.AppendPath(buf[:0], 3, 1) }); n != 0 {
+		t.Fatalf("%v allocations per path", n)
+	}
+}
+
+// TestStartCopiesThePath checks that a transfer keeps its own path: the
+// caller's slice, reused for another path after Start, changes nothing.
+func TestStartCopiesThePath(t *testing.T) {
+	n := New([]float64{50e9, 1e9})
+	path := []int32{0}
+	n.Start(0, path, 0, 5e6, 0)
+	path[0] = 1 // the slow link: had the network kept the slice, the transfer would take 50 times longer
+	if got := n.NextNs(); got != 100_000 {
+		t.Fatalf("done at %d ns, want 100,000 (on link 0)", got)
 	}
 }

@@ -63,25 +63,29 @@ func (n *Network) Stats(l int) LinkStats { return n.stats[l] }
 func (n *Network) Active() int { return n.active + len(n.delayed) }
 
 // Start begins a transfer of bytes along path at nowNs; ref is returned by
-// Advance when it completes. The path slice must not be modified afterwards.
+// Advance when it completes. The network keeps a copy of path (in a
+// reused slot: no allocation once as many transfers have been in flight),
+// so the caller may reuse its slice.
 func (n *Network) Start(ref int32, path []int32, latencyNs int64, bytes float64, nowNs int64) {
 	n.advanceTo(nowNs)
-	f := flow{ref: ref, path: path, bytes: bytes, latencyNs: latencyNs, live: true}
+	f := flow{ref: ref, bytes: bytes, latencyNs: latencyNs, live: true}
 	for _, l := range path {
 		n.stats[l].Bytes += bytes
 		n.stats[l].Transfers++
 	}
 	if bytes <= 0 || len(path) == 0 {
 		f.doneNs = nowNs + latencyNs
-		n.delayed = append(n.delayed, f)
+		n.delayed = append(n.delayed, f) // its path is never read again
 		return
 	}
 	slot := int32(len(n.flows))
 	if k := len(n.free); k > 0 {
 		slot = n.free[k-1]
+		f.path = append(n.flows[slot].path[:0], path...)
 		n.flows[slot] = f
 		n.free = n.free[:k-1]
 	} else {
+		f.path = slices.Clone(path)
 		n.flows = append(n.flows, f)
 	}
 	at, _ := slices.BinarySearch(n.live, slot)

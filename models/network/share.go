@@ -61,7 +61,7 @@ func (n *Network) drain(dt int64) {
 		}
 		f.live = false
 		f.doneNs = n.nowNs + f.latencyNs
-		n.delayed = append(n.delayed, *f)
+		n.delayed = append(n.delayed, flow{ref: f.ref, doneNs: f.doneNs}) // the slot keeps its path's storage
 		n.free = append(n.free, i)
 		n.active--
 		n.sameRate = false

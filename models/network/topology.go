@@ -5,17 +5,26 @@ import "handoff/hardware"
 // Topology maps an ordered pair of instances to the links a transfer
 // between them crosses and the latency of that path. Two constructors build
 // one: NewNICTopology (one link kind, one level) and NewHierarchy (NVLink
-// domain ⊂ datacenter ⊂ set of datacenters). A Topology is immutable once
-// built, so concurrent runs may share it.
+// domain ⊂ datacenter ⊂ set of datacenters). A path is worked out when
+// asked for, from each instance's place and links, so a topology costs
+// O(instances) memory, not a table of every pair. A Topology is immutable
+// once built, so concurrent runs may share it.
 type Topology struct {
-	Caps    []float64 // per link, bytes per second
-	Names   []string  // per link, for reports
-	n       int
-	off     []int32 // pair src*n+dst crosses hops[off[k]:off[k+1]]
-	hops    []int32
-	level   []Level // per pair
-	levelNs [numLevels]int64
+	Caps     []float64 // per link, bytes per second
+	Names    []string  // per link, for reports
+	places   []spot    // per instance
+	nics     []nic     // per instance: its links
+	wan      []int32   // per datacenter: WAN egress at 2·dc, ingress at 2·dc+1; -1 if absent
+	loopback bool      // a transfer from an instance to itself crosses its own links
+	levelNs  [numLevels]int64
 }
+
+// spot is where an instance sits: datacenter and NVLink domain.
+type spot struct{ dc, domain int }
+
+// nic is one instance's link indices; -1 where it has no such link. Under
+// a NIC topology, dom* are its egress and ingress.
+type nic struct{ domEg, domIn, outEg, outIn int32 }
 
 // Level is the lowest level of the hierarchy that two instances share,
 // which decides the path between them.
@@ -50,37 +59,18 @@ func (v Level) String() string {
 // instance of devices[i] devices (its tensor-parallel ranks, each with its
 // own NIC, sending its KV shard in parallel) gets devices[i] × l's
 // bandwidth, as the hierarchy gives a TP instance's domain and node links.
-// Every pair is at LevelDomain with latency l.LatencyNs. Cost: O(n²) time
+// Every pair is at LevelDomain with latency l.LatencyNs. Cost: O(n) time
 // and memory.
 func NewNICTopology(l hardware.Link, names []string, devices []int) *Topology {
 	n := len(names)
-	t := newTopology(n, 2)
+	t := &Topology{places: make([]spot, n), nics: make([]nic, n), loopback: true}
 	for i := range n {
 		bps := float64(devices[i]) * l.BandwidthBps // each device has its own NIC
-		t.addLink(names[i]+"/egress", bps)
-		t.addLink(names[i]+"/ingress", bps)
+		eg, in := t.addLink(names[i]+"/egress", bps), t.addLink(names[i]+"/ingress", bps)
+		t.nics[i] = nic{eg, in, -1, -1}
 	}
 	t.levelNs[LevelDomain] = l.LatencyNs
-	for s := range n {
-		for d := range n {
-			t.addPath(LevelDomain, int32(2*s), int32(2*d+1))
-		}
-	}
 	return t
-}
-
-// maxInstances bounds a topology so that its O(n²) path table, at most six
-// links a pair, stays addressable by int32 offsets.
-const maxInstances = 16384
-
-// newTopology returns an empty topology of n instances with room for
-// hopsPerPair links on every pair's path (a hint).
-func newTopology(n, hopsPerPair int) *Topology {
-	if n < 0 || n > maxInstances {
-		panic("network: instance count out of range")
-	}
-	return &Topology{n: n, off: make([]int32, 1, n*n+1), level: make([]Level, 0, n*n),
-		hops: make([]int32, 0, hopsPerPair*n*n)}
 }
 
 // addLink appends a link and returns its index.
@@ -90,23 +80,40 @@ func (t *Topology) addLink(name string, capBps float64) int32 {
 	return int32(len(t.Caps) - 1)
 }
 
-// addPath appends the path of the next pair in src-major order.
-func (t *Topology) addPath(v Level, links ...int32) {
-	t.hops = append(t.hops, links...)
-	t.off = append(t.off, int32(len(t.hops)))
-	t.level = append(t.level, v)
-}
-
 // Instances is the number of instances the topology connects.
-func (t *Topology) Instances() int { return t.n }
+func (t *Topology) Instances() int { return len(t.places) }
 
-// Path returns the links from src to dst and the path latency in ns. The
-// slice is shared: callers must not modify it. Cost: O(1).
-func (t *Topology) Path(src, dst int) ([]int32, int64) {
-	k := src*t.n + dst
-	a, b := t.off[k], t.off[k+1]
-	return t.hops[a:b:b], t.levelNs[t.level[k]]
+// AppendPath appends the links from src to dst to links and returns the
+// result and the path latency in ns: at most four links, worked out from
+// the two instances' places (see NewHierarchy). Cost: O(1), no allocation
+// when links has room.
+func (t *Topology) AppendPath(links []int32, src, dst int) ([]int32, int64) {
+	v := t.Level(src, dst)
+	s, d := &t.nics[src], &t.nics[dst]
+	switch {
+	case src == dst && !t.loopback:
+	case v == LevelDomain:
+		links = append(links, s.domEg, d.domIn)
+	case v == LevelDatacenter:
+		links = append(links, s.outEg, d.outIn)
+	default:
+		links = append(links, s.outEg, t.wan[2*t.places[src].dc], t.wan[2*t.places[dst].dc+1], d.outIn)
+	}
+	return links, t.levelNs[v]
 }
+
+// Path returns the links from src to dst in a new slice and the path
+// latency in ns; AppendPath is the same without the allocation.
+func (t *Topology) Path(src, dst int) ([]int32, int64) { return t.AppendPath(nil, src, dst) }
 
 // Level returns the lowest common level of src and dst.
-func (t *Topology) Level(src, dst int) Level { return t.level[src*t.n+dst] }
+func (t *Topology) Level(src, dst int) Level {
+	s, d := t.places[src], t.places[dst]
+	switch {
+	case src == dst || s == d:
+		return LevelDomain
+	case s.dc != d.dc:
+		return LevelWAN
+	}
+	return LevelDatacenter
+}

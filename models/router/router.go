@@ -142,6 +142,22 @@ func UsesHashes(r Router) bool {
 	return ok && h.UsesHashes()
 }
 
+// StateReader is a Router that says whether it reads its views' state:
+// every View field but Index (instance state and the router's
+// bookkeeping alike). The core keeps those fields current only for a
+// router that reads them, so that a policy which needs no more than the
+// candidates' indexes (RoundRobin) costs nothing per instance per
+// decision. A Router that does not implement StateReader reads them.
+type StateReader interface {
+	ReadsState() bool
+}
+
+// ReadsState reports whether r reads its views' state.
+func ReadsState(r Router) bool {
+	s, ok := r.(StateReader)
+	return !ok || s.ReadsState()
+}
+
 // RouterFunc adapts a function to Router.
 type RouterFunc func(r *Request, c *Cluster) Decision
 

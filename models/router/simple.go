@@ -16,6 +16,10 @@ func (rr *RoundRobin) Route(_ *Request, c *Cluster) Decision {
 	return d
 }
 
+// ReadsState implements StateReader: it reads only the candidates'
+// indexes.
+func (*RoundRobin) ReadsState() bool { return false }
+
 // LeastLoaded picks, for each leg, the instance with the fewest outstanding
 // requests (routed there and not finished there); ties go to the lowest
 // index, so the choice is deterministic.
