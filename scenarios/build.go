@@ -326,23 +326,27 @@ func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
 }
 
 // serveGenSource reads each ServeGen client's two files and generates
-// from them, merging several clients in arrival order; the first client
-// draws from the workload stream, client i > 0 from its own.
+// from them, merging several clients (and copies of them) in arrival
+// order; the first client draws from the workload stream, source i > 0
+// (copy k of client j is source k·clients + j) from its own.
 func (l *Loaded) serveGenSource(g *workload.ServeGen, streams sim.Streams) (sim.Source, error) {
 	var srcs []sim.Source
-	for i, path := range g.Clients() {
-		stream, field := "workload", "workload.servegen.path"
-		if len(g.Paths) > 0 {
-			field = fmt.Sprintf("workload.servegen.paths[%d]", i)
+	clients := g.Clients()
+	for k := range max(g.Copies, 1) {
+		for j, path := range clients {
+			stream, field := "workload", "workload.servegen.path"
+			if len(g.Paths) > 0 {
+				field = fmt.Sprintf("workload.servegen.paths[%d]", j)
+			}
+			if i := k*len(clients) + j; i > 0 {
+				stream = fmt.Sprintf("workload.servegen.%d", i)
+			}
+			src, err := l.serveGenClient(field, path, streams.Stream(stream), g.Windows)
+			if err != nil {
+				return nil, err
+			}
+			srcs = append(srcs, src)
 		}
-		if i > 0 {
-			stream = fmt.Sprintf("workload.servegen.%d", i)
-		}
-		src, err := l.serveGenClient(field, path, streams.Stream(stream), g.Windows)
-		if err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, src)
 	}
 	return workload.Limit(workload.Merge(srcs...), g.Limit), nil
 }

@@ -60,6 +60,17 @@ func TestServeGenPathsDay(t *testing.T) {
 	if n1 != n2 || l1 != l2 || n1 == 0 {
 		t.Fatalf("path: %d requests to %d ns; paths: %d to %d ns", n1, l1, n2, l2)
 	}
+	// copies: 3 of two clients is the six sources listed out, copy k of
+	// client j drawing from source k·2 + j's stream; copies: 1 is none.
+	n3, l3 := one("  servegen: {paths: [traces/servegen-r1/chunk-2, traces/servegen-r1/chunk-5], copies: 3}")
+	n4, l4 := one("  servegen: {paths: [traces/servegen-r1/chunk-2, traces/servegen-r1/chunk-5, " +
+		"traces/servegen-r1/chunk-2, traces/servegen-r1/chunk-5, traces/servegen-r1/chunk-2, traces/servegen-r1/chunk-5]}")
+	if n3 != n4 || l3 != l4 || n3 <= 2*n1 {
+		t.Fatalf("copies: %d requests to %d ns; listed out: %d to %d ns (one client: %d)", n3, l3, n4, l4, n1)
+	}
+	if n5, l5 := one("  servegen: {path: traces/servegen-r1/chunk-2, copies: 1}"); n5 != n1 || l5 != l1 {
+		t.Fatalf("copies: 1 gave %d requests to %d ns, want %d to %d", n5, l5, n1, l1)
+	}
 }
 
 func TestServeGenPathsErrors(t *testing.T) {
@@ -67,6 +78,7 @@ func TestServeGenPathsErrors(t *testing.T) {
 		{"  servegen: {path: traces/servegen-r1/chunk-0, paths: [traces/servegen-r1/chunk-1]}", "workload.servegen.paths"},
 		{"  servegen: {paths: [traces/servegen-r1/chunk-0, '']}", "workload.servegen.paths[1]"},
 		{"  servegen: {paths: [traces/servegen-r1/chunk-0, traces/servegen-r1/nope]}", "workload.servegen.paths[1]"},
+		{"  servegen: {path: traces/servegen-r1/chunk-0, copies: -1}", "workload.servegen.copies"},
 	} {
 		doc := strings.Replace(capacityDoc, `  synthetic:
     requests: 10

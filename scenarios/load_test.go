@@ -269,7 +269,8 @@ func TestShippedScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	calib, _ := filepath.Glob(filepath.Join("calibration", "*.yaml"))
-	for _, f := range append(files, calib...) {
+	perf, _ := filepath.Glob(filepath.Join("perf", "*.yaml"))
+	for _, f := range append(append(files, calib...), perf...) {
 		l, err := Load(f)
 		if err == nil {
 			var b *Built

@@ -100,10 +100,14 @@ type Trace struct {
 // window_start_s values to replay back to back (none = all). Paths, in
 // place of Path, names several clients replayed together, their requests
 // merged in arrival order (Merge), each with the same Windows; Limit
-// counts the merged requests.
+// counts the merged requests. Copies > 1 replays every client that many
+// times, each copy drawn independently: the traffic of that many tenants
+// like it over the same windows, a rate scaling that keeps the day's
+// length (workload.rate_scale compresses time instead).
 type ServeGen struct {
 	Path    string   `yaml:"path,omitempty"`
 	Paths   []string `yaml:"paths,omitempty"`
+	Copies  int      `yaml:"copies,omitempty"`
 	Windows []int    `yaml:"windows,omitempty"`
 	Limit   int      `yaml:"limit"` // stop after this many requests; 0 = all
 }
@@ -127,9 +131,15 @@ func (g ServeGen) Validate() error {
 		return fieldErr(fmt.Sprintf("paths[%d]", slices.Index(g.Paths, "")), "must name a client")
 	case g.Limit < 0:
 		return fieldErr("limit", "must be ≥ 0 (0 = all), got %d", g.Limit)
+	case g.Copies < 0 || g.Copies > MaxServeGenCopies:
+		return fieldErr("copies", "must be in [0, %d] (0 or 1 = once), got %d", MaxServeGenCopies, g.Copies)
 	}
 	return nil
 }
+
+// MaxServeGenCopies bounds ServeGen.Copies: each copy keeps its client's
+// windows and length distributions.
+const MaxServeGenCopies = 4096
 
 // fieldErr builds a validation error naming a field relative to the spec.
 func fieldErr(field, format string, args ...any) error {
