@@ -1,6 +1,14 @@
 // Package results turns per-request records into metrics (TTFT, TPOT, ITL,
 // E2E, goodput, attainment) and renders them: a summary table, summary.json
 // and requests.csv.
+//
+// Two ways lead to a Summary. Summarize (summary.go, with stats.go,
+// reasons.go, attribution.go, instances.go, tiers.go and fleet.go) reads
+// a run's records all at once and computes exact percentiles. A
+// Summarizer (stream.go) takes the records one at a time as requests end
+// and keeps memory independent of their number, its percentiles from
+// Histograms (histogram.go) within HistogramRelErr; Summarizers of a
+// run's parts merge. Its doc lists which fields are exact.
 package results
 
 // Status is how a request ended. Every request ends exactly once.

@@ -1,0 +1,293 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// logUniformNs draws a latency log-uniformly from 1 ns to maxNs.
+func logUniformNs(rng *rand.Rand, maxNs float64) int64 {
+	return int64(math.Exp(rng.Float64() * math.Log(maxNs)))
+}
+
+// reasonTemplates are reasons with request-specific figures (three
+// each), as the simulator writes them, so that kinds group requests.
+var reasonTemplates = []string{
+	"too long: %d tokens (prompt %d + output %d) exceed the 4096 any instance can hold",
+	"low cache hit: %d of %d tokens on decode-1 (%d)",
+	"timeout after %d.%d s (%d)",
+	"h100 queue full (%d waiting, %d, %d)",
+}
+
+// streamRecords draws n records: every status, latencies from 1 ns to
+// hours, reasons, instance indices from none to past the last
+// InstanceInfo, fail-overs and lower-tier tokens, arrivals over hours.
+func streamRecords(rng *rand.Rand, n, instances int) []Record {
+	recs := make([]Record, n)
+	for i := range recs {
+		r := &recs[i]
+		r.ID = int64(rng.IntN(10 * n))
+		r.ArrivalNs = rng.Int64N(5 * 3600e9)
+		r.Status = Status(rng.IntN(int(Abandoned) + 1))
+		if rng.IntN(2) == 0 {
+			r.Status = Completed
+		}
+		r.PromptTokens = int32(rng.IntN(8000))
+		r.CachedTokens = int32(rng.IntN(int(r.PromptTokens) + 1))
+		r.TierTokens = [3]int32{int32(rng.IntN(100)), int32(rng.IntN(100)), int32(rng.IntN(100))}
+		r.PrefillInstance = int32(rng.IntN(instances+3) - 1)
+		r.DecodeInstance = int32(rng.IntN(instances+3) - 1)
+		r.Preemptions, r.Rejections, r.WastedTokens = int32(rng.IntN(3)), int32(rng.IntN(2)), int32(rng.IntN(50))
+		if rng.IntN(10) == 0 {
+			r.Failovers, r.FailoverUs = uint8(1+rng.IntN(3)), int32(logUniformNs(rng, 1e9))
+		}
+		for k := range r.Time {
+			r.Time[k] = logUniformNs(rng, 600e9) - 1
+			if k == TEmit && rng.IntN(4) == 0 {
+				r.Time[k] = -r.Time[k] // quicker last token
+			}
+		}
+		ttft, decode := logUniformNs(rng, 3600e9)-1, logUniformNs(rng, 3600e9)-1
+		r.FirstTokenNs = r.ArrivalNs + ttft
+		r.FinishNs = r.FirstTokenNs + decode
+		if r.Status == Completed {
+			r.OutputTokens = int32(1 + rng.IntN(3)*rng.IntN(2000)) // a third of them 1 token
+			continue
+		}
+		r.OutputTokens = int32(rng.IntN(5))
+		if k := rng.IntN(len(reasonTemplates) + 1); k < len(reasonTemplates) { // else unspecified
+			r.Reason = fmt.Sprintf(reasonTemplates[k], rng.IntN(9999), rng.IntN(9999), rng.IntN(9999))
+		}
+	}
+	return recs
+}
+
+// streamInfo is a RunInfo with instances of every role, tiers and a fleet.
+func streamInfo(rng *rand.Rand, instances int) RunInfo {
+	info := RunInfo{Scenario: "random", Seed: rng.Uint64(), GPUs: 1 + rng.IntN(64), SimTimeNs: 6 * 3600e9,
+		WallTimeS: 1.5, Events: rng.Int64N(1e9), RouterOwner: "router-co",
+		SLO:   SLO{TTFTNs: logUniformNs(rng, 60e9), TPOTNs: logUniformNs(rng, 1e9), Attainment: 0.9},
+		Tiers: []TierInfo{{Name: "host", ReadBytes: 1e9, CapacityBlocks: 100, CachedBlocks: 40}, {Name: "store"}},
+		Links: []LinkInfo{{Name: "p0/egress", Bytes: 5e9, Transfers: 7}, {Name: "dc0/wan-egress", Bytes: 1e9}},
+		Fleet: &FleetInfo{Pools: []PoolCounts{{Pool: "decode", Points: []CountPoint{{Ready: 1}, {AtNs: 5, Ready: 3}}}},
+			Billed:     []BilledInstance{{Pool: "decode", GPUs: 8, BilledNs: 3600e9, CostPerGPUHour: 2, Crashes: 1}},
+			ScaleUpsNs: []int64{30e9, 45e9}}}
+	roles := []string{RolePrefill, RoleDecode, RoleColocated}
+	for i := range instances {
+		info.Instances = append(info.Instances, InstanceInfo{Name: fmt.Sprint("inst-", i), Pool: roles[i%3],
+			Role: roles[i%3], Owner: []string{"", "acme"}[i%2], GPUs: 8, BusyNs: rng.Int64N(1e12),
+			Preemptions: rng.Int64N(10), Waits: [NumWaits]int64{rng.Int64N(1e9)}})
+	}
+	return info
+}
+
+// percentiles returns pointers to every percentile field of s: the fields
+// a Summarizer may only approximate.
+func percentiles(s *Summary) map[string]*float64 {
+	m := map[string]*float64{}
+	for name, st := range map[string]*Stats{"ttft": &s.TTFT, "tpot": &s.TPOT, "e2e": &s.E2E} {
+		m[name+".p50"], m[name+".p90"], m[name+".p99"] = &st.P50, &st.P90, &st.P99
+	}
+	if s.Fleet != nil {
+		st := &s.Fleet.FailoverStallS
+		m["stall.p50"], m["stall.p90"], m["stall.p99"] = &st.P50, &st.P90, &st.P99
+	}
+	return m
+}
+
+// checkStreamed fails unless got's percentiles are within HistogramRelErr
+// (plus the rounding to the ns of both) of want's and every other field
+// equals want's.
+func checkStreamed(t *testing.T, got, want Summary) {
+	t.Helper()
+	gp, wp := percentiles(&got), percentiles(&want)
+	if len(gp) != len(wp) {
+		t.Fatalf("percentile fields: got %d, want %d", len(gp), len(wp))
+	}
+	for name, w := range wp {
+		g := gp[name]
+		if math.Abs(*g-*w) > HistogramRelErr**w+1.01e-9 {
+			t.Errorf("%s = %.9g s, want %.9g s within %.2g", name, *g, *w, HistogramRelErr)
+		}
+		*g = *w
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("streamed summary differs beyond its percentiles:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// summarizeStream adds recs one at a time and returns the Summary.
+func summarizeStream(recs []Record, itl *Histogram, info RunInfo) (*Summarizer, Summary) {
+	z := NewSummarizer(info.SLO)
+	for i := range recs {
+		z.Add(&recs[i])
+	}
+	return z, z.Summary(itl, info)
+}
+
+func TestSummarizerMatchesSummarize(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 16))
+		instances := rng.IntN(6)
+		n := []int{0, 1, 2, 10, 100, 1000}[seed%6]
+		recs, info := streamRecords(rng, n, instances), streamInfo(rng, instances)
+		if seed%7 == 0 {
+			info.Fleet, info.Tiers = nil, nil
+		}
+		if seed%5 == 0 {
+			info.SLO = SLO{}
+		}
+		itl := &Histogram{}
+		itl.AddN(logUniformNs(rng, 1e9), 3)
+		want := Summarize(recs, itl, info)
+		_, got := summarizeStream(recs, itl, info)
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkStreamed(t, got, want) })
+	}
+}
+
+func TestSummarizerByHand(t *testing.T) {
+	recs := handRecords()
+	_, got := summarizeStream(recs, handITL(), handInfo())
+	checkStreamed(t, got, Summarize(recs, handITL(), handInfo()))
+}
+
+// TestSummarizerPercentileBound checks the percentiles against exact ones
+// where the histogram's error is largest: many samples, each near the top
+// of its bucket, over ns to hours.
+func TestSummarizerPercentileBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	recs := make([]Record, 20000)
+	for i := range recs {
+		v := logUniformNs(rng, 3600e9)
+		recs[i] = Record{ID: int64(i), FirstTokenNs: v, FinishNs: 2 * v, OutputTokens: 2, Status: Completed}
+	}
+	info := RunInfo{}
+	_, got := summarizeStream(recs, nil, info)
+	checkStreamed(t, got, Summarize(recs, nil, info))
+}
+
+func TestSummarizerMerge(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		instances := rng.IntN(6)
+		recs, info := streamRecords(rng, rng.IntN(500), instances), streamInfo(rng, instances)
+		whole, want := summarizeStream(recs, nil, info)
+		cut := rng.IntN(len(recs) + 1)
+		a, _ := summarizeStream(recs[:cut], nil, info)
+		b, _ := summarizeStream(recs[cut:], nil, info)
+		a.Merge(b)
+		a.Merge(nil)
+		a.Merge(NewSummarizer(info.SLO))
+		if got := a.Summary(nil, info); !reflect.DeepEqual(got, want) {
+			t.Errorf("seed %d: merge of halves at %d/%d differs:\n got %+v\nwant %+v", seed, cut, len(recs), got, want)
+		}
+		empty := NewSummarizer(info.SLO)
+		empty.Merge(whole)
+		if got := empty.Summary(nil, info); !reflect.DeepEqual(got, want) {
+			t.Errorf("seed %d: merge into an empty summarizer differs", seed)
+		}
+	}
+}
+
+func TestSummarizerMergeSLOMismatchPanics(t *testing.T) {
+	a, b := NewSummarizer(SLO{TTFTNs: 1}), NewSummarizer(SLO{TTFTNs: 2})
+	b.Add(&Record{Status: Completed})
+	defer func() {
+		if recover() == nil {
+			t.Error("Merge of different SLOs did not panic")
+		}
+	}()
+	a.Merge(b)
+}
+
+// TestSummarizerLongRun checks that means stay exact when the sums pass
+// int64's 2⁶³ ns (292 years), which Histogram's own sum would overflow.
+func TestSummarizerLongRun(t *testing.T) {
+	z := NewSummarizer(SLO{})
+	r := Record{Status: Completed, FirstTokenNs: 3600e9, FinishNs: 7200e9, OutputTokens: 3}
+	for range 4000 {
+		z.Add(&r)
+	}
+	big := NewSummarizer(SLO{})
+	for range 1000 { // 4·10⁶ requests of an hour: 1.4·10¹⁹ ns of TTFT
+		big.Merge(z)
+	}
+	s := big.Summary(nil, RunInfo{})
+	if s.Requests.Completed != 4e6 || s.TTFT.Mean != 3600 || s.E2E.Mean != 7200 || s.TPOT.Mean != 1800 {
+		t.Errorf("4e6 hour-long requests: completed %d, means TTFT %g E2E %g TPOT %g s; want 4e6, 3600, 7200, 1800",
+			s.Requests.Completed, s.TTFT.Mean, s.E2E.Mean, s.TPOT.Mean)
+	}
+}
+
+func TestAppendReasonKind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ab1.9-_ :N0"
+	reasons := []string{"", "7", "1.5GB", "decode-1 full", "v1.2.3 at 4.5 s", "x."}
+	for range 5000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		reasons = append(reasons, string(b))
+	}
+	for _, r := range reasons {
+		if got, want := string(appendReasonKind(nil, r)), ReasonKind(r); got != want {
+			t.Errorf("appendReasonKind(%q) = %q, want ReasonKind's %q", r, got, want)
+		}
+	}
+}
+
+// benchRecords are records for the allocation test and benchmark: mostly
+// completed, the rest refused with a few reason kinds, on 8 instances.
+func benchRecords() []Record {
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := streamRecords(rng, 4096, 8)
+	for i := range recs {
+		if rng.IntN(10) < 8 {
+			recs[i].Status, recs[i].Reason = Completed, ""
+		}
+	}
+	return recs
+}
+
+func TestSummarizerAddAllocs(t *testing.T) {
+	recs := benchRecords()
+	z := NewSummarizer(SLO{TTFTNs: 1e9, TPOTNs: 1e8})
+	for i := range recs { // warm-up: every kind, instance and hour seen
+		z.Add(&recs[i])
+	}
+	// Per pass over all the records, so that an allocation in a few of
+	// them does not round away.
+	if a := testing.AllocsPerRun(10, func() {
+		for i := range recs {
+			z.Add(&recs[i])
+		}
+	}); a != 0 {
+		t.Errorf("Add after warm-up: %g allocs per %d records, want 0", a, len(recs))
+	}
+}
+
+// BenchmarkSummarizerAdd reports Add's cost per record after warm-up
+// (B/op and allocs/op, both 0) and a warmed Summarizer's memory
+// (B/summarizer), which no number of records changes.
+func BenchmarkSummarizerAdd(b *testing.B) {
+	recs := benchRecords()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	z := NewSummarizer(SLO{TTFTNs: 1e9, TPOTNs: 1e8})
+	for i := range recs {
+		z.Add(&recs[i])
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		z.Add(&recs[i%len(recs)])
+	}
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc), "B/summarizer")
+}
