@@ -30,9 +30,10 @@ import (
 // integers, so a mean equals Summarize's whenever Summarize's float64 sum
 // is exact (every partial sum under 2⁵³ ns, ≈ 104 days) and is closer to
 // the truth beyond. The TPOT mean is summed in fixed point (2⁻³² ns
-// units, flooring each value): it differs from Summarize's float64 sum
-// only by float rounding, far below the ns the summary rounds to, and so
-// does the interactivity (1 / mean TPOT). The fields that come from
+// units, each value floored), as order-free as the rest: it differs from
+// Summarize's float64 sum only by float rounding, far below the ns the
+// summary rounds both to, and the interactivity (1 / mean TPOT) with it.
+// The fields that come from
 // RunInfo (instances, network, waits, tiers' bytes, fleet cost and pools,
 // scale-ups, preemption counters) and from itl are computed as Summarize
 // computes them.
@@ -111,9 +112,12 @@ func NewSummarizer(slo SLO) *Summarizer { return &Summarizer{slo: slo} }
 
 // Add counts one ended request. O(1) (O(len(r.Reason)) for a request that
 // did not complete); r is not retained, but its Reason string may be.
-// Panics on an unknown status, or on a completed record whose TTFT, E2E
-// or TPOT is negative (the simulator never emits one).
+// Panics on an unknown status, a negative arrival time, or a completed
+// record whose TTFT, E2E or TPOT is negative (the simulator emits none).
 func (z *Summarizer) Add(r *Record) {
+	if r.ArrivalNs < 0 {
+		panic("results: record arrives before the run starts")
+	}
 	if z.counts.Total == 0 || r.ArrivalNs < z.firstArrivalNs {
 		z.firstArrivalNs = r.ArrivalNs
 	}

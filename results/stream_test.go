@@ -291,3 +291,30 @@ func BenchmarkSummarizerAdd(b *testing.B) {
 	}
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc), "B/summarizer")
 }
+
+func TestSummarizerAddPanics(t *testing.T) {
+	for name, r := range map[string]Record{
+		"negative arrival": {ArrivalNs: -1, Status: Rejected},
+		"negative TTFT":    {ArrivalNs: 5, FirstTokenNs: 4, FinishNs: 9, Status: Completed},
+		"negative TPOT":    {ArrivalNs: 5, FirstTokenNs: 9, FinishNs: 8, OutputTokens: 2, Status: Completed},
+		"unknown status":   {Status: Abandoned + 1},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Add did not panic", name)
+				}
+			}()
+			NewSummarizer(SLO{}).Add(&r)
+		}()
+	}
+}
+
+func TestSummarizerSummaryLeavesItUnchanged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	recs, info := streamRecords(rng, 300, 3), streamInfo(rng, 3)
+	z, first := summarizeStream(recs, nil, info)
+	if again := z.Summary(nil, info); !reflect.DeepEqual(again, first) {
+		t.Error("a second Summary differs from the first")
+	}
+}
