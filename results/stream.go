@@ -33,24 +33,25 @@ import (
 // units, each value floored), as order-free as the rest: it differs from
 // Summarize's float64 sum only by float rounding, far below the ns the
 // summary rounds both to, and the interactivity (1 / mean TPOT) with it.
-// The fields that come from
-// RunInfo (instances, network, waits, tiers' bytes, fleet cost and pools,
-// scale-ups, preemption counters) and from itl are computed as Summarize
-// computes them.
+// The fields that come from RunInfo (instances, network, waits, tiers'
+// bytes, fleet cost and pools, scale-ups, preemption counters) and from
+// itl are computed as Summarize computes them.
 //
 // What cannot be streamed: exact percentiles. An exact order statistic
 // of n values needs memory proportional to n in one pass (Munro and
 // Paterson, 1980), so the percentiles above are the only fields that
 // change. (Outside Summarize, LimitShares and the requests.csv writer
-// read records too; the first is two counts, the second writes each
-// record as it ends.)
+// read records too; the first is two counts a caller can keep, the second
+// can write each record as it ends.)
 //
 // Memory: four Histograms of about 57 KB each, allocated as their first
 // sample arrives (the failover-stall one only when a request fails
 // over), plus one entry per reason kind, per instance index seen and
 // per hour of arrivals — nothing per record. Add allocates only when it
-// meets a new reason kind, instance index or hour. Not safe for
-// concurrent use.
+// meets a new reason kind, instance index or hour. Warmed on 4,096
+// records of 8 instances, 5 hours and 20 reason kinds, a Summarizer has
+// allocated 269,152 B (BenchmarkSummarizerAdd's B/summarizer), and each
+// further Add costs 0 B. Not safe for concurrent use.
 type Summarizer struct {
 	slo SLO
 
