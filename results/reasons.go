@@ -21,13 +21,18 @@ type ReasonGroup struct {
 // digit, '-', '_' or '.' ("decode-1", "h100", "llama-3.1-70b") stay. An
 // empty reason is "unspecified". O(len).
 func ReasonKind(reason string) string {
+	return string(appendReasonKind(make([]byte, 0, len(reason)), reason))
+}
+
+// appendReasonKind appends ReasonKind(reason) to dst without allocating
+// beyond dst's growth (the streaming summary calls it for every record).
+func appendReasonKind(dst []byte, reason string) []byte {
 	if reason == "" {
-		return "unspecified"
+		return append(dst, "unspecified"...)
 	}
-	b := make([]byte, 0, len(reason))
 	for i := 0; i < len(reason); {
 		if !isDigit(reason[i]) || (i > 0 && isNamePart(reason[i-1])) {
-			b = append(b, reason[i])
+			dst = append(dst, reason[i])
 			i++
 			continue
 		}
@@ -35,10 +40,10 @@ func ReasonKind(reason string) string {
 		for j < len(reason) && (isDigit(reason[j]) || reason[j] == '.' && j+1 < len(reason) && isDigit(reason[j+1])) {
 			j++
 		}
-		b = append(b, 'N') // a unit glued on ("1.5GB") stays: "NGB"
+		dst = append(dst, 'N') // a unit glued on ("1.5GB") stays: "NGB"
 		i = j
 	}
-	return string(b)
+	return dst
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -469,28 +469,6 @@ func (t *reasonTally) merge(o *reasonTally) {
 	}
 }
 
-// appendReasonKind appends ReasonKind(reason) to dst, allocating only to
-// grow dst.
-func appendReasonKind(dst []byte, reason string) []byte {
-	if reason == "" {
-		return append(dst, "unspecified"...)
-	}
-	for i := 0; i < len(reason); {
-		if !isDigit(reason[i]) || (i > 0 && isNamePart(reason[i-1])) {
-			dst = append(dst, reason[i])
-			i++
-			continue
-		}
-		j := i
-		for j < len(reason) && (isDigit(reason[j]) || reason[j] == '.' && j+1 < len(reason) && isDigit(reason[j+1])) {
-			j++
-		}
-		dst = append(dst, 'N')
-		i = j
-	}
-	return dst
-}
-
 // int128 is a two's-complement 128-bit integer, for sums of ns that
 // int64 would overflow: 2⁶³ ns is 292 years, and 10⁸ requests of an hour
 // each sum to 41,000 years.

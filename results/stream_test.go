@@ -223,24 +223,6 @@ func TestSummarizerLongRun(t *testing.T) {
 	}
 }
 
-func TestAppendReasonKind(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const alphabet = "ab1.9-_ :N0"
-	reasons := []string{"", "7", "1.5GB", "decode-1 full", "v1.2.3 at 4.5 s", "x."}
-	for range 5000 {
-		b := make([]byte, rng.IntN(12))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		reasons = append(reasons, string(b))
-	}
-	for _, r := range reasons {
-		if got, want := string(appendReasonKind(nil, r)), ReasonKind(r); got != want {
-			t.Errorf("appendReasonKind(%q) = %q, want ReasonKind's %q", r, got, want)
-		}
-	}
-}
-
 // benchRecords are records for the allocation test and benchmark: mostly
 // completed, the rest refused with a few reason kinds, on 8 instances.
 func benchRecords() []Record {
