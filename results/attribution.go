@@ -52,11 +52,28 @@ func attribute(recs []Record, info RunInfo) Attribution {
 		if r.DecodeInstance < 0 {
 			dec = pf
 		}
-		slotNs[pf][0] += float64(r.Time[TFrontend] + r.Time[TPrefillQueue] + r.Time[TPrefillCompute] + r.Time[TOnboard])
-		slotNs[dec][1] += float64(r.Time[TDecodeFirst])
-		slotNs[dec][2] += float64(r.Time[TDecodeCompute] + r.Time[TDecodeQueue] + r.Time[TReprefill] + r.Time[TSwap] + r.Time[TEmit])
+		prefill, decodeFirst, decode := slotTimes(r)
+		slotNs[pf][0] += float64(prefill)
+		slotNs[dec][1] += float64(decodeFirst)
+		slotNs[dec][2] += float64(decode)
 		used[pf], used[dec] = true, true
 	}
+	return attributionOf(info, &compNs, slotNs, used, n)
+}
+
+// slotTimes splits a completed request's time between the owners it can
+// belong to: the prefill instance's TTFT (front end, prefill queueing and
+// compute, onboarding), the decoder's TTFT and the decoder's decode time.
+func slotTimes(r *Record) (prefill, decodeFirst, decode int64) {
+	t := &r.Time
+	return t[TFrontend] + t[TPrefillQueue] + t[TPrefillCompute] + t[TOnboard], t[TDecodeFirst],
+		t[TDecodeCompute] + t[TDecodeQueue] + t[TReprefill] + t[TSwap] + t[TEmit]
+}
+
+// attributionOf is the Attribution of n completed requests from their
+// per-component sums and per-instance slot sums (attribute's and the
+// streaming Summarizer's).
+func attributionOf(info RunInfo, compNs *[NumTimes]float64, slotNs [][3]float64, used []bool, n int) Attribution {
 	a := Attribution{TTFTS: map[string]float64{}, DecodeS: map[string]float64{}, ByOwner: map[string]OwnerTime{}}
 	for k, name := range TimeNames {
 		if k < FirstDecodeTime {
@@ -66,7 +83,7 @@ func attribute(recs []Record, info RunInfo) Attribution {
 		}
 	}
 	if n > 0 {
-		byOwner(&a, info, &compNs, slotNs, used, n)
+		byOwner(&a, info, compNs, slotNs, used, n)
 	}
 	return a
 }

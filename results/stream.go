@@ -178,9 +178,10 @@ func (z *Summarizer) addCompleted(r *Record, good bool) {
 	if r.DecodeInstance >= 0 {
 		dec = &z.slots[r.DecodeInstance+1]
 	}
-	pf.prefill.add(r.Time[TFrontend] + r.Time[TPrefillQueue] + r.Time[TPrefillCompute] + r.Time[TOnboard])
-	dec.decodeFirst.add(r.Time[TDecodeFirst])
-	dec.decode.add(r.Time[TDecodeCompute] + r.Time[TDecodeQueue] + r.Time[TReprefill] + r.Time[TSwap] + r.Time[TEmit])
+	prefill, decodeFirst, decode := slotTimes(r)
+	pf.prefill.add(prefill)
+	dec.decodeFirst.add(decodeFirst)
+	dec.decode.add(decode)
 	pf.used, dec.used = true, true
 }
 
@@ -376,18 +377,7 @@ func (z *Summarizer) attribution(info RunInfo) Attribution {
 		slotNs[i] = [3]float64{f.prefill.float(), f.decodeFirst.float(), f.decode.float()}
 		used[i] = f.used
 	}
-	a := Attribution{TTFTS: map[string]float64{}, DecodeS: map[string]float64{}, ByOwner: map[string]OwnerTime{}}
-	for k, name := range TimeNames {
-		if k < FirstDecodeTime {
-			a.TTFTS[name] = meanS(compNs[k], n)
-		} else {
-			a.DecodeS[name] = meanS(compNs[k], n)
-		}
-	}
-	if n > 0 {
-		byOwner(&a, info, &compNs, slotNs, used, n)
-	}
-	return a
+	return attributionOf(info, &compNs, slotNs, used, n)
 }
 
 // tiers is summarizeTiers' result from the sums.
