@@ -28,6 +28,10 @@
 //     scorers and the topology-aware cost. A policy's configuration type is
 //     its scenario section (YAML fields, a Default value, Check), so a new
 //     policy is a file there plus a line in scenarios/router.go.
+//   - autoscale: the policies that size a pool while a run goes on — a
+//     Kubernetes-HPA-style threshold scaler and a Dynamo-style SLA planner
+//     — behind one Observation → desired-count interface the core's
+//     scaler (sim/scaler.go) calls every adjustment interval.
 //
 // Two packages under models are not models but the ground every layer
 // stands on, and import nothing of handoff:

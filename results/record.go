@@ -9,6 +9,11 @@
 // and keeps memory independent of their number, its percentiles from
 // Histograms (histogram.go) within HistogramRelErr; Summarizers of a
 // run's parts merge. Its doc lists which fields are exact.
+//
+// Beside it: rundir and sweepdir read and write a run's and a sweep's
+// output directories (each format in one place), outdir writes every
+// output file safely, plot draws the figures and report the HTML page,
+// all from those directories.
 package results
 
 // Status is how a request ended. Every request ends exactly once.
