@@ -45,10 +45,11 @@ func (in *Instance) removeRunning(s *Seq) {
 		in.settle(pos)
 		copy(in.running[pos:], in.running[pos+1:])
 		copy(in.due[pos:], in.due[pos+1:])
+		copy(in.phase[pos:], in.phase[pos+1:])
 		copy(in.trip[pos:], in.trip[pos+1:])
 		last := len(in.running) - 1
 		in.running[last] = nil
-		in.running, in.due, in.trip = in.running[:last], in.due[:last], in.trip[:last]
+		in.running, in.due, in.phase, in.trip = in.running[:last], in.due[:last], in.phase[:last], in.trip[:last]
 		return
 	}
 	panic("engine: aborting a running sequence that is not in the running set")

@@ -1,6 +1,10 @@
 package engine
 
-import "handoff/models/kv"
+import (
+	"slices"
+
+	"handoff/models/kv"
+)
 
 // Complete applies the step in flight, which ran from startNs to nowNs:
 // every scheduled sequence advances by its tokens; those that reach the end
@@ -38,6 +42,10 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 			in.due[pos] = finishedEntry
 		case steady:
 			in.maybeCruise(pos, s)
+		case s.Generated == 1 && s.computed == s.Tokens():
+			// Its first token: the caller reads it as it stands, so it
+			// may cruise from the next planning pass (startCruises).
+			in.cruiseNext = append(in.cruiseNext, stepEntry{s: s, pos: e.pos})
 		}
 	}
 	clear(in.step)
@@ -102,17 +110,37 @@ func (in *Instance) settlePrivate(s *Seq) {
 }
 
 // removeFinished drops finished sequences from the running set, keeping the
-// order of the rest.
+// order of the rest (and the positions of those to cruise next). Those
+// ahead of the first finished one stay where they are; the runs between
+// finished ones move down whole.
 func (in *Instance) removeFinished() {
-	kept := 0
-	for i, s := range in.running {
-		if in.due[i] != finishedEntry {
-			in.running[kept], in.due[kept], in.trip[kept] = s, in.due[i], in.trip[i]
-			kept++
+	first := slices.Index(in.due, finishedEntry)
+	kept, next := first, 0
+	for next < len(in.cruiseNext) && int(in.cruiseNext[next].pos) < first {
+		next++
+	}
+	for i := first; i < len(in.running); {
+		if in.due[i] == finishedEntry {
+			i++
+			continue
 		}
+		end := i + 1
+		for end < len(in.running) && in.due[end] != finishedEntry {
+			end++
+		}
+		for next < len(in.cruiseNext) && int(in.cruiseNext[next].pos) < end {
+			in.cruiseNext[next].pos -= int32(i - kept)
+			next++
+		}
+		copy(in.running[kept:], in.running[i:end])
+		copy(in.due[kept:], in.due[i:end])
+		copy(in.phase[kept:], in.phase[i:end])
+		copy(in.trip[kept:], in.trip[i:end])
+		kept += end - i
+		i = end
 	}
 	clear(in.running[kept:])
-	in.running, in.due, in.trip = in.running[:kept], in.due[:kept], in.trip[:kept]
+	in.running, in.due, in.phase, in.trip = in.running[:kept], in.due[:kept], in.phase[:kept], in.trip[:kept]
 }
 
 // commitFull publishes the sequence's newly completed full blocks to the

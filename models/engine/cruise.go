@@ -12,10 +12,17 @@ package engine
 // until the first step that needs it: the one that produces its last token
 // here, or one whose token needs a new block when none is free. Its
 // running entry carries the number of the next step to look at (due): the
-// last-token step or its next block boundary. At a boundary it takes a
-// block from the pool as a mere count (kv.Pool.AllocateAnonymous: the free
-// queue changes exactly as with Allocate), kept in its trip, and cruises
-// on; otherwise nothing about it is read or written. The instance keeps
+// last-token step. Its block boundaries recur every BlockSize steps, so
+// they are a phase, not a due: the step numbers k with k mod BlockSize
+// equal to it. The instance counts its cruising sequences per phase, and
+// step k takes as many blocks as phase k mod BlockSize counts, from the
+// pool as mere counts (kv.Pool.AllocateAnonymous: the free queue changes
+// exactly as with Allocate), without touching them; a sequence works out
+// at settling how many boundaries it crossed since it began (crossings).
+// (A sequence whose first boundary is more than a block away takes it
+// through its due and joins its phase then; a hybrid model's sequences
+// keep every boundary and slide as dues, sliding.go.) Otherwise nothing
+// about a cruising sequence is read or written. The instance keeps
 // what cruising sequences have in
 // common: their number, the sum of their contexts (for the step's price),
 // the count of steps and the running total of step durations. Rather than
@@ -44,10 +51,22 @@ type stepEntry struct {
 // finishedEntry is the due of a running sequence that just finished.
 const finishedEntry = -1
 
-// trip is what the instance keeps of one cruise besides its due step.
+// A step in which every running sequence cruises and none is due, with
+// nothing queued, is steady (steady): it costs the blocks of one phase
+// and O(1) more, whatever the number running.
+
+// noPhase marks a running sequence whose block boundaries are not counted
+// by phase (it does not cruise, or takes its boundaries as dues).
+const noPhase = -1
+
+// trip is what the instance keeps of one cruise besides its due step and
+// phase.
 type trip struct {
 	lastStep int64 // the step producing its last token here
-	grown    int32 // blocks its table took while cruising, held as a count (kv.Pool.AllocateAnonymous)
+	// from is the step after which its phase counts: it crosses a block
+	// boundary in every later step k with k mod BlockSize = its phase.
+	from  int64
+	grown int32 // blocks its table took through dues while cruising, held as a count (kv.Pool.AllocateAnonymous)
 	// slideBack, for a hybrid model, places the next step whose token
 	// makes its window drop a block: lastStep − slideBack; ≤ 0: none before
 	// lastStep (sliding.go).
@@ -58,8 +77,36 @@ type trip struct {
 func (in *Instance) addRunning(s *Seq) int {
 	in.running = append(in.running, s)
 	in.due = append(in.due, 0)
+	in.phase = append(in.phase, noPhase)
 	in.trip = append(in.trip, trip{})
 	return len(in.running) - 1
+}
+
+// crossings is how many steps after from, up to and including to, cross
+// the block boundary of phase p.
+func (in *Instance) crossings(from, to int64, p int16) int {
+	b := int64(in.cfg.BlockSize)
+	return int(floorDiv(to-int64(p), b) - floorDiv(from-int64(p), b))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+// phaseOf is the phase of the block boundaries step k crosses.
+func (in *Instance) phaseOf(k int64) int16 { return int16(k % int64(in.cfg.BlockSize)) }
+
+// joinPhase counts the cruising sequence at pos in phase p from step from on.
+func (in *Instance) joinPhase(pos int, p int16, from int64) {
+	if in.phaseCount == nil {
+		in.phaseCount = make([]int32, in.cfg.BlockSize)
+	}
+	in.phase[pos], in.trip[pos].from = p, from
+	in.phaseCount[p]++
 }
 
 // UncountedBlocks is how many blocks cruising sequences hold beyond their
@@ -70,6 +117,9 @@ func (in *Instance) UncountedBlocks() int {
 	n := 0
 	for i, t := range in.trip {
 		n += int(t.grown) * (1 + in.cfg.SlidingGroups)
+		if p := in.phase[i]; p != noPhase {
+			n += in.crossings(t.from, in.stats.Steps, p)
+		}
 		if s := in.running[i]; in.due[i] > 0 && in.cfg.SlidingGroups > 0 {
 			last := s.computed + int(in.stats.Steps) - 1 // computed before its last step
 			n -= in.cfg.SlidingGroups * (in.cfg.slidingSkip(last) - int(s.skipped))
@@ -82,14 +132,15 @@ func (in *Instance) UncountedBlocks() int {
 func (in *Instance) popRunning() *Seq {
 	last := len(in.running) - 1
 	s := in.running[last]
-	in.running, in.due, in.trip = in.running[:last], in.due[:last], in.trip[:last]
+	in.running, in.due, in.phase, in.trip = in.running[:last], in.due[:last], in.phase[:last], in.trip[:last]
 	return s
 }
 
 // growCruising gives the cruising sequence at position pos, due at step
 // k only because its token needs a new block, that block — as a count, so
-// the sequence itself is not touched — and keeps it cruising. It reports
-// false, changing nothing, when no block is free.
+// the sequence itself is not touched — and keeps it cruising, its later
+// boundaries counted by phase. It reports false, changing nothing, when
+// no block is free.
 func (in *Instance) growCruising(pos int, k int64) bool {
 	if in.cfg.SlidingGroups > 0 {
 		return in.crossSliding(pos, k)
@@ -99,7 +150,8 @@ func (in *Instance) growCruising(pos int, k int64) bool {
 	}
 	t := &in.trip[pos]
 	t.grown++
-	in.due[pos] = min(k+int64(in.cfg.BlockSize), t.lastStep)
+	in.due[pos] = t.lastStep
+	in.joinPhase(pos, in.phaseOf(k), k)
 	return true
 }
 
@@ -114,24 +166,51 @@ func (in *Instance) maybeCruise(pos int, s *Seq) {
 	// The step producing its last token here, and the first step whose
 	// token does not fit in its blocks (slots hold the whole sequence).
 	last := k + int64(min(s.MaxNew-s.Generated, in.cfg.MaxModelLen-s.Tokens()))
-	due := min(last, k+int64(in.mem.room(s))+1)
+	boundary := k + int64(in.mem.room(s)) + 1
+	due, phased := last, false
 	var slideBack int32
-	if in.cfg.SlidingGroups > 0 {
+	switch {
+	case in.cfg.SlidingGroups > 0:
 		slide := in.firstSlide(s, k)
-		due = min(due, slide)
+		due = min(last, boundary, slide)
 		slideBack = int32(max(0, last-slide))
+	case boundary >= last: // no boundary before its last step
+	case boundary <= k+int64(in.cfg.BlockSize):
+		phased = true
+	default: // its first boundary is more than a block away
+		due = boundary
 	}
 	if due <= k+1 {
 		return
 	}
 	in.due[pos] = due
 	in.trip[pos] = trip{lastStep: last, slideBack: slideBack}
+	if phased {
+		in.joinPhase(pos, in.phaseOf(boundary), k)
+	}
+	in.nextDue = min(in.nextDue, due)
 	s.computed -= int(k)
 	s.Generated -= int(k)
 	s.Acct[AcctCompute] -= in.busyNs
 	s.Acct[AcctQueue] += in.busyNs - s.markNs
 	in.cruising++
 	in.cruiseBase += int64(s.computed)
+}
+
+// startCruises lets the sequences that sampled their first token in the
+// last step cruise, as maybeCruise would have then: nothing about them or
+// the instance's step count and busy time has changed since, unless they
+// left the running set (aborted, dropped) or were settled and moved
+// (a preemption ahead of them in a pass), in which case they are left to
+// cruise later.
+func (in *Instance) startCruises() {
+	for _, e := range in.cruiseNext {
+		if pos := int(e.pos); pos < len(in.running) && in.running[pos] == e.s && in.due[pos] == 0 {
+			in.maybeCruise(pos, e.s)
+		}
+	}
+	clear(in.cruiseNext)
+	in.cruiseNext = in.cruiseNext[:0]
 }
 
 // settle ends the cruise of the sequence at running position pos, if it
@@ -145,7 +224,13 @@ func (in *Instance) settle(pos int) {
 	}
 	in.due[pos] = 0
 	s := in.running[pos]
-	if t := &in.trip[pos]; t.grown > 0 {
+	t := &in.trip[pos]
+	if p := in.phase[pos]; p != noPhase {
+		t.grown += int32(in.crossings(t.from, in.stats.Steps, p))
+		in.phaseCount[p]--
+		in.phase[pos] = noPhase
+	}
+	if t.grown > 0 {
 		s.blocks = in.pool.Claim(s.blocks, int(t.grown))
 		t.grown = 0
 	}

@@ -230,7 +230,7 @@ func TestCruiseMatchesEager(t *testing.T) {
 	if testing.Short() {
 		seeds = 100
 	}
-	var cruised, slidCruising int64
+	var cruised, slidCruising, steady, short int64
 	for seed := range seeds {
 		w, err := newCruiseWorld(seed)
 		if err != nil {
@@ -249,12 +249,14 @@ func TestCruiseMatchesEager(t *testing.T) {
 		if err := w.lazy.pool.Check(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		steady, short = steady+w.lazy.steadySteps, short+w.lazy.steadyShort
 	}
-	if cruised == 0 || slidCruising == 0 {
-		t.Fatalf("%d tokens came from cruising sequences, %d with sliding windows: the test exercises too little",
-			cruised, slidCruising)
+	if cruised == 0 || slidCruising == 0 || steady == 0 || short == 0 {
+		t.Fatalf("%d tokens came from cruising sequences, %d with sliding windows, %d steps were steady and %d not "+
+			"for want of blocks: the test exercises too little", cruised, slidCruising, steady, short)
 	}
-	t.Logf("%d tokens produced by cruising sequences (%d with sliding windows)", cruised, slidCruising)
+	t.Logf("%d tokens produced by cruising sequences (%d with sliding windows); %d steady steps, %d short of blocks",
+		cruised, slidCruising, steady, short)
 }
 
 // TestSeqLayout pins what the hot fields of Seq rely on: the struct is a

@@ -20,8 +20,11 @@ type Instance struct {
 	// due[i] is 0 unless running[i] cruises (cruise.go); then it is the
 	// number of the first step in which it needs attention. finishedEntry
 	// marks one that finished in the step just completed, until
-	// removeFinished drops it. trip[i] is the rest of a cruise's state.
+	// removeFinished drops it. phase[i] is the phase of its block
+	// boundaries (noPhase: none counted), trip[i] the rest of a cruise's
+	// state.
 	due     []int64
+	phase   []int16
 	trip    []trip
 	victims int // sequences preempted and not yet recovered nor rejected
 	pulling int // decode role: sequences whose prompt KV is in flight
@@ -50,13 +53,20 @@ type Instance struct {
 	stop      WaitCause
 
 	// Cruising sequences (cruise.go).
-	cruising   int   // how many
-	cruiseBase int64 // Σ of their relative computed
-	busyNs     int64 // Σ durations of the steps completed
-	lastEndNs  int64 // end of the last step completed
-	lastStart  int64 // start of the last step completed
-	cutoffNs   int64 // Schedule admits only sequences enqueued by then (AsyncScheduling)
-	noCruise   bool  // tests: schedule every sequence eagerly
+	cruising   int         // how many
+	cruiseBase int64       // Σ of their relative computed
+	phaseCount []int32     // by phase, how many cross their block boundaries by phase
+	nextDue    int64       // no cruising sequence is due before this step (a lower bound)
+	cruiseNext []stepEntry // sampled their first token in the last step: cruise from the next pass
+	busyNs     int64       // Σ durations of the steps completed
+	lastEndNs  int64       // end of the last step completed
+	lastStart  int64       // start of the last step completed
+	cutoffNs   int64       // Schedule admits only sequences enqueued by then (AsyncScheduling)
+	noCruise   bool        // tests: schedule every sequence eagerly
+
+	// Tests: steps planned steady, and those that were not only for want
+	// of their phase's blocks.
+	steadySteps, steadyShort int64
 }
 
 // Stats are an instance's cumulative counters.

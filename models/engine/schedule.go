@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 
 	"handoff/models/perf"
 )
@@ -33,7 +34,24 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	if pipelined {
 		in.cutoffNs = in.lastStart
 	}
+	in.startCruises()
 	k := in.stats.Steps + 1 // the step being planned
+	if !in.steady(k) {
+		in.schedulePass(k, pipelined)
+	}
+	in.settleEvictions()
+	if len(in.step)+in.cruising == 0 {
+		return nil, &in.res
+	}
+	in.planCruising(k)
+	in.inStep = true
+	in.stats.Steps++
+	return &in.batch, &in.res
+}
+
+// schedulePass plans step k the general way: running sequences, then
+// admission.
+func (in *Instance) schedulePass(k int64, pipelined bool) {
 	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
 	if !preempted {
 		in.admitAll(budget)
@@ -46,14 +64,34 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 		in.cutoffNs = math.MaxInt64 // nothing else to run: the engine is idle, not pipelined
 		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
-	in.settleEvictions()
-	if len(in.step)+in.cruising == 0 {
-		return nil, &in.res
+}
+
+// steady plans step k if it is steady: every running sequence cruises,
+// none is due, nothing is queued, the token budget holds them all and the
+// blocks of phase k's boundaries are free (taken then). The general pass
+// would plan the same step, visiting every sequence to take nothing from
+// it; this costs O(1) but for a full scan when the lower bound on dues is
+// reached. It reports false, having changed nothing, otherwise.
+func (in *Instance) steady(k int64) bool {
+	n := in.cruising
+	if n == 0 || n != len(in.running) || n > in.cfg.MaxBatchedTokens || in.noCruise ||
+		in.waiting.len()+in.ready.len()+in.swapped.len() > 0 {
+		return false
 	}
-	in.planCruising(k)
-	in.inStep = true
-	in.stats.Steps++
-	return &in.batch, &in.res
+	if k >= in.nextDue {
+		in.nextDue = slices.Min(in.due)
+		if k >= in.nextDue {
+			return false
+		}
+	}
+	if in.phaseCount != nil {
+		if need := int(in.phaseCount[in.phaseOf(k)]); need > 0 && !in.pool.AllocateAnonymous(need) {
+			in.steadyShort++
+			return false
+		}
+	}
+	in.steadySteps++
+	return true
 }
 
 // scheduleRunning gives each running sequence its tokens for step k,
@@ -65,9 +103,14 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 	preempted := false
 	i := 0
+	kp := in.phaseOf(k)
 	for i < len(in.running) && budget > 0 {
-		if skip := in.notDue(i, k, budget); skip > 0 {
+		if skip := in.notDue(i, k, kp, budget); skip > 0 {
 			i, budget = i+skip, budget-skip
+			continue
+		}
+		if in.due[i] > k && in.pool.AllocateAnonymous(1) { // its phase's boundary
+			i, budget = i+1, budget-1
 			continue
 		}
 		if in.due[i] == k && k < in.trip[i].lastStep && in.growCruising(i, k) {
@@ -94,11 +137,13 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 }
 
 // notDue counts the cruising sequences from position i on, at most most,
-// that are not due at step k: the run of them the scan passes over.
-func (in *Instance) notDue(i int, k int64, most int) int {
-	run := in.due[i:min(len(in.due), i+most)]
+// that are neither due at step k nor cross a block boundary of its phase
+// kp: the run of them the scan passes over.
+func (in *Instance) notDue(i int, k int64, kp int16, most int) int {
+	end := min(len(in.due), i+most)
+	run, phase := in.due[i:end], in.phase[i:end]
 	for j, d := range run {
-		if d <= k {
+		if d <= k || phase[j] == kp {
 			return j
 		}
 	}
