@@ -36,11 +36,15 @@ func BenchmarkReference(b *testing.B) {
 	}
 }
 
-func benchReference(b *testing.B, sets []scenarios.Set) {
+func benchReference(b *testing.B, sets []scenarios.Set) { benchScenario(b, referenceFile, sets) }
+
+// benchScenario runs file with sets, whole, and reports requests per
+// wall-second, events per request and the wall time per event.
+func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 	b.ReportAllocs()
 	var requests, events int64
 	for b.Loop() {
-		res := loadAndRun(b, referenceFile, sets)
+		res := loadAndRun(b, file, sets)
 		requests += int64(len(res.Records))
 		events += res.Events
 	}
@@ -124,4 +128,13 @@ func TestLargestFleet(t *testing.T) {
 			t.Errorf("%d B allocated per instance, want at most 200 kB", perInstance)
 		}
 	}
+}
+
+// BenchmarkDay runs scenarios/perf/day-thousand-gpus.yaml (a day of the
+// eight ServeGen DeepSeek-R1 clients, forty copies each, on 40 prefill and
+// 85 decode H200 TP 8 instances: about 5.1 million requests), whole, and
+// reports simulated requests per wall-second, events per request and the
+// wall time per event. It takes minutes: select it by name.
+func BenchmarkDay(b *testing.B) {
+	benchScenario(b, "../scenarios/perf/day-thousand-gpus.yaml", nil)
 }

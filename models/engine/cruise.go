@@ -98,7 +98,12 @@ func floorDiv(a, b int64) int64 {
 }
 
 // phaseOf is the phase of the block boundaries step k crosses.
-func (in *Instance) phaseOf(k int64) int16 { return int16(k % int64(in.cfg.BlockSize)) }
+func (in *Instance) phaseOf(k int64) int16 {
+	if b := int64(in.cfg.BlockSize); b&(b-1) == 0 {
+		return int16(k & (b - 1)) // the usual power of two, without a division
+	}
+	return int16(k % int64(in.cfg.BlockSize))
+}
 
 // joinPhase counts the cruising sequence at pos in phase p from step from on.
 func (in *Instance) joinPhase(pos int, p int16, from int64) {

@@ -99,22 +99,23 @@ type Roofline struct {
 	// format than the rest (precision.go), is their FLOPs per token per
 	// rank scaled to the rest's peak; flopsPerTokRank then leaves them out.
 	expertFLOPsRank float64
-	attnPerPairRank float64 // AttnFLOPsPerPair / TP
-	denseBytesRank  float64 // weight bytes always read per rank (dense: all; MoE: shared)
-	expertBytesRank float64 // MoE: bytes of all routed experts per rank; 0 for dense
-	keepFrac        float64 // MoE: 1 − k/E, the chance a token skips a given expert
-	dequantShared   float64 // ns a step spends unpacking the always-read weights (precision.go)
-	dequantExperts  float64 // ns unpacking all of the device's routed experts; times the share touched
-	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
-	arNsPerToken    float64 // all-reduce transfer time per new token, ns
-	arLargeNs       float64 // the same once a step's messages exceed 8 MiB (NCCL)
-	arLargeTokens   float64 // tokens past which a step's messages exceed 8 MiB
-	fixedNs         float64 // overhead + all-reduce latencies, ns
-	perSeqNs        float64 // CPU per scheduled sequence, ns
-	perTokenNs      float64 // CPU per scheduled token, ns
-	floorNs         float64 // least GPU time of a pure-decode step, ns
-	floorMixedNs    float64 // least GPU time of a step with prompt tokens, ns
-	overlapCPU      bool    // CPU work overlaps the GPU's (async scheduling)
+	attnPerPairRank float64   // AttnFLOPsPerPair / TP
+	denseBytesRank  float64   // weight bytes always read per rank (dense: all; MoE: shared)
+	expertBytesRank float64   // MoE: bytes of all routed experts per rank; 0 for dense
+	keepFrac        float64   // MoE: 1 − k/E, the chance a token skips a given expert
+	touchedBy       []float64 // MoE: touched(n) for the step sizes of decode batches, n < touchedTable
+	dequantShared   float64   // ns a step spends unpacking the always-read weights (precision.go)
+	dequantExperts  float64   // ns unpacking all of the device's routed experts; times the share touched
+	kvBytesRank     float64   // KV bytes per token per rank (a hybrid model's full layers)
+	arNsPerToken    float64   // all-reduce transfer time per new token, ns
+	arLargeNs       float64   // the same once a step's messages exceed 8 MiB (NCCL)
+	arLargeTokens   float64   // tokens past which a step's messages exceed 8 MiB
+	fixedNs         float64   // overhead + all-reduce latencies, ns
+	perSeqNs        float64   // CPU per scheduled sequence, ns
+	perTokenNs      float64   // CPU per scheduled token, ns
+	floorNs         float64   // least GPU time of a pure-decode step, ns
+	floorMixedNs    float64   // least GPU time of a step with prompt tokens, ns
+	overlapCPU      bool      // CPU work overlaps the GPU's (async scheduling)
 	// sliding is a hybrid model's sliding-window layers; nil without. A
 	// pointer keeps a Roofline within two cache lines (96-byte objects),
 	// which a many-instance run, latency-bound, notices.
@@ -198,6 +199,10 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 		r.denseBytesRank = m.SharedBytesTotal() / tp
 		r.expertBytesRank = m.ExpertBytesTotal() / tp
 		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
+		r.touchedBy = make([]float64, touchedTable)
+		for n := range r.touchedBy {
+			r.touchedBy[n] = 1 - math.Pow(r.keepFrac, float64(n))
+		}
 		r.dequantExperts = dequantNs(m.ExpertParams()/tp, expertDType(m), cfg.Compute, cfg.Device)
 		if scale := expertPeakScale(m, *cfg); scale != 1 {
 			r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
@@ -378,11 +383,19 @@ func (t *slidingTerms) work(b *Batch, n float64) (prefillFLOPs, decodeFLOPs, byt
 	return prefillPairs * t.attnPerPair, decode * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
+// touchedTable is how many step sizes (0 to 511 tokens) a MoE roofline
+// keeps touched for: every decode step of up to 511 sequences reads it
+// instead of calling math.Pow, the same value.
+const touchedTable = 512
+
 // touched is the share of the device's routed experts (TP-sharded) a step
 // of n tokens touches: 1 − (1 − k/E)^n; 0 without such experts.
 func (r *Roofline) touched(n float64) float64 {
 	if r.expertBytesRank == 0 {
 		return 0
+	}
+	if n < touchedTable {
+		return r.touchedBy[int(n)]
 	}
 	return 1 - math.Pow(r.keepFrac, n)
 }
