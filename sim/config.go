@@ -201,6 +201,9 @@ type Config struct {
 	// none (router.StateReader): a test's switch, to show that skipping
 	// them changes nothing.
 	allViews bool
+	// eager plans every engine step the general way (engine.Instance.Eager):
+	// a test's switch, to show that the fast paths change nothing.
+	eager bool
 }
 
 // ProgressEvents is how many events pass between two calls of

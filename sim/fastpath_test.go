@@ -32,3 +32,24 @@ func TestViewsSkippedMatchFilled(t *testing.T) {
 		t.Fatalf("only %d cases with a router that reads no state", cases)
 	}
 }
+
+// TestFastPathsMatchEager is metamorphic: over random swarm
+// configurations (disaggregated or not, preemption, tiers, crashes and
+// drains, every router), a run whose engines cruise and take steady
+// steps and one whose engines plan every step visiting every sequence
+// (Config.eager) give the same result, record for record.
+func TestFastPathsMatchEager(t *testing.T) {
+	seeds := uint64(60)
+	if testing.Short() {
+		seeds = 15
+	}
+	for seed := *swarmSeed; seed < *swarmSeed+seeds; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			fast, eager := swarmCase(t, seed), swarmCase(t, seed)
+			eager.eager = true
+			if d := sameResult(mustRun(t, fast), mustRun(t, eager)); d != "" {
+				t.Fatalf("seed %d: fast paths vs eager: %s", seed, d)
+			}
+		})
+	}
+}

@@ -117,6 +117,14 @@ func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
 func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, atNs int64) {
 	f := &c.flights[ref]
 	queued := f.phase == phaseFrontend || f.phase == phaseRouting || f.phase == phaseHeld
+	// What is read of its sequences below (the tokens they generated, and
+	// in enter their time) must be current, though they may cruise.
+	if s := f.dseq; s != nil {
+		c.replicas[decodingInstance(f)].eng.Settle(s)
+	}
+	if s := f.pseq; s != nil && s != f.dseq {
+		c.replicas[f.route.Prefill].eng.Settle(s)
+	}
 	c.enter(ref, phaseDone)
 	generated := 0
 	if s := f.dseq; s != nil {

@@ -41,9 +41,14 @@ type replica struct {
 	staleSeq uint64
 }
 
-// newReplica returns the run state of instance ic with a fresh engine.
-func newReplica(ic *Instance) replica {
-	return replica{cfg: ic, eng: engine.New(ic.Engine), metrics: instanceMetrics{progressNs: -1}}
+// newReplica returns the run state of instance ic with a fresh engine
+// (eager: see Config.eager).
+func newReplica(ic *Instance, eager bool) replica {
+	eng := engine.New(ic.Engine)
+	if eager {
+		eng.Eager()
+	}
+	return replica{cfg: ic, eng: eng, metrics: instanceMetrics{progressNs: -1}}
 }
 
 // uniqueBlocks adds delta to the active requests' blocks past their

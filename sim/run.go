@@ -183,7 +183,7 @@ func newCluster(cfg *Config) *cluster {
 	c := &cluster{cfg: cfg, replicas: make([]replica, n), netAtNs: -1, completing: -1, tl: newTimelines(cfg)}
 	for i := range cfg.Instances {
 		ic := &cfg.Instances[i]
-		c.replicas[i] = newReplica(ic)
+		c.replicas[i] = newReplica(ic, cfg.eager)
 		if cfg.RouterCountsSharedBlocks {
 			c.replicas[i].shared = &sharedBlocks{refs: map[uint64]int32{}}
 		}

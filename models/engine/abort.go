@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Abort ends a sequence wherever it is on the instance — queued, pulling
 // remote KV, swapped out, running, or holding finished prefill KV — as
 // vLLM's abort_request does: its blocks (and host-tier blocks) are freed,
@@ -33,6 +35,22 @@ func (in *Instance) Abort(s *Seq) {
 	in.mem.release(s)
 	s.stale = s.stale[:0]
 	s.state = stateDone
+}
+
+// Settle brings s up to date if it is running and cruises, so that the
+// caller may read its fields (Generated, Acct): a cruising sequence's are
+// kept relative to the instance's step count (cruise.go). It must not be
+// called while a step is in flight. Cost: O(running set) to find it.
+func (in *Instance) Settle(s *Seq) {
+	if s.state != stateRunning {
+		return
+	}
+	if in.inStep {
+		panic("engine: settling a sequence while a step is in flight")
+	}
+	if pos := slices.Index(in.running, s); pos >= 0 {
+		in.settle(pos)
+	}
 }
 
 // removeRunning takes s out of the running set, keeping the order of the

@@ -9,12 +9,14 @@ package engine
 // swapped out, running (also in the step in flight, which is lost with the
 // instance) or holding finished prefill KV: as Abort, its blocks and
 // host-tier room are freed and it is done here. After Drop the instance
-// must not step again: its only use is Fresh. Cost: that of Abort.
+// must not step again: its only use is Fresh. A cruising s computed
+// nothing in the lost step: its tokens are those of the steps completed.
+// Cost: that of Abort.
 func (in *Instance) Drop(s *Seq) {
 	inStep := in.inStep
-	in.inStep = false
+	in.inStep, in.lostStep = false, inStep
 	in.Abort(s)
-	in.inStep = inStep
+	in.inStep, in.lostStep = inStep, false
 }
 
 // Fresh returns an empty instance of the same configuration, carrying the
@@ -28,6 +30,6 @@ func (in *Instance) Fresh() *Instance {
 		panic("engine: restarting an instance that still holds sequences")
 	}
 	n := New(in.cfg)
-	n.stats = in.stats
+	n.stats, n.noCruise = in.stats, in.noCruise
 	return n
 }

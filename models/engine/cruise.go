@@ -241,13 +241,16 @@ func (in *Instance) settle(pos int) {
 	}
 	in.cruising--
 	in.cruiseBase -= int64(s.computed)
-	k := in.stats.Steps
+	k, lost := in.stats.Steps, 0 // its blocks cover the step planned; its tokens, those completed
+	if in.lostStep {
+		k, lost = k-1, 1
+	}
 	s.computed += int(k)
 	s.Generated += int(k)
 	s.Acct[AcctCompute] += in.busyNs
 	s.Acct[AcctQueue] += in.lastEndNs - in.busyNs
 	s.markNs, s.LastTokenNs = in.lastEndNs, in.lastEndNs
-	in.settleSliding(s)
+	in.settleSliding(s, s.computed+lost)
 	if in.cfg.PrefixCaching { // commitFull, with every shared block long committed
 		s.committed = max(s.committed, s.computed/in.cfg.BlockSize)
 	}

@@ -63,6 +63,7 @@ type Instance struct {
 	lastStart  int64       // start of the last step completed
 	cutoffNs   int64       // Schedule admits only sequences enqueued by then (AsyncScheduling)
 	noCruise   bool        // tests: schedule every sequence eagerly
+	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	// Tests: steps planned steady, and those that were not only for want
 	// of their phase's blocks.
@@ -119,6 +120,12 @@ func New(cfg Config) *Instance {
 	}
 	return in
 }
+
+// Eager makes the instance plan every step the general way, visiting every
+// sequence: none cruises and no step is steady (cruise.go). Results are
+// the same either way; tests run an eager instance beside the default one
+// to show it.
+func (in *Instance) Eager() { in.noCruise = true }
 
 // Config returns the instance's configuration.
 func (in *Instance) Config() Config { return in.cfg }

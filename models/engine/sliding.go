@@ -172,10 +172,11 @@ func (in *Instance) crossSliding(pos int, k int64) bool {
 }
 
 // settleSliding records, as a cruising sequence settles, the blocks its
-// window dropped while it cruised: it took part in every step up to the
-// last, which computed from its computed − 1 tokens.
-func (in *Instance) settleSliding(s *Seq) {
+// window dropped while it cruised: it took part in every step planned up
+// to the last, which computed from its planned − 1 tokens (planned is its
+// computed, and one more when that step was lost with a crash).
+func (in *Instance) settleSliding(s *Seq, planned int) {
 	if in.cfg.SlidingGroups > 0 {
-		s.skipped = int32(max(int(s.skipped), in.cfg.slidingSkip(s.computed-1)))
+		s.skipped = int32(max(int(s.skipped), in.cfg.slidingSkip(planned-1)))
 	}
 }
