@@ -68,8 +68,10 @@
 // One event per engine step per instance, one per arrival and one per
 // change in the network's next completion. A step costs O(sequences that
 // need something in it): sequences decoding steadily cruise (see
-// models/engine/cruise.go) and cost nothing until a block, their last token
-// or a preemption needs them; a block a sequence holds only privately is
+// models/engine/cruise.go) and cost nothing until their last token, a
+// preemption or a block the pool cannot give needs them (their block
+// boundaries are counted by phase), and a step in which all of them cruise
+// with nothing queued costs O(1); a block a sequence holds only privately is
 // anonymous in its pool (models/kv/freelist.go) and costs no access to
 // block state. Per-request state lives only while the request is in
 // flight, and each finished request keeps one results.Record.

@@ -45,7 +45,9 @@
 //     share, and what routers see of them.
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
-//   - cruise.go: steady decoding without touching the sequence.
+//   - cruise.go: steady decoding without touching the sequence, and
+//     steady steps (every sequence cruising, none due, nothing queued),
+//     planned in O(1) whatever the number running.
 //   - testdata/*.txt: behaviour scripts (script_test.go) pinning the
 //     scheduling semantics step by step; go test -run TestScripts -rewrite
 //     rewrites their output after a deliberate change.
