@@ -67,21 +67,25 @@ func (in *Instance) schedulePass(k int64, pipelined bool) {
 }
 
 // steady plans step k if it is steady: every running sequence cruises,
-// none is due, nothing is queued, the token budget holds them all and the
-// blocks of phase k's boundaries are free (taken then). The general pass
-// would plan the same step, visiting every sequence to take nothing from
-// it; this costs O(1) but for a full scan when the lower bound on dues is
-// reached. It reports false, having changed nothing, otherwise.
+// none is due but for its last token, nothing is queued, the token budget
+// holds them all and the blocks of phase k's boundaries are free (taken
+// then). The general pass would plan the same step, visiting every
+// sequence to take nothing from most of them; this costs O(1) but for a
+// scan of the dues when their lower bound is reached. It reports false,
+// having changed nothing, otherwise.
 func (in *Instance) steady(k int64) bool {
 	n := in.cruising
 	if n == 0 || n != len(in.running) || n > in.cfg.MaxBatchedTokens || in.noCruise ||
 		in.waiting.len()+in.ready.len()+in.swapped.len() > 0 {
 		return false
 	}
+	last := false // some sequences compute their last token
 	if k >= in.nextDue {
-		in.nextDue = slices.Min(in.due)
-		if k >= in.nextDue {
-			return false
+		if in.nextDue = slices.Min(in.due); k >= in.nextDue {
+			if !in.lastTokensOnly(k) {
+				return false
+			}
+			last = true
 		}
 	}
 	if in.phaseCount != nil {
@@ -90,8 +94,48 @@ func (in *Instance) steady(k int64) bool {
 			return false
 		}
 	}
+	if last {
+		in.planLastTokens(k)
+	}
 	in.steadySteps++
 	return true
+}
+
+// lastTokensOnly reports whether every sequence due at step k is due only
+// for its last token here, with room for it in its blocks: planning them
+// then takes no block, so the others' boundaries may be taken in one
+// count. (A hybrid model's sequences take their window's blocks through
+// the general pass.)
+func (in *Instance) lastTokensOnly(k int64) bool {
+	if in.cfg.SlidingGroups > 0 {
+		return false
+	}
+	kp, b := in.phaseOf(k), in.cfg.BlockSize
+	for i, d := range in.due {
+		if d > k {
+			continue
+		}
+		if d != in.trip[i].lastStep || in.phase[i] == kp {
+			return false
+		}
+		// Without a phase, its blocks are its table; its context before
+		// step k is its relative computed + the k − 1 steps completed.
+		if s := in.running[i]; in.phase[i] == noPhase && s.computed+int(k) > len(s.blocks)*b {
+			return false
+		}
+	}
+	return true
+}
+
+// planLastTokens settles the sequences due at step k for their last token
+// and plans it, in running order, as the general pass would.
+func (in *Instance) planLastTokens(k int64) {
+	for i, d := range in.due {
+		if d > 0 && d <= k {
+			in.settle(i)
+			in.plan(in.running[i], i, 1)
+		}
+	}
 }
 
 // scheduleRunning gives each running sequence its tokens for step k,
