@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"handoff/models/perf"
 )
 
 // TestCascadeMetricsOnAConstructedChain: on a decoder, A is preempted at
@@ -38,7 +40,7 @@ func TestCascadeMetricsOnAConstructedChain(t *testing.T) {
 func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
 	c := newCluster(pdConfig(t, nil))
 	c.cfg.LockupThresholdNs = 1e9
-	c.busyWith(1, &batchParts{}, 1)
+	c.busyWith(1, &perf.Batch{}, 1)
 	c.replicas[1].metrics.preemptedNow = true // the spell follows a preemption
 	for _, step := range []struct {
 		atNs   int64

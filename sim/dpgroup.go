@@ -98,8 +98,7 @@ func (c *cluster) kickGroup(g int32) {
 		}
 		i := grp.first + r
 		c.replicas[i].stepStartNs = c.nowNs
-		c.parts.split(b)
-		c.busyWith(i, &c.parts, d)
+		c.busyWith(i, b, d)
 		c.q.push(c.nowNs+d, classStep, int32(i))
 		grp.pending++
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"handoff/models/engine"
+	"handoff/models/perf"
 )
 
 // instanceMetrics are the per-instance figures the core derives from the
@@ -97,19 +98,20 @@ func (c *cluster) progress(i, tokens int) {
 // busyWith starts the clock of a busy spell and attributes the step's
 // duration between prefill and decode work in proportion to what each part
 // would cost alone.
-func (c *cluster) busyWith(i int, b *batchParts, durNs int64) {
+func (c *cluster) busyWith(i int, b *perf.Batch, durNs int64) {
 	m := &c.replicas[i].metrics
 	if m.progressNs < 0 {
 		m.progressNs = c.nowNs
 		c.watch(i)
 	}
 	switch {
-	case b.prefill.PrefillSeqs == 0:
-	case b.decode.DecodeSeqs == 0:
+	case b.PrefillSeqs == 0:
+	case b.DecodeSeqs == 0:
 		m.prefillNs += float64(durNs)
 	default:
+		c.parts.split(b)
 		timer := c.replicas[i].cfg.Timer
-		p, d := float64(timer.StepNs(&b.prefill)), float64(timer.StepNs(&b.decode))
+		p, d := float64(timer.StepNs(&c.parts.prefill)), float64(timer.StepNs(&c.parts.decode))
 		m.prefillNs += float64(durNs) * p / (p + d)
 	}
 }

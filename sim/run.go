@@ -341,8 +341,7 @@ func (c *cluster) kick(i int) {
 	if rp.slow > 0 { // a straggler
 		d = max(int64(float64(d)*rp.slow+0.5), 1)
 	}
-	c.parts.split(b)
-	c.busyWith(i, &c.parts, d)
+	c.busyWith(i, b, d)
 	c.q.push(c.nowNs+d, classStep, int32(i))
 }
 
