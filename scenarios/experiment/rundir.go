@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 
 	"handoff/results"
@@ -32,13 +35,16 @@ func (r *Finished) Unserved() error {
 // (Attach), and Write writes the other files and moves it in place. Close
 // removes what an unfinished run left.
 type RunDir struct {
-	dir  string
-	reqs *outdir.File // requests.csv, nil once written or discarded
-	rows *rundir.RequestsWriter
+	dir     string
+	created bool         // dir did not exist: Close removes it if nothing was written
+	reqs    *outdir.File // requests.csv, nil once written or discarded
+	rows    *rundir.RequestsWriter
 }
 
 // CreateRunDir makes dir if missing and starts its requests.csv.
 func CreateRunDir(dir string) (*RunDir, error) {
+	_, err := os.Stat(dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	if err := outdir.MakeDir(dir); err != nil {
 		return nil, err
 	}
@@ -46,7 +52,7 @@ func CreateRunDir(dir string) (*RunDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunDir{dir: dir, reqs: f}, nil
+	return &RunDir{dir: dir, created: created, reqs: f}, nil
 }
 
 // Attach is a configure function for Run: the run writes each request's
@@ -67,11 +73,16 @@ func (d *RunDir) Attach(cfg *sim.Config) {
 	cfg.Records = chain(cfg.Records, d.rows)
 }
 
-// Close discards a requests.csv that Write did not finish.
+// Close discards a requests.csv that Write did not reach, and the
+// directory too when CreateRunDir made it (a run that failed leaves no
+// empty directory behind).
 func (d *RunDir) Close() {
 	if d.reqs != nil {
 		d.reqs.Discard()
 		d.reqs = nil
+		if d.created {
+			os.Remove(d.dir) // only if empty
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -99,4 +100,25 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestRunDirClosedUnwritten: a run directory whose run never finished
+// (Close before Write) leaves no temporary requests.csv, and no directory
+// when it made it.
+func TestRunDirClosedUnwritten(t *testing.T) {
+	existing := t.TempDir()
+	made := filepath.Join(t.TempDir(), "new")
+	for _, dir := range []string{existing, made} {
+		d, err := CreateRunDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+	}
+	if names, err := os.ReadDir(existing); err != nil || len(names) != 0 {
+		t.Errorf("an existing directory keeps %v (%v), want it empty", names, err)
+	}
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Errorf("the directory CreateRunDir made is still there: %v", err)
+	}
 }
