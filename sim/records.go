@@ -86,6 +86,11 @@ func (w *recordWindow) at(id int64) *results.Record {
 	if w.sink == nil {
 		return &w.all[id]
 	}
+	return w.inWindow(id)
+}
+
+// inWindow is at with a sink.
+func (w *recordWindow) inWindow(id int64) *results.Record {
 	if id < w.base {
 		panic(fmt.Sprintf("sim: record %d read after it was handed over (simulator bug)", id))
 	}
@@ -108,9 +113,13 @@ func (w *recordWindow) end(id int64) {
 // flight to the sink, in ID order, and frees the chunks they leave. It
 // runs between events, when no record is being written.
 func (w *recordWindow) flush() {
-	if !w.ready {
-		return
+	if w.ready {
+		w.handOver()
 	}
+}
+
+// handOver is flush's work once the oldest request has ended.
+func (w *recordWindow) handOver() {
 	w.ready = false
 	for w.base < w.next {
 		ch, j := w.chunks[0], w.base&chunkMask

@@ -81,7 +81,6 @@ type cluster struct {
 	netAtNs     int64
 	flights     []flight
 	freeFlights []int32
-	recs        recordWindow
 	itl         results.Histogram
 	routing     routing
 	prefillIdx  []int
@@ -99,6 +98,7 @@ type cluster struct {
 	fleet       *fleet // instances that come and go, faults; nil: none (fleet.go)
 	drainingN   int    // instances draining
 	err         error
+	recs        recordWindow // the requests' records (records.go)
 }
 
 // Run simulates the configured cluster until every request has ended. The
