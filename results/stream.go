@@ -3,57 +3,73 @@ package results
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Summarizer builds a run's Summary from records handed to it one at a
-// time as requests end, in memory independent of how many there are: a
-// run of 10⁸ requests need not keep its records. Summarizers of the parts
-// of a run (shards, or the points of a sweep combined) merge into the
-// Summarizer of the whole.
+// time as requests end, in memory bounded independently of how many there
+// are: a run of 10⁸ requests need not keep its records. Summarizers of the
+// parts of a run (shards, or the points of a sweep combined) merge into
+// the Summarizer of the whole.
 //
-// Summary(itl, info) equals Summarize(recs, itl, info) on the records
-// added, in any order, field for field, except for these, which are
-// within a relative HistogramRelErr (≈ 0.39 %) of Summarize's, up to the
-// summary's rounding to the ns:
-//   - TTFT, TPOT and E2E: P50, P90, P99 (log-linear Histograms; TPOT's
-//     kept in units of 2⁻¹⁰ ns, so it also carries ≤ 2⁻¹⁰ ns of
-//     flooring);
-//   - Fleet.FailoverStallS: P50, P90, P99.
+// Each distribution (TTFT, TPOT, E2E, Fleet.FailoverStallS) keeps its
+// values as they are up to ExactValues (2²⁰) of them, and while it does,
+// its statistics are computed as Summarize computes them, from the same
+// values in the order they were added. So Summary(itl, info) equals
+// Summarize(recs, itl, info) field for field, exactly, when the records
+// were added in the order of recs (the simulator hands them over in ID
+// order, the order of its Records) and no distribution passed the limit
+// — and the rest of the fields equal it whenever Summarize's float64 sums
+// of integer ns are exact (every partial sum under 2⁵³ ns, ≈ 104 days).
 //
-// Every other field is exact: the request counts and Σ preemptions; the
-// reason groups (kind, count, lowest-ID example); TTFT, TPOT, E2E and
-// failover-stall means and maxima; throughput, offered rate, SLO good
-// count, attainment and request goodput; prefix-cache and lower-tier hit
-// rates; the preemption summary's Σ rejections and wasted tokens;
-// the attribution's component and owner means; the per-hour attainment;
-// the failed-over and lost counts. Sums of integer ns are 128-bit
-// integers, so a mean equals Summarize's whenever Summarize's float64 sum
-// is exact (every partial sum under 2⁵³ ns, ≈ 104 days) and is closer to
-// the truth beyond. The TPOT mean is summed in fixed point (2⁻³² ns
-// units, each value floored), as order-free as the rest: it differs from
-// Summarize's float64 sum only by float rounding, far below the ns the
-// summary rounds both to, and the interactivity (1 / mean TPOT) with it.
-// The fields that come from RunInfo (instances, network, waits, tiers'
-// bytes, fleet cost and pools, scale-ups, preemption counters) and from
-// itl are computed as Summarize computes them.
+// A distribution past the limit drops its values (Merge drops them too
+// when the two together pass it) and comes from a log-linear Histogram
+// that holds every value from the start; then these fields are within a
+// relative HistogramRelErr (≈ 0.39 %) of Summarize's, up to the summary's
+// rounding to the ns:
+//   - TTFT, TPOT and E2E: P50, P90, P99 (TPOT's histogram kept in units
+//     of 2⁻¹⁰ ns, so it also carries ≤ 2⁻¹⁰ ns of flooring);
+//   - Fleet.FailoverStallS: P50, P90, P99;
+//
+// and its mean comes from an exact sum: of integer ns in 128 bits, equal
+// to Summarize's whenever Summarize's float64 sum is exact and closer to
+// the truth beyond; TPOT's in fixed point (2⁻³² ns units, each value
+// floored), which differs from Summarize's float64 sum only by float
+// rounding, far below the ns the summary rounds both to, and the
+// interactivity (1 / mean TPOT) with it.
+//
+// Every other field is exact in any order of adding: the request counts
+// and Σ preemptions; the reason groups (kind, count, lowest-ID example);
+// the maxima; throughput, offered rate, SLO good count, attainment and
+// request goodput; prefix-cache and lower-tier hit rates; the preemption
+// summary's Σ rejections and wasted tokens; the attribution's component
+// and owner means (128-bit sums, as above); the per-hour attainment; the
+// failed-over and lost counts. The fields that come from RunInfo
+// (instances, network, waits, tiers' bytes, fleet cost and pools,
+// scale-ups, preemption counters) and from itl are computed as Summarize
+// computes them.
 //
 // What cannot be streamed: exact percentiles. An exact order statistic
 // of n values needs memory proportional to n in one pass (Munro and
-// Paterson, 1980), so the percentiles above are the only fields that
-// change. (Outside Summarize, LimitShares and the requests.csv writer
-// read records too; the first is two counts a caller can keep, the second
-// can write each record as it ends.)
+// Paterson, 1980), hence the limit. (Outside Summarize, LimitShares and
+// the requests.csv writer read records too; the first is two counts a
+// caller can keep (LimitCounts), the second writes each record as it
+// ends (rundir.RequestsWriter).)
 //
-// Memory: four Histograms of about 57 KB each, allocated as their first
-// sample arrives (the failover-stall one only when a request fails
-// over), plus one entry per reason kind, per instance index seen and
-// per hour of arrivals — nothing per record. Add allocates only when it
-// meets a new reason kind, instance index or hour. Warmed on 4,096
-// records of 8 instances, 5 hours and 20 reason kinds, a Summarizer has
-// allocated 269,152 B (BenchmarkSummarizerAdd's B/summarizer), and each
-// further Add costs 0 B. Not safe for concurrent use.
+// Memory: up to ExactValues values of 8 B per distribution, 8 MiB each
+// (32 MiB in all at most; 24 B per completed request below the limit),
+// grown as they arrive and freed past it; four Histograms of about 57 KB
+// each, allocated as their first sample arrives (the failover-stall one
+// only when a request fails over); one entry per reason kind, per
+// instance index seen and per hour of arrivals. Past the limit Add
+// allocates only when it meets a new reason kind, instance index or hour:
+// warmed on 4,096 records of 8 instances, 5 hours and 20 reason kinds, a
+// Summarizer past the limit has allocated 269,152 B
+// (BenchmarkSummarizerAdd's B/summarizer), and each further Add costs
+// 0 B. Not safe for concurrent use.
 type Summarizer struct {
-	slo SLO
+	slo      SLO
+	exactMax int // values each distribution keeps exactly (ExactValues)
 
 	counts      RequestCounts
 	preemptions int64
@@ -73,6 +89,7 @@ type Summarizer struct {
 	tpot             Histogram // units of 2⁻¹⁰ ns
 	tpotSum          int128    // units of 2⁻³² ns
 	tpotMaxNs        float64
+	tpotExact        exactValues
 
 	// Attribution: Σ of each Record.Time component, and per instance
 	// index + 1 (0: none) the sums attribute keeps per slot.
@@ -84,10 +101,58 @@ type Summarizer struct {
 }
 
 // intDist is a distribution of non-negative integer ns: a Histogram for
-// its quantiles and an exact 128-bit sum for its mean.
+// its quantiles and an exact 128-bit sum for its mean, and its values
+// while they fit.
 type intDist struct {
-	h   Histogram
-	sum int128
+	h     Histogram
+	sum   int128
+	exact exactValues
+}
+
+// ExactValues is how many values each of a Summarizer's distributions
+// (TTFT, TPOT, E2E, failover stall) keeps as they are, 8 B each: up to it
+// (8 MiB per distribution) its statistics are Summarize's exactly; past
+// it they come from the Histogram alone and the values are dropped.
+const ExactValues = 1 << 20
+
+// exactValues is a distribution's values in the order they were added,
+// while there are at most a Summarizer's exactMax of them.
+type exactValues struct {
+	xs   []float64
+	over bool // more were added: xs is dropped for good
+}
+
+// add appends x, or drops the values once there would be more than max.
+func (e *exactValues) add(x float64, max int) {
+	if e.over {
+		return
+	}
+	if len(e.xs) >= max {
+		e.over, e.xs = true, nil
+		return
+	}
+	e.xs = append(e.xs, x)
+}
+
+// merge appends o's values, or drops them all if together they are more
+// than max.
+func (e *exactValues) merge(o *exactValues, max int) {
+	switch {
+	case e.over:
+	case o.over || len(e.xs)+len(o.xs) > max:
+		e.over, e.xs = true, nil
+	default:
+		e.xs = append(e.xs, o.xs...)
+	}
+}
+
+// stats is statsNs of the values (a copy: statsNs reorders them), and
+// whether they were all kept.
+func (e *exactValues) stats() (Stats, bool) {
+	if e.over {
+		return Stats{}, false
+	}
+	return statsNs(slices.Clone(e.xs)), true
 }
 
 // slotSums is what attribute sums for one instance: prefill-side TTFT,
@@ -109,7 +174,7 @@ const (
 
 // NewSummarizer returns an empty Summarizer judging requests against slo
 // (the RunInfo.SLO its Summary will be given).
-func NewSummarizer(slo SLO) *Summarizer { return &Summarizer{slo: slo} }
+func NewSummarizer(slo SLO) *Summarizer { return &Summarizer{slo: slo, exactMax: ExactValues} }
 
 // Add counts one ended request. O(1) (O(len(r.Reason)) for a request that
 // did not complete); r is not retained, but its Reason string may be.
@@ -164,8 +229,8 @@ func (z *Summarizer) addCompleted(r *Record, good bool) {
 	for k, n := range r.TierTokens {
 		z.tierTokens[k] += int64(n)
 	}
-	z.ttft.add(r.FirstTokenNs - r.ArrivalNs)
-	z.e2e.add(r.FinishNs - r.ArrivalNs)
+	z.ttft.add(r.FirstTokenNs-r.ArrivalNs, z.exactMax)
+	z.e2e.add(r.FinishNs-r.ArrivalNs, z.exactMax)
 	if r.OutputTokens >= 2 {
 		z.addTPOT(r.FinishNs-r.FirstTokenNs, uint64(r.OutputTokens-1))
 	}
@@ -192,7 +257,9 @@ func (z *Summarizer) addTPOT(dNs int64, gaps uint64) {
 	if dNs < 0 {
 		panic("results: record finishes before its first token")
 	}
-	z.tpotMaxNs = max(z.tpotMaxNs, float64(dNs)/float64(gaps))
+	tpot := float64(dNs) / float64(gaps)
+	z.tpotMaxNs = max(z.tpotMaxNs, tpot)
+	z.tpotExact.add(tpot, z.exactMax)
 	// q = ⌊dNs·2³² / gaps⌋ in 128 bits, by long division in two words.
 	qHi, rem := bits.Div64(0, uint64(dNs)>>(64-tpotSumBits), gaps)
 	qLo, _ := bits.Div64(rem, uint64(dNs)<<tpotSumBits, gaps)
@@ -231,7 +298,7 @@ func (z *Summarizer) addReason(t *reasonTally, r *Record) {
 func (z *Summarizer) addFleet(r *Record, good bool) {
 	if r.Failovers > 0 {
 		z.failedOver++
-		z.stall.add(int64(r.FailoverUs) * 1e3)
+		z.stall.add(int64(r.FailoverUs)*1e3, z.exactMax)
 		if r.Status != Completed {
 			z.lost++
 		}
@@ -274,10 +341,11 @@ func (z *Summarizer) Merge(o *Summarizer) {
 	z.drops.merge(&o.drops)
 	z.fails.merge(&o.fails)
 	z.gone.merge(&o.gone)
-	z.ttft.merge(&o.ttft)
-	z.e2e.merge(&o.e2e)
-	z.stall.merge(&o.stall)
+	z.ttft.merge(&o.ttft, z.exactMax)
+	z.e2e.merge(&o.e2e, z.exactMax)
+	z.stall.merge(&o.stall, z.exactMax)
 	z.tpot.Merge(&o.tpot)
+	z.tpotExact.merge(&o.tpotExact, z.exactMax)
 	z.tpotSum = z.tpotSum.plus(o.tpotSum)
 	z.tpotMaxNs = max(z.tpotMaxNs, o.tpotMaxNs)
 	for k := range z.timeNs {
@@ -344,6 +412,9 @@ func (z *Summarizer) tpotStats() Stats {
 	if h.Count() == 0 {
 		return Stats{}
 	}
+	if s, ok := z.tpotExact.stats(); ok {
+		return s
+	}
 	const unit = 1 << tpotHistBits
 	return Stats{
 		Mean: nsToS(z.tpotSum.float() / (1 << tpotSumBits) / float64(h.Count())),
@@ -401,25 +472,32 @@ func (z *Summarizer) fleet(f *FleetInfo) *FleetSummary {
 	return s
 }
 
-// add records one sample. Panics if ns < 0.
-func (d *intDist) add(ns int64) {
+// add records one sample, keeping at most max values exactly. Panics if
+// ns < 0.
+func (d *intDist) add(ns int64, max int) {
 	if ns < 0 {
 		panic("results: negative latency in a completed record")
 	}
 	d.h.Add(ns)
 	d.sum.add(ns)
+	d.exact.add(float64(ns), max)
 }
 
-// merge adds o's samples to d.
-func (d *intDist) merge(o *intDist) {
+// merge adds o's samples to d, keeping at most max values exactly.
+func (d *intDist) merge(o *intDist, max int) {
 	d.h.Merge(&o.h)
 	d.sum = d.sum.plus(o.sum)
+	d.exact.merge(&o.exact, max)
 }
 
-// stats is statsNs's result, the percentiles from the histogram.
+// stats is statsNs's result: exactly while the values are kept, else the
+// percentiles from the histogram and the mean from the exact sum.
 func (d *intDist) stats() Stats {
 	if d.h.Count() == 0 {
 		return Stats{}
+	}
+	if s, ok := d.exact.stats(); ok {
+		return s
 	}
 	s := histStats(&d.h)
 	s.Mean = nsToS(d.sum.float() / float64(d.h.Count()))

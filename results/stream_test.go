@@ -122,7 +122,14 @@ func checkStreamed(t *testing.T, got, want Summary) {
 
 // summarizeStream adds recs one at a time and returns the Summary.
 func summarizeStream(recs []Record, itl *Histogram, info RunInfo) (*Summarizer, Summary) {
+	return summarizeUpTo(ExactValues, recs, itl, info)
+}
+
+// summarizeUpTo is summarizeStream with at most exact values kept per
+// distribution.
+func summarizeUpTo(exact int, recs []Record, itl *Histogram, info RunInfo) (*Summarizer, Summary) {
 	z := NewSummarizer(info.SLO)
+	z.exactMax = exact
 	for i := range recs {
 		z.Add(&recs[i])
 	}
@@ -144,8 +151,35 @@ func TestSummarizerMatchesSummarize(t *testing.T) {
 		itl := &Histogram{}
 		itl.AddN(logUniformNs(rng, 1e9), 3)
 		want := Summarize(recs, itl, info)
-		_, got := summarizeStream(recs, itl, info)
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkStreamed(t, got, want) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			// Under the limit, added in the records' order: exactly.
+			if _, got := summarizeStream(recs, itl, info); !reflect.DeepEqual(got, want) {
+				t.Errorf("under the limit the streamed summary differs:\n got %+v\nwant %+v", got, want)
+			}
+			// Past it (every value, or half of them): the sketch.
+			for _, exact := range []int{0, n / 2} {
+				_, got := summarizeUpTo(exact, recs, itl, info)
+				checkStreamed(t, got, want)
+			}
+		})
+	}
+}
+
+// TestSummarizerDropsValuesPastLimit: one value past the limit, a
+// distribution's values are dropped (its memory is the histogram's) and
+// stay dropped.
+func TestSummarizerDropsValuesPastLimit(t *testing.T) {
+	z := NewSummarizer(SLO{})
+	z.exactMax = 3
+	r := Record{Status: Completed, FirstTokenNs: 5, FinishNs: 9, OutputTokens: 2}
+	for i := range 5 {
+		z.Add(&r)
+		if kept := len(z.ttft.exact.xs) + len(z.e2e.exact.xs) + len(z.tpotExact.xs); (i < 3) != (kept == 3*(i+1)) || (i >= 3 && kept != 0) {
+			t.Fatalf("after %d records: %d values kept, limit 3 each", i+1, kept)
+		}
+	}
+	if !z.ttft.exact.over || !z.e2e.exact.over || !z.tpotExact.over {
+		t.Error("past the limit a distribution still counts as exact")
 	}
 }
 
@@ -166,7 +200,7 @@ func TestSummarizerPercentileBound(t *testing.T) {
 		recs[i] = Record{ID: int64(i), FirstTokenNs: v, FinishNs: 2 * v, OutputTokens: 2, Status: Completed}
 	}
 	info := RunInfo{}
-	_, got := summarizeStream(recs, nil, info)
+	_, got := summarizeUpTo(len(recs)/10, recs, nil, info)
 	checkStreamed(t, got, Summarize(recs, nil, info))
 }
 
@@ -175,20 +209,33 @@ func TestSummarizerMerge(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		instances := rng.IntN(6)
 		recs, info := streamRecords(rng, rng.IntN(500), instances), streamInfo(rng, instances)
-		whole, want := summarizeStream(recs, nil, info)
 		cut := rng.IntN(len(recs) + 1)
-		a, _ := summarizeStream(recs[:cut], nil, info)
-		b, _ := summarizeStream(recs[cut:], nil, info)
-		a.Merge(b)
-		a.Merge(nil)
-		a.Merge(NewSummarizer(info.SLO))
-		if got := a.Summary(nil, info); !reflect.DeepEqual(got, want) {
-			t.Errorf("seed %d: merge of halves at %d/%d differs:\n got %+v\nwant %+v", seed, cut, len(recs), got, want)
+		// The parts' values fit; the whole's fit too (concatenated) or
+		// not (the merge folds them into the sketch, as the whole did).
+		for _, exact := range []int{ExactValues, max(cut, len(recs)-cut)} {
+			whole, want := summarizeUpTo(exact, recs, nil, info)
+			a, _ := summarizeUpTo(exact, recs[:cut], nil, info)
+			b, _ := summarizeUpTo(exact, recs[cut:], nil, info)
+			a.Merge(b)
+			a.Merge(nil)
+			a.Merge(NewSummarizer(info.SLO))
+			if got := a.Summary(nil, info); !reflect.DeepEqual(got, want) {
+				t.Errorf("seed %d, %d exact: merge of halves at %d/%d differs:\n got %+v\nwant %+v", seed, exact, cut, len(recs), got, want)
+			}
+			empty := NewSummarizer(info.SLO)
+			empty.exactMax = exact
+			empty.Merge(whole)
+			if got := empty.Summary(nil, info); !reflect.DeepEqual(got, want) {
+				t.Errorf("seed %d, %d exact: merge into an empty summarizer differs", seed, exact)
+			}
 		}
-		empty := NewSummarizer(info.SLO)
-		empty.Merge(whole)
-		if got := empty.Summary(nil, info); !reflect.DeepEqual(got, want) {
-			t.Errorf("seed %d: merge into an empty summarizer differs", seed)
+		if _, want := summarizeStream(recs, nil, info); len(recs) > 0 {
+			a, _ := summarizeStream(recs[:cut], nil, info)
+			b, _ := summarizeStream(recs[cut:], nil, info)
+			a.Merge(b)
+			if got := a.Summary(nil, info); !reflect.DeepEqual(got, Summarize(recs, nil, info)) || !reflect.DeepEqual(got, want) {
+				t.Errorf("seed %d: merged halves under the limit are not Summarize's summary", seed)
+			}
 		}
 	}
 }
@@ -236,9 +283,12 @@ func benchRecords() []Record {
 	return recs
 }
 
+// TestSummarizerAddAllocs: past the exact values' limit (here 0), Add
+// allocates nothing after warm-up.
 func TestSummarizerAddAllocs(t *testing.T) {
 	recs := benchRecords()
 	z := NewSummarizer(SLO{TTFTNs: 1e9, TPOTNs: 1e8})
+	z.exactMax = 0
 	for i := range recs { // warm-up: every kind, instance and hour seen
 		z.Add(&recs[i])
 	}
@@ -254,14 +304,16 @@ func TestSummarizerAddAllocs(t *testing.T) {
 }
 
 // BenchmarkSummarizerAdd reports Add's cost per record after warm-up
-// (B/op and allocs/op, both 0) and a warmed Summarizer's memory
-// (B/summarizer), which no number of records changes.
+// past the exact values' limit (B/op and allocs/op, both 0) and a warmed
+// Summarizer's memory then (B/summarizer), which no number of records
+// changes.
 func BenchmarkSummarizerAdd(b *testing.B) {
 	recs := benchRecords()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	z := NewSummarizer(SLO{TTFTNs: 1e9, TPOTNs: 1e8})
+	z.exactMax = 0 // the sketch alone: past ExactValues
 	for i := range recs {
 		z.Add(&recs[i])
 	}

@@ -256,24 +256,40 @@ func meetsTPOT(r *Record, slo SLO) bool {
 // DistServe's looser goodput criterion, beside attainment's both at
 // once. Both are 0 for no records.
 func LimitShares(recs []Record, slo SLO) (ttft, tpot float64) {
-	if len(recs) == 0 {
+	c := LimitCounts{SLO: slo}
+	for i := range recs {
+		c.Add(&recs[i])
+	}
+	return c.Shares()
+}
+
+// LimitCounts is LimitShares one record at a time: three counts.
+type LimitCounts struct {
+	SLO                 SLO
+	all, okTTFT, okTPOT int64
+}
+
+// Add counts one ended request.
+func (c *LimitCounts) Add(r *Record) {
+	c.all++
+	if r.Status != Completed {
+		return
+	}
+	if meetsTTFT(r, c.SLO) {
+		c.okTTFT++
+	}
+	if meetsTPOT(r, c.SLO) {
+		c.okTPOT++
+	}
+}
+
+// Shares is LimitShares of the requests added.
+func (c *LimitCounts) Shares() (ttft, tpot float64) {
+	if c.all == 0 {
 		return 0, 0
 	}
-	var okTTFT, okTPOT int
-	for i := range recs {
-		r := &recs[i]
-		if r.Status != Completed {
-			continue
-		}
-		if meetsTTFT(r, slo) {
-			okTTFT++
-		}
-		if meetsTPOT(r, slo) {
-			okTPOT++
-		}
-	}
-	n := float64(len(recs))
-	return float64(okTTFT) / n, float64(okTPOT) / n
+	n := float64(c.all)
+	return float64(c.okTTFT) / n, float64(c.okTPOT) / n
 }
 
 // Per-request latencies in ns; ok is false when the metric is undefined.

@@ -66,29 +66,58 @@ const SessionColumns = ",session,turn"
 // Buffered; no fmt; O(len(recs)).
 func WriteRequestsCSV(w io.Writer, recs []Record, instances []string, tiers bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	sessions := hasSessions(recs)
-	bw.WriteString(RequestsCSVHeader)
-	if sessions {
-		bw.WriteString(SessionColumns)
-	}
-	if tiers {
-		bw.WriteString(TierColumns)
-	}
-	bw.WriteString("\n")
-	line := make([]byte, 0, 512)
+	c := NewRequestsCSV(instances, hasSessions(recs), tiers)
+	line := c.AppendHeader(make([]byte, 0, 512))
 	for i := range recs {
-		line = appendCSVRecord(line[:0], &recs[i], instances)
-		if sessions {
-			line = appendSessionFields(line[:len(line)-1], &recs[i])
-		}
-		if tiers {
-			line = appendTierFields(line[:len(line)-1], &recs[i])
-		}
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
+		line = c.AppendRow(line[:0], &recs[i])
+	}
+	if _, err := bw.Write(line); err != nil {
+		return err
 	}
 	return bw.Flush()
+}
+
+// RequestsCSV makes WriteRequestsCSV's lines one record at a time, for a
+// writer that gets the records as they end: its header names the columns
+// once, before any record, so whether there are session columns is said
+// up front (sessions: the workload yields sessions, whose every request
+// has a turn) rather than found in the records.
+type RequestsCSV struct {
+	instances       []string
+	sessions, tiers bool
+}
+
+// NewRequestsCSV returns the lines of requests.csv for a run with these
+// instance names, session columns and tier columns.
+func NewRequestsCSV(instances []string, sessions, tiers bool) *RequestsCSV {
+	return &RequestsCSV{instances: instances, sessions: sessions, tiers: tiers}
+}
+
+// AppendHeader appends the header line, newline included, to b.
+func (c *RequestsCSV) AppendHeader(b []byte) []byte {
+	b = append(b, RequestsCSVHeader...)
+	if c.sessions {
+		b = append(b, SessionColumns...)
+	}
+	if c.tiers {
+		b = append(b, TierColumns...)
+	}
+	return append(b, '\n')
+}
+
+// AppendRow appends r's line, newline included, to b.
+func (c *RequestsCSV) AppendRow(b []byte, r *Record) []byte {
+	b = appendCSVRecord(b, r, c.instances)
+	if c.sessions {
+		b = appendSessionFields(b[:len(b)-1], r)
+	}
+	if c.tiers {
+		b = appendTierFields(b[:len(b)-1], r)
+	}
+	return b
 }
 
 // appendCSVRecord appends r's CSV line, newline included, to b.

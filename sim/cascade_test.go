@@ -69,17 +69,17 @@ func TestRejectionRebuildsTheRequest(t *testing.T) {
 		cfg := pdConfig(t, nil)
 		cfg.Instances[1].RejectPhase = phase
 		c := newCluster(cfg)
-		c.records = append(c.records, resultsRecord(0))
+		c.recs.add(resultsRecord(0))
 		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50}, phaseRouting)
 		f := &c.flights[ref]
 		f.route.Prefill, f.route.Decode = 0, 1
 		s := c.replicas[1].eng.NewSeq()
 		s.Ref, s.Generated = ref, 20
 		f.phase, f.dseq = phaseDecoding, s // decoding on decoder 1
-		c.records[0].FirstTokenNs = 1      // the client saw tokens already
+		c.record(0).FirstTokenNs = 1       // the client saw tokens already
 		c.replicas[1].outstanding = 1
 		c.rejected(1, s)
-		rec := c.records[0]
+		rec := c.recs.all[0]
 		want := map[int][4]int{1: {100, 50, 0, 20}, 2: {120, 30, 20, 0}}[phase]
 		got := [4]int{f.req.PromptTokens, f.req.OutputTokens, f.delivered, int(rec.WastedTokens)}
 		if got != want || rec.Rejections != 1 || f.attempt != 1 || f.pseq == nil {

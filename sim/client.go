@@ -71,7 +71,7 @@ func (c *cluster) waiting(k int, e deadline) bool {
 	if f.phase == phaseDone || f.req.ID != e.id {
 		return false
 	}
-	first := c.records[e.id].FirstTokenNs
+	first := c.record(e.id).FirstTokenNs
 	return k == deadlineTotal || first == 0 || first > e.atNs
 }
 

@@ -38,8 +38,8 @@ func runDrained(t *testing.T, cfg *Config) []results.Record {
 		t.Fatal(err)
 	}
 	checkDrained(t, c)
-	checkConservation(t, c.records, len(c.records))
-	return c.records
+	checkConservation(t, c.recs.all, len(c.recs.all))
+	return c.recs.all
 }
 
 func TestClientTimeouts(t *testing.T) {

@@ -197,6 +197,14 @@ type Config struct {
 	// It must not touch the run; nil costs one test per event.
 	Progress func(simNs, ended, total int64)
 
+	// Records, when set, takes each request's record as soon as it and
+	// every earlier request have ended (see RecordSink), and the run
+	// keeps only the records from the oldest request in flight to the
+	// newest: memory independent of how many requests the run has.
+	// Result.Records is then nil. nil: the run keeps every record and
+	// returns them in Result.Records.
+	Records RecordSink
+
 	// allViews fills every view's state even for a router that reads
 	// none (router.StateReader): a test's switch, to show that skipping
 	// them changes nothing.

@@ -42,10 +42,10 @@ func TestEveryRequestEndsOnceAndInstancesDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, len(reqs))
+	checkConservation(t, c.recs.all, len(reqs))
 	checkDrained(t, c)
 	var counts [3]int
-	for _, r := range c.records {
+	for _, r := range c.recs.all {
 		counts[r.Status]++
 	}
 	if counts[results.Completed] == 0 || counts[results.Dropped] == 0 {
@@ -54,8 +54,8 @@ func TestEveryRequestEndsOnceAndInstancesDrain(t *testing.T) {
 	// drive mirrors Run: the public entry point must agree with it.
 	res := mustRun(t, pdCluster(t, 2, 3, 60, 40, reqs))
 	for i := range res.Records {
-		if res.Records[i] != c.records[i] {
-			t.Fatalf("record %d: Run %+v, drive %+v", i, res.Records[i], c.records[i])
+		if res.Records[i] != c.recs.all[i] {
+			t.Fatalf("record %d: Run %+v, drive %+v", i, res.Records[i], c.recs.all[i])
 		}
 	}
 }
@@ -88,9 +88,9 @@ func TestTooLongRequestIsDroppedWithSizes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkConservation(t, c.records, 2)
+			checkConservation(t, c.recs.all, 2)
 			checkDrained(t, c)
-			r := c.records[0]
+			r := c.recs.all[0]
 			if r.Status != results.Dropped || r.FinishNs != 10 || r.FirstTokenNs != 0 || r.OutputTokens != 0 {
 				t.Fatalf("record %+v, want dropped at arrival", r)
 			}
@@ -99,8 +99,8 @@ func TestTooLongRequestIsDroppedWithSizes(t *testing.T) {
 					t.Errorf("reason %q does not mention %s", r.Reason, m)
 				}
 			}
-			if c.records[1].Status != results.Completed {
-				t.Errorf("the request that fits: %+v", c.records[1])
+			if c.record(1).Status != results.Completed {
+				t.Errorf("the request that fits: %+v", c.recs.all[1])
 			}
 		})
 	}
@@ -121,12 +121,12 @@ func TestRoutedDecoderTooSmallDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, 2)
+	checkConservation(t, c.recs.all, 2)
 	checkDrained(t, c)
-	if c.records[0].Status != results.Completed {
-		t.Errorf("first request: %+v", c.records[0])
+	if c.record(0).Status != results.Completed {
+		t.Errorf("first request: %+v", c.recs.all[0])
 	}
-	r := c.records[1]
+	r := c.recs.all[1]
 	if r.Status != results.Dropped || !strings.Contains(r.Reason, "decode-1") ||
 		!strings.Contains(r.Reason, "170") || !strings.Contains(r.Reason, "160") {
 		t.Errorf("second request: %+v, want dropped naming decode-1, 170 and 160", r)
@@ -147,10 +147,10 @@ func TestDecoderPreemptsUnderMemoryPressure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, len(reqs))
+	checkConservation(t, c.recs.all, len(reqs))
 	checkDrained(t, c)
 	preemptions := 0
-	for _, r := range c.records {
+	for _, r := range c.recs.all {
 		if r.Status != results.Completed || r.OutputTokens != 200 {
 			t.Errorf("request %d: %+v", r.ID, r)
 		}

@@ -18,6 +18,8 @@
 //   - rng.go: Streams, one independent generator per named component.
 //   - run.go: Run, the event loop and the cluster state; kick and plan start
 //     an idle instance's next step and handle what planning did.
+//   - records.go: the requests' records, kept or handed to a RecordSink
+//     in ID order as they become final.
 //   - replica.go: one instance's state in a run (engine, step in flight,
 //     the router's bookkeeping of it, its derived figures).
 //   - flight.go: a request's journey as explicit phases (routing, held,
@@ -74,5 +76,8 @@
 // with nothing queued costs O(1); a block a sequence holds only privately is
 // anonymous in its pool (models/kv/freelist.go) and costs no access to
 // block state. Per-request state lives only while the request is in
-// flight, and each finished request keeps one results.Record.
+// flight. A finished request's results.Record is kept in Result.Records,
+// or, with a Config.Records sink, handed to it as soon as every earlier
+// request has ended too (records.go): the run then holds only the records
+// from the oldest request in flight to the newest.
 package sim

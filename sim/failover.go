@@ -91,7 +91,7 @@ func (c *cluster) failOver(ref int32, p int) {
 // attempt's time is charged, its router bookkeeping returned.
 func (c *cluster) beginFailover(ref int32, i int) {
 	f := &c.flights[ref]
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	from := f.phase
 	before := rec.Time
 	c.enter(ref, phaseFailover)
@@ -146,7 +146,7 @@ func (c *cluster) chargeLost(rec *results.Record, before *[results.NumTimes]int6
 // and returns the tokens it generated there that the client saw.
 func (c *cluster) retire(i int, s *engine.Seq) int {
 	f := &c.flights[s.Ref]
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	rec.Preemptions += int32(s.Preemptions)
 	if j := f.onboardJob; j > 0 && c.tiers.jobs[j-1].inst == int32(i) {
 		c.cancelOnboard(f)

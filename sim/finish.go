@@ -16,7 +16,7 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 		c.unbookPrefill(f) // the prefill was local: it just finished
 	}
 	c.enter(ref, phaseDecoding)
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	if rec.FirstTokenNs == 0 { // the client sees it once it is on its way back
 		emit := c.cfg.Instances[i].FirstEmitNs
 		rec.FirstTokenNs = c.nowNs + emit
@@ -41,7 +41,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	f := &c.flights[ref]
 	c.enter(ref, phaseDone)
 	emit := c.cfg.Instances[i].FinalEmitNs
-	c.records[f.req.ID].Time[results.TEmit] += emit
+	c.record(f.req.ID).Time[results.TEmit] += emit
 	rec := c.closeRecordAt(f.req.ID, results.Completed, "", c.nowNs+emit)
 	rec.OutputTokens = int32(f.delivered + s.Generated)
 	rec.Preemptions += int32(s.Preemptions)
@@ -67,7 +67,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	f := &c.flights[ref]
 	held := f.phase == phaseHolding // refused before pulling: the prefiller still holds the KV
 	c.enter(ref, phaseRejected)
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	phase2 := c.replicas[i].cfg.RejectPhase == 2
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), fmt.Sprintf("rejected (phase %d)", c.replicas[i].cfg.RejectPhase), c.nowNs)
@@ -148,7 +148,7 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 // abortSeq takes a sequence off instance i.
 func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	rp := &c.replicas[i]
-	rec := &c.records[c.flights[s.Ref].req.ID]
+	rec := c.record(c.flights[s.Ref].req.ID)
 	rec.Preemptions += int32(s.Preemptions)
 	if s.Onboarding() {
 		c.cancelOnboard(&c.flights[s.Ref])

@@ -250,7 +250,7 @@ func (c *cluster) pushFleet(atNs int64, kind, target int) {
 // a run going, nor do they carry the clock to moot events still queued,
 // such as the hold deadlines of KV pulled long ago.
 func (c *cluster) fleetSuperseded(e *event) bool {
-	if c.arrivals == 0 && c.ended == int64(len(c.records)) {
+	if c.arrivals == 0 && c.ended == c.recs.next {
 		c.retryHeld() // frees the slots of requests abandoned while held
 		return true
 	}

@@ -227,7 +227,7 @@ func (c *cluster) enter(ref int32, to phase) {
 // (decode_queue_first), the transfer and staging, and the decode (split by
 // the decoder's accounting) each go to their own component.
 func (c *cluster) charge(f *flight, from, to phase) {
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	spent := c.nowNs - f.sinceNs
 	if f.roundTrip() {
 		rec.Time[roundTripComponent(rec)] += spent
@@ -327,7 +327,7 @@ func (c *cluster) closeRecord(id int64, status results.Status, reason string) *r
 // abandoned at that deadline (see clientVerdict), without the first token
 // if that came later still.
 func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64) *results.Record {
-	rec := &c.records[id]
+	rec := c.record(id)
 	if c.cfg.Client.timeouts() && status != results.Abandoned {
 		if gone, why, at := c.clientVerdict(rec, atNs); gone {
 			status, reason, atNs = results.Abandoned, why, at
@@ -338,6 +338,7 @@ func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, 
 	}
 	rec.Status, rec.Reason, rec.FinishNs = status, reason, atNs
 	c.ended++
+	c.recs.end(id)
 	if c.cfg.Client.Concurrency > 0 {
 		c.userNext(atNs)
 	}

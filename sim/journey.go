@@ -42,7 +42,7 @@ func (c *cluster) checkNext() error { return c.checkRequest(&c.next) }
 func (c *cluster) checkRequest(r *Request) error {
 	if prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1 {
 		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
-			len(c.records), r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
+			c.recs.next, r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
 	}
 	return nil
 }
@@ -57,8 +57,8 @@ func (c *cluster) onArrival(arg int32) {
 	} else {
 		r = c.next
 	}
-	r.ID = int64(len(c.records))
-	c.records = append(c.records, results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
+	r.ID = c.recs.next
+	c.recs.add(results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
 		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
 		PrefillInstance: -1, DecodeInstance: -1, Session: r.Session, Turn: r.Turn})
 	switch reason := c.tooLong(&r); {
@@ -124,7 +124,7 @@ func (c *cluster) place(ref int32) bool {
 	f.route = d
 	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
 	c.book(f)
-	rec := &c.records[r.ID]
+	rec := c.record(r.ID)
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
 	p := &c.replicas[d.Prefill]
 	s := p.eng.NewSeq()
@@ -264,7 +264,7 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 	}
 	d := c.balanceRank(c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view))
 	f.route.Decode = d
-	c.records[f.req.ID].DecodeInstance = int32(d)
+	c.record(f.req.ID).DecodeInstance = int32(d)
 	c.bookDecode(f)
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
@@ -281,7 +281,7 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 // caller plans the instance's next step (hold.go).
 func (c *cluster) onHoldTimeout(ref int32) {
 	f := &c.flights[ref]
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {
 		rec.CachedTokens = int32(f.pseq.CachedTokens)
@@ -317,7 +317,7 @@ func (c *cluster) releasePrefill(f *flight) {
 	}
 	p := &c.replicas[f.route.Prefill]
 	p.eng.Release(f.pseq)
-	c.recycle(f.route.Prefill, f.pseq, &c.records[f.req.ID])
+	c.recycle(f.route.Prefill, f.pseq, c.record(f.req.ID))
 	f.pseq = nil
 	p.outstanding--
 }

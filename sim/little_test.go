@@ -61,9 +61,9 @@ func TestStableLoadLittlesLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, n)
+	checkConservation(t, c.recs.all, n)
 	var sumE2ENs float64
-	for _, r := range c.records {
+	for _, r := range c.recs.all {
 		if r.Status != results.Completed {
 			t.Fatalf("request %d: %+v", r.ID, r)
 		}
@@ -78,7 +78,7 @@ func TestStableLoadLittlesLaw(t *testing.T) {
 	if areaNs != sumE2ENs {
 		t.Errorf("∫N dt = %.0f ns·req, Σ E2E = %.0f ns: records disagree with the loop", areaNs, sumE2ENs)
 	}
-	spanS := float64(c.nowNs-c.records[0].ArrivalNs) / 1e9
+	spanS := float64(c.nowNs-c.record(0).ArrivalNs) / 1e9
 	offered := float64(n-1) / (float64(reqs[n-1].ArrivalNs-reqs[0].ArrivalNs) / 1e9)
 	if got := float64(n) / spanS; math.Abs(got-offered) > 0.01*offered {
 		t.Errorf("throughput %.0f/s, offered %.0f/s: a stable system serves what arrives", got, offered)

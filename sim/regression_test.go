@@ -40,9 +40,9 @@ func TestDecoderResumesAfterPreemptingItsOnlyRunningSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, 2)
+	checkConservation(t, c.recs.all, 2)
 	checkDrained(t, c)
-	for _, r := range c.records {
+	for _, r := range c.recs.all {
 		if r.Status != results.Completed {
 			t.Errorf("request %d: %+v", r.ID, r)
 		}
@@ -129,9 +129,9 @@ func TestRefusedLocalPrefillEndsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, len(reqs))
+	checkConservation(t, c.recs.all, len(reqs))
 	checkDrained(t, c)
-	if r := c.records[2]; r.Rejections == 0 {
+	if r := c.recs.all[2]; r.Rejections == 0 {
 		t.Errorf("request 2 was never refused: %+v", r)
 	}
 }
@@ -154,7 +154,7 @@ func TestHeldRequestPlacedOnTheCompletingInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, len(reqs))
+	checkConservation(t, c.recs.all, len(reqs))
 	checkDrained(t, c)
 }
 
@@ -184,13 +184,13 @@ func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkConservation(t, c.records, len(reqs))
+		checkConservation(t, c.recs.all, len(reqs))
 		checkDrained(t, c)
 		want := results.Completed
 		if shared {
 			want = results.Failed
 		}
-		for _, r := range c.records {
+		for _, r := range c.recs.all {
 			if r.Status != want || shared && !strings.Contains(r.Reason, "decode-0 locked up") {
 				t.Errorf("shared %v: request %d ended %v (%q), want %v", shared, r.ID, r.Status, r.Reason, want)
 			}
@@ -229,8 +229,8 @@ func TestDynamoBooksTheDecoderAfterThePrefill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConservation(t, c.records, 1)
-	if r := c.records[0]; r.DecodeInstance < 1 || !booked {
+	checkConservation(t, c.recs.all, 1)
+	if r := c.recs.all[0]; r.DecodeInstance < 1 || !booked {
 		t.Errorf("decoder %d, booked %v: want a decoder chosen and booked after the prefill", r.DecodeInstance, booked)
 	}
 }
@@ -285,9 +285,9 @@ func TestLateDecoderTooSmallDrops(t *testing.T) {
 		if err != nil {
 			t.Fatalf("stream %v: %v", stream, err)
 		}
-		checkConservation(t, c.records, 1)
+		checkConservation(t, c.recs.all, 1)
 		checkDrained(t, c)
-		if r := c.records[0]; r.Status != results.Dropped || !strings.Contains(r.Reason, "too long for decode-0") {
+		if r := c.recs.all[0]; r.Status != results.Dropped || !strings.Contains(r.Reason, "too long for decode-0") {
 			t.Errorf("stream %v: %+v, want dropped as too long for decode-0", stream, r)
 		}
 	}

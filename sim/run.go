@@ -10,11 +10,15 @@ import (
 	"handoff/results"
 )
 
-// Result is the outcome of a run: one record per request in arrival order,
-// the inter-token latency distribution, and per-instance and per-link
-// counters.
+// Result is the outcome of a run: one record per request in arrival order
+// (unless they went to Config.Records), the inter-token latency
+// distribution, and per-instance and per-link counters.
 type Result struct {
+	// Records is every request's record by ID when Config.Records is
+	// nil; with a sink it is nil, and Sink is the sink that took them.
 	Records   []results.Record
+	Sink      RecordSink
+	Requests  int64 // requests in the run
 	ITL       *results.Histogram
 	SimTimeNs int64 // time of the last event
 	Events    int64 // events processed
@@ -77,7 +81,6 @@ type cluster struct {
 	netAtNs     int64
 	flights     []flight
 	freeFlights []int32
-	records     []results.Record
 	itl         results.Histogram
 	routing     routing
 	prefillIdx  []int
@@ -95,6 +98,7 @@ type cluster struct {
 	fleet       *fleet // instances that come and go, faults; nil: none (fleet.go)
 	drainingN   int    // instances draining
 	err         error
+	recs        recordWindow // the requests' records (records.go)
 }
 
 // Run simulates the configured cluster until every request has ended. The
@@ -109,6 +113,7 @@ func Run(cfg *Config) (*Result, error) {
 	total := cfg.progressTotal()
 	for n := int64(1); c.q.len() > 0 && c.err == nil; n++ {
 		c.dispatch(c.q.pop())
+		c.recs.flush()
 		if n&(ProgressEvents-1) == 0 && cfg.Progress != nil {
 			cfg.Progress(c.nowNs, c.ended, total)
 		}
@@ -142,9 +147,9 @@ func (c *cluster) start() {
 // request ended exactly once, and every instance is idle with all its KV
 // blocks back in its pool. A failure is a simulator bug.
 func (c *cluster) checkEnd() error {
-	if c.ended != int64(len(c.records)) {
+	if c.ended != c.recs.next {
 		return fmt.Errorf("sim: %d of %d requests never ended (simulator bug)",
-			int64(len(c.records))-c.ended, len(c.records))
+			c.recs.next-c.ended, c.recs.next)
 	}
 	if n := len(c.routing.held) - c.routing.heldFrom; n != 0 {
 		return fmt.Errorf("sim: %d requests still held by the router (simulator bug)", n)
@@ -197,9 +202,11 @@ func newCluster(cfg *Config) *cluster {
 	c.initRouting()
 	c.initGroups()
 	c.initSessions()
+	reserve := 0
 	if src, ok := cfg.Source.(Counted); ok {
-		c.records = make([]results.Record, 0, min(src.MaxRequests(), maxReserved))
+		reserve = min(src.MaxRequests(), maxReserved)
 	}
+	c.recs.init(cfg.Records, reserve)
 	var caps []float64
 	if cfg.Topology != nil {
 		caps, c.linkNames = cfg.Topology.Caps, cfg.Topology.Names
@@ -283,7 +290,7 @@ func (c *cluster) superseded(e *event) bool {
 func (c *cluster) result() *Result {
 	itl := c.itl // a copy: pointing into c would keep the whole cluster alive
 	c.sampleToEnd()
-	r := &Result{Records: c.records, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.tl.list}
+	r := &Result{Records: c.recs.all, Sink: c.recs.sink, Requests: c.recs.next, ITL: &itl, SimTimeNs: c.nowNs, Events: c.events, Timelines: c.tl.list}
 	for i := range c.replicas {
 		rp := &c.replicas[i]
 		ic, m := rp.cfg, &rp.metrics

@@ -392,10 +392,10 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
-	checkConservation(t, c.records, swarmArrivals(cfg))
+	checkConservation(t, c.recs.all, swarmArrivals(cfg))
 	checkDrained(t, c)
 	if n := cfg.Client.Concurrency; n > 0 {
-		checkAtMost(t, c.records, n)
+		checkAtMost(t, c.recs.all, n)
 		tally.closed++
 	}
 	a, b := mustRun(t, swarmCase(t, seed)), mustRun(t, swarmCase(t, seed))

@@ -123,7 +123,7 @@ func (c *cluster) initTiers(caps []float64, names []string) ([]float64, []string
 // pull (startPull).
 func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 	j := c.newJob(onboardJob{ref: s.Ref, inst: int32(i), live: true, remote: remote})
-	rec := &c.records[c.flights[s.Ref].req.ID]
+	rec := c.record(c.flights[s.Ref].req.ID)
 	bs := int32(c.replicas[i].cfg.Engine.BlockSize)
 	for _, tr := range c.replicas[i].cfg.Engine.Tiers {
 		n := s.Onboard[tr.Kind]

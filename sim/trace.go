@@ -127,7 +127,7 @@ func (c *cluster) tracePrefill(f *flight) {
 func (c *cluster) traceRoute(f *flight) {
 	t, id := c.cfg.Tracer, f.req.ID
 	router := Track{Kind: TrackRouter}
-	if start := f.req.ArrivalNs + c.records[id].Time[results.TFrontend]; f.attempt == 0 && c.nowNs > start {
+	if start := f.req.ArrivalNs + c.record(id).Time[results.TFrontend]; f.attempt == 0 && c.nowNs > start {
 		t.Span(id, router, "router queue", start, c.nowNs)
 	}
 	name := "route → " + c.cfg.Instances[f.route.Prefill].Name

@@ -99,7 +99,7 @@ func (c *cluster) onNetwork() {
 // only after bytes / staging rate more.
 func (c *cluster) transferred(ref int32) {
 	f := &c.flights[ref]
-	rec := &c.records[f.req.ID]
+	rec := c.record(f.req.ID)
 	if f.pseq != nil { // else it freed the KV after handing it to the store (onHoldTimeout)
 		rec.Preemptions += int32(f.pseq.Preemptions)
 		if f.attempt == 0 {

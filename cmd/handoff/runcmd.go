@@ -87,8 +87,8 @@ func scenarioFlags(f *pflag.FlagSet, sets *[]string, seed *uint64) {
 }
 
 // runScenario simulates the scenario (experiment.Run), prints its summary
-// and writes the output files (experiment.WriteRunDir, WriteBenchJSON,
-// the journey trace). A panic becomes an error that says how to replay
+// and writes the output files (experiment.RunDir, whose requests.csv
+// streams as the run goes; WriteBenchJSON; the journey trace). A panic becomes an error that says how to replay
 // the run.
 func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if err := opts.checkOutputs(); err != nil {
@@ -104,8 +104,16 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	if opts.tracePath != "" {
 		configure = append(configure, opts.selection.Attach(&rec)...)
 	}
+	if opts.benchJSON != "" {
+		configure = append(configure, experiment.KeepRecords) // its per-request lists
+	}
+	var dir *experiment.RunDir
 	if opts.outDir != "" {
-		configure = append(configure, experiment.WithTimeline)
+		if dir, err = experiment.CreateRunDir(opts.outDir); err != nil {
+			return err
+		}
+		defer dir.Close()
+		configure = append(configure, experiment.WithTimeline, dir.Attach)
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
@@ -133,8 +141,8 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 			return err
 		}
 	}
-	if opts.outDir != "" {
-		if err := experiment.WriteRunDir(opts.outDir, run); err != nil {
+	if dir != nil {
+		if err := dir.Write(run); err != nil {
 			return err
 		}
 	}

@@ -17,50 +17,87 @@ import (
 
 // WriteIn writes the file rel (slash-separated, inside dir), creating the
 // folders on the way: see the package documentation.
-func WriteIn(dir, rel string, write func(io.Writer) error) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("writing %s: %w", filepath.Join(dir, filepath.FromSlash(rel)), err)
-		}
-	}()
-	root, err := os.OpenRoot(dir)
+func WriteIn(dir, rel string, write func(io.Writer) error) error {
+	f, err := Create(dir, rel)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	folder, name := path.Split(rel)
-	if folder != "" {
-		if err := root.MkdirAll(folder, 0o755); err != nil {
-			return err
-		}
+	if err := write(f.W); err != nil {
+		f.Discard()
+		return f.wrap(err)
 	}
-	tmp := folder + "." + name + "." + rand.Text()[:12] + ".tmp"
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := writeSynced(f, write); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return root.Rename(tmp, rel)
+	return f.Commit()
 }
 
-// writeSynced writes f through a buffer, syncs and closes it, and returns
-// the first error.
-func writeSynced(f *os.File, write func(io.Writer) error) error {
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err := write(bw)
-	if err == nil {
-		err = bw.Flush()
+// File is a file being written the way WriteIn writes one, for a writer
+// that cannot hand WriteIn one function (rows written as a run goes): a
+// temporary file next to rel, buffered, that Commit syncs and renames to
+// rel and Discard removes. Exactly one of the two must end it.
+type File struct {
+	W io.Writer // buffered: the file's contents go here
+
+	dir, rel, tmp string
+	root          *os.Root
+	f             *os.File
+	bw            *bufio.Writer
+}
+
+// Create starts writing the file rel (slash-separated) inside dir,
+// creating the folders on the way.
+func Create(dir, rel string) (_ *File, err error) {
+	f := &File{dir: dir, rel: rel}
+	defer func() { err = f.wrap(err) }()
+	if f.root, err = os.OpenRoot(dir); err != nil {
+		return nil, err
 	}
-	if err == nil {
-		err = f.Sync()
+	folder, name := path.Split(rel)
+	if folder != "" {
+		if err := f.root.MkdirAll(folder, 0o755); err != nil {
+			f.root.Close()
+			return nil, err
+		}
 	}
-	if cerr := f.Close(); err == nil {
+	f.tmp = folder + "." + name + "." + rand.Text()[:12] + ".tmp"
+	if f.f, err = f.root.OpenFile(f.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+		f.root.Close()
+		return nil, err
+	}
+	f.bw = bufio.NewWriterSize(f.f, 1<<16)
+	f.W = f.bw
+	return f, nil
+}
+
+// Commit flushes, syncs and closes the file and moves it to its name.
+func (f *File) Commit() error {
+	err := f.bw.Flush()
+	if err == nil {
+		err = f.f.Sync()
+	}
+	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err == nil {
+		err = f.root.Rename(f.tmp, f.rel)
+	} else {
+		f.root.Remove(f.tmp)
+	}
+	f.root.Close()
+	return f.wrap(err)
+}
+
+// Discard closes and removes the temporary file: rel is left as it was.
+func (f *File) Discard() {
+	f.f.Close()
+	f.root.Remove(f.tmp)
+	f.root.Close()
+}
+
+// wrap names the file in a non-nil err.
+func (f *File) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("writing %s: %w", filepath.Join(f.dir, filepath.FromSlash(f.rel)), err)
 }
 
 // ReadIn reads the file rel (slash-separated) inside dir, never through a

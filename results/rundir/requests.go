@@ -14,6 +14,42 @@ func WriteRequests(w io.Writer, recs []results.Record, instances []string, tiers
 	return results.WriteRequestsCSV(w, recs, instances, tiers)
 }
 
+// RequestsWriter writes requests.csv one record at a time as a run hands
+// them over (a sim.RecordSink), the same bytes WriteRequests writes of the
+// same records when sessions says what the records say (a workload of
+// sessions gives every request a turn). The first write error stops it;
+// Err reports it.
+type RequestsWriter struct {
+	w    io.Writer
+	csv  *results.RequestsCSV
+	line []byte
+	err  error
+}
+
+// NewRequestsWriter writes the header to w (buffer it) and returns the
+// writer of the rows.
+func NewRequestsWriter(w io.Writer, instances []string, sessions, tiers bool) *RequestsWriter {
+	rw := &RequestsWriter{w: w, csv: results.NewRequestsCSV(instances, sessions, tiers)}
+	rw.write(rw.csv.AppendHeader(make([]byte, 0, 512)))
+	return rw
+}
+
+// Record writes r's row.
+func (rw *RequestsWriter) Record(r *results.Record) {
+	if rw.err == nil {
+		rw.write(rw.csv.AppendRow(rw.line[:0], r))
+	}
+}
+
+// write writes line, keeping it as the next line's buffer.
+func (rw *RequestsWriter) write(line []byte) {
+	rw.line = line
+	_, rw.err = rw.w.Write(line)
+}
+
+// Err is the first write error, or nil.
+func (rw *RequestsWriter) Err() error { return rw.err }
+
 // Request is one row of requests.csv: a request's identity, placement,
 // sizes, latencies and outcome. Its time components, waits, session and
 // tier columns are not read.

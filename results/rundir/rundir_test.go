@@ -25,7 +25,7 @@ func smallRun(t *testing.T) (string, *experiment.Finished) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, res, err := experiment.Run(l, nil, experiment.WithTimeline)
+	sum, res, err := experiment.Run(l, nil, experiment.WithTimeline, experiment.KeepRecords)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,15 @@
 // state: warnings go to the writer the caller passes, never to os.Stderr.
 //
 // Reading guide: run.go, the pipeline and the run information a summary
-// needs from a simulation; simulate.go, the Simulate hook the other
+// needs from a simulation; stream.go, how a run's records stream as its
+// requests end (the Summarizer, the unserved and SLO limit counts) unless
+// KeepRecords; simulate.go, the Simulate hook the other
 // layers call (a test puts a failing one in its place) and --set parsing;
 // replay.go, how a run is named to be replayed alone, and a panic in one
 // recovered as an InternalError that says so; inputs.go, the hashes of the
 // files a scenario reads, which saved results are checked against;
-// rundir.go, a finished run's directory (run -o) and its vLLM bench JSON;
+// rundir.go, a run's directory (run -o), its requests.csv written as the
+// run goes, and its vLLM bench JSON;
 // timeline.go, the timeline sampling of a run and the simulator's rows
 // of timeline.csv, links.csv and fleet.csv, converted for results/rundir,
 // which owns their format; trace.go, which requests a run's journey trace follows (run

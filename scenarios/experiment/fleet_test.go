@@ -45,7 +45,7 @@ func loadScheduled(t *testing.T) *Finished {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, res, err := Run(l, nil, WithTimeline)
+	sum, res, err := Run(l, nil, WithTimeline, KeepRecords)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestWriteRunDirFleet(t *testing.T) {
 // TestWriteRunDirFixedFleetNoFleetCSV: a fixed fleet writes no fleet.csv.
 func TestWriteRunDirFixedFleetNoFleetCSV(t *testing.T) {
 	l := load(t)
-	sum, res, err := Run(l, nil, WithTimeline)
+	sum, res, err := Run(l, nil, WithTimeline, KeepRecords)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,10 @@ import (
 )
 
 // Run builds a loaded scenario, applies each configure function to the
-// built configuration (a tracer, a timeline), simulates it and summarises
-// the run. The scenario's warnings (deprecated fields) go to warn, one
+// built configuration (a tracer, a timeline, a RunDir's requests.csv,
+// KeepRecords), simulates it and summarises the run: from the records
+// streamed as requests end (stream.go; Result.Records is then nil), or
+// from every record with KeepRecords. The scenario's warnings (deprecated fields) go to warn, one
 // line each (nil: dropped). A workload with no requests is an error: a
 // summary of nothing would read as a cluster that served nothing.
 func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
@@ -29,16 +31,28 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 	for _, f := range configure {
 		f(b.Config)
 	}
+	var t *tally
+	if keeps(b.Config) {
+		b.Config.Records = nil
+	} else {
+		t = newTally(b.Config.SLO, b.Config.Records)
+		b.Config.Records = t
+	}
 	start := time.Now()
 	res, err := sim.Run(b.Config)
 	if err != nil {
 		return results.Summary{}, nil, err
 	}
-	if len(res.Records) == 0 {
+	if res.Requests == 0 {
 		return results.Summary{}, nil, fmt.Errorf("%s: the workload has no requests: there is nothing to measure", WorkloadName(l))
 	}
 	info := runInfo(l, b, res, time.Since(start).Seconds())
-	return results.Summarize(res.Records, res.ITL, info), res, nil
+	if t == nil {
+		return results.Summarize(res.Records, res.ITL, info), res, nil
+	}
+	sum := t.sum.Summary(res.ITL, info)
+	t.sum, t.next = nil, nil // what Unserved and LimitShares need stays
+	return sum, res, nil
 }
 
 // WorkloadName names the request source in errors: the trace file, or the

@@ -39,9 +39,9 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !configured || sum.Requests.Total != 50 || len(res.Records) != 50 || len(InstanceNames(res)) != 4 {
-		t.Errorf("configured %v, %d requests summarised, %d records, %d instances", configured,
-			sum.Requests.Total, len(res.Records), len(InstanceNames(res)))
+	if !configured || sum.Requests.Total != 50 || res.Requests != 50 || res.Records != nil || len(InstanceNames(res)) != 4 {
+		t.Errorf("configured %v, %d requests summarised, %d run, %d records kept (want them streamed), %d instances",
+			configured, sum.Requests.Total, res.Requests, len(res.Records), len(InstanceNames(res)))
 	}
 	if !strings.Contains(warn.String(), "warning:") || !strings.Contains(warn.String(), "kv_overlap_score_weight") {
 		t.Errorf("warnings %q, want the deprecated field's", warn.String())

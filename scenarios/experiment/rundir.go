@@ -1,8 +1,13 @@
 package experiment
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 
 	"handoff/results"
 	"handoff/results/outdir"
@@ -22,20 +27,86 @@ type Finished struct {
 // Unserved reports the requests the run could not serve (dropped or
 // failed), naming the first, or returns nil.
 func (r *Finished) Unserved() error {
-	return results.Unserved(r.Result.Records, WorkloadName(r.Loaded))
+	return Unserved(r.Result, WorkloadName(r.Loaded))
 }
 
-// WriteRunDir writes a run's directory (`handoff run -o DIR`), names in
-// results/layout.go: summary.json, requests.csv, scenario.yaml (the
-// effective scenario, its paths relative to dir), timeline.csv (the run
-// must have sampled it: WithTimeline), links.csv when the run has a
-// network and fleet.csv when its fleet changes (autoscaling, faults):
-// the formats are results/rundir's. dir is made if missing; every file
-// goes through outdir.WriteIn.
-func WriteRunDir(dir string, run *Finished) error {
+// RunDir is a run's directory (`handoff run -o DIR`) being written: its
+// requests.csv streams into a temporary file as the run's requests end
+// (Attach), and Write writes the other files and moves it in place. Close
+// removes what an unfinished run left.
+type RunDir struct {
+	dir     string
+	created bool         // dir did not exist: Close removes it if nothing was written
+	reqs    *outdir.File // requests.csv, nil once written or discarded
+	rows    *rundir.RequestsWriter
+}
+
+// CreateRunDir makes dir if missing and starts its requests.csv.
+func CreateRunDir(dir string) (*RunDir, error) {
+	_, err := os.Stat(dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	if err := outdir.MakeDir(dir); err != nil {
+		return nil, err
+	}
+	f, err := outdir.Create(dir, results.RequestsFile)
+	if err != nil {
+		return nil, err
+	}
+	return &RunDir{dir: dir, created: created, reqs: f}, nil
+}
+
+// Attach is a configure function for Run: the run writes each request's
+// row of requests.csv as the request ends — unless KeepRecords was asked
+// for before, and then Write writes them from the records.
+func (d *RunDir) Attach(cfg *sim.Config) {
+	if keeps(cfg) {
+		return
+	}
+	names := make([]string, len(cfg.Instances))
+	tiers := false
+	for i := range cfg.Instances {
+		names[i] = cfg.Instances[i].Name
+		tiers = tiers || len(cfg.Instances[i].Engine.Tiers) > 0
+	}
+	_, sessions := cfg.Source.(sim.SessionSource)
+	d.rows = rundir.NewRequestsWriter(d.reqs.W, names, sessions, tiers)
+	cfg.Records = chain(cfg.Records, d.rows)
+}
+
+// Close discards a requests.csv that Write did not reach, and the
+// directory too when CreateRunDir made it (a run that failed leaves no
+// empty directory behind).
+func (d *RunDir) Close() {
+	if d.reqs != nil {
+		d.reqs.Discard()
+		d.reqs = nil
+		if d.created {
+			os.Remove(d.dir) // only if empty
+		}
+	}
+}
+
+// WriteRunDir writes the directory of a run that kept its records
+// (KeepRecords): RunDir.Write without the streaming.
+func WriteRunDir(dir string, run *Finished) error {
+	d, err := CreateRunDir(dir)
+	if err != nil {
 		return err
 	}
+	defer d.Close()
+	return d.Write(run)
+}
+
+// Write writes the run's directory, names in results/layout.go:
+// summary.json, requests.csv (streamed while the run went, or from its
+// records when it kept them), scenario.yaml (the effective scenario, its
+// paths relative to the directory), timeline.csv (the run must have
+// sampled it: WithTimeline), links.csv when the run has a network and
+// fleet.csv when its fleet changes (autoscaling, faults): the formats are
+// results/rundir's. Every file goes through outdir (a temporary file
+// renamed).
+func (d *RunDir) Write(run *Finished) error {
+	dir := d.dir
 	eff, err := run.Loaded.Effective(dir)
 	if err != nil {
 		return err
@@ -47,9 +118,6 @@ func WriteRunDir(dir string, run *Finished) error {
 	}
 	files := []file{
 		{results.SummaryFile, func(w io.Writer) error { return results.WriteJSON(w, run.Summary) }},
-		{results.RequestsFile, func(w io.Writer) error {
-			return rundir.WriteRequests(w, res.Records, InstanceNames(res), tiers)
-		}},
 		{results.ScenarioFile, func(w io.Writer) error { _, err := w.Write(eff); return err }},
 		{results.TimelineFile, func(w io.Writer) error { return WriteTimelineCSV(w, res.Timelines, tiers) }},
 	}
@@ -59,12 +127,38 @@ func WriteRunDir(dir string, run *Finished) error {
 	if res.Fleet != nil {
 		files = append(files, file{results.FleetFile, func(w io.Writer) error { return WriteFleetCSV(w, res.Fleet) }})
 	}
+	if err := d.writeRequests(res, tiers); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := outdir.WriteIn(dir, f.name, f.write); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeRequests finishes requests.csv: the rows streamed, or the records.
+func (d *RunDir) writeRequests(res *sim.Result, tiers bool) error {
+	f := d.reqs
+	if f == nil {
+		return fmt.Errorf("%s: written already", d.dir)
+	}
+	d.reqs = nil
+	switch {
+	case res.Records != nil:
+		f.Discard()
+		return outdir.WriteIn(d.dir, results.RequestsFile, func(w io.Writer) error {
+			return rundir.WriteRequests(w, res.Records, InstanceNames(res), tiers)
+		})
+	case d.rows == nil:
+		f.Discard()
+		return fmt.Errorf("%s: the run neither kept its records (KeepRecords) nor streamed them to the directory (RunDir.Attach)", d.dir)
+	case d.rows.Err() != nil:
+		f.Discard()
+		return fmt.Errorf("writing %s: %w", filepath.Join(d.dir, results.RequestsFile), d.rows.Err())
+	}
+	return f.Commit()
 }
 
 // WriteBenchJSON writes the run as the result JSON of vLLM's `vllm bench

@@ -17,7 +17,7 @@ import (
 // an effective scenario that loads again.
 func TestWriteRunDir(t *testing.T) {
 	l := load(t)
-	sum, res, err := Run(l, nil, WithTimeline)
+	sum, res, err := Run(l, nil, WithTimeline, KeepRecords)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,11 +36,12 @@ type TraceSelection struct {
 
 // Attach returns the configure functions that trace the run itself into
 // *rec when the choice is known before the run (TraceFirst): the tracer,
-// and the timeline the trace's counters need. Otherwise it returns none:
-// Retrace the finished run instead.
+// and the timeline the trace's counters need. Otherwise it returns
+// KeepRecords: Retrace the finished run instead, choosing from its
+// records.
 func (ts TraceSelection) Attach(rec **journey.Recorder) []func(*sim.Config) {
 	if ts.Kind != TraceFirst {
-		return nil
+		return []func(*sim.Config){KeepRecords}
 	}
 	return []func(*sim.Config){WithTimeline, func(cfg *sim.Config) { *rec = journey.Attach(cfg, ts.Requests) }}
 }
@@ -49,6 +50,9 @@ func (ts TraceSelection) Attach(rec **journey.Recorder) []func(*sim.Config) {
 // warnings dropped) with a tracer on the requests Pick chooses from its
 // records.
 func (ts TraceSelection) Retrace(run *Finished, simulate Simulate) (*journey.Recorder, error) {
+	if run.Result.Records == nil {
+		return nil, fmt.Errorf("--trace-select %s chooses from the run's records, which it did not keep (see Attach)", ts.Kind)
+	}
 	ids, err := ts.Pick(run.Result.Records, run.Result.SimTimeNs)
 	if err != nil {
 		return nil, err

@@ -58,8 +58,16 @@ func TestTraceTwoPass(t *testing.T) {
 		t.Errorf("first 3 traced %v", got)
 	}
 	slow := TraceSelection{Kind: TraceSlowest, Requests: 3}
-	if slow.Attach(&rec) != nil {
-		t.Fatal("slowest attaches a tracer to the first run: it cannot know which requests")
+	if _, err := slow.Retrace(&Finished{Loaded: l, Summary: sum, Result: res}, nil); err == nil {
+		t.Error("Retrace of a run that streamed its records: no error")
+	}
+	rec = nil
+	if sum, res, err = Run(l, nil, slow.Attach(&rec)...); err != nil {
+		t.Fatal(err)
+	}
+	if rec != nil || len(res.Records) != 50 {
+		t.Fatalf("slowest: a tracer on the first run (it cannot know which requests) %v, %d records kept for Pick",
+			rec != nil, len(res.Records))
 	}
 	want, err := slow.Pick(res.Records, res.SimTimeNs)
 	if err != nil {

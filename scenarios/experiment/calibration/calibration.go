@@ -142,7 +142,7 @@ func (r *runner) simulate(l *scenarios.Loaded) (recs []results.Record, err error
 	if r.opts.Simulate == nil {
 		return calibrate.Simulate(l)
 	}
-	_, res, err := r.opts.Simulate(l)
+	_, res, err := r.opts.Simulate(l, experiment.KeepRecords)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func runProbe(l *scenarios.Loaded, simF experiment.Simulate) (Probe, results.Sum
 	}
 	m := Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
-	m.TTFTShare, m.TPOTShare = results.LimitShares(res.Records, results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT)})
-	m.unserved = results.Unserved(res.Records, experiment.WorkloadName(l))
+	m.TTFTShare, m.TPOTShare = experiment.LimitShares(res, results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT)})
+	m.unserved = experiment.Unserved(res, experiment.WorkloadName(l))
 	return m, sum, nil
 }
