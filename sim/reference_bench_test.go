@@ -7,6 +7,7 @@ import (
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/experiment"
 	"handoff/sim"
 )
 
@@ -25,7 +26,7 @@ func referenceSets(n, requests int) []scenarios.Set {
 }
 
 // BenchmarkReference runs the reference workload, 1,000,000 requests, on
-// 1, 64, 256 and 1,024 instances, whole (load, build, run), and reports
+// 1, 64, 256 and 1,024 instances, whole (load, build, run, summary), and reports
 // simulated requests per wall-second, events per request and the wall
 // time per event.
 func BenchmarkReference(b *testing.B) {
@@ -38,14 +39,23 @@ func BenchmarkReference(b *testing.B) {
 
 func benchReference(b *testing.B, sets []scenarios.Set) { benchScenario(b, referenceFile, sets) }
 
-// benchScenario runs file with sets, whole, and reports requests per
-// wall-second, events per request and the wall time per event.
+// benchScenario runs file with sets, whole (load, build, run and
+// summary, the records streamed as `handoff run` streams them), and
+// reports requests per wall-second, events per request and the wall time
+// per event.
 func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 	b.ReportAllocs()
 	var requests, events int64
 	for b.Loop() {
-		res := loadAndRun(b, file, sets)
-		requests += int64(len(res.Records))
+		l, err := scenarios.Load(file, sets...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, res, err := experiment.Run(l, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		requests += res.Requests
 		events += res.Events
 	}
 	b.ReportMetric(float64(requests)/b.Elapsed().Seconds(), "requests/s")

@@ -36,7 +36,11 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	}
 	in.startCruises()
 	k := in.stats.Steps + 1 // the step being planned
-	if !in.steady(k) {
+	if budget := in.cfg.MaxBatchedTokens - len(in.running); in.steady(k) {
+		if in.waiting.len()+in.ready.len()+in.swapped.len() > 0 {
+			in.admitAll(budget) // as the general pass admits after the running set
+		}
+	} else {
 		in.schedulePass(k, pipelined)
 	}
 	in.settleEvictions()
@@ -66,17 +70,17 @@ func (in *Instance) schedulePass(k int64, pipelined bool) {
 	}
 }
 
-// steady plans step k if it is steady: every running sequence cruises,
-// none is due but for its last token, nothing is queued, the token budget
-// holds them all and the blocks of phase k's boundaries are free (taken
-// then). The general pass would plan the same step, visiting every
+// steady plans the running set's part of step k if it is steady: every
+// running sequence cruises, none is due but for its last token, the token
+// budget holds them all and the blocks of phase k's boundaries are free
+// (taken then). The general pass would plan the same, visiting every
 // sequence to take nothing from most of them; this costs O(1) but for a
-// scan of the dues when their lower bound is reached. It reports false,
-// having changed nothing, otherwise.
+// scan of the dues when their lower bound is reached. Admission follows
+// as in the general pass (Schedule). It reports false, having changed
+// nothing, otherwise.
 func (in *Instance) steady(k int64) bool {
 	n := in.cruising
-	if n == 0 || n != len(in.running) || n > in.cfg.MaxBatchedTokens || in.noCruise ||
-		in.waiting.len()+in.ready.len()+in.swapped.len() > 0 {
+	if n == 0 || n != len(in.running) || n > in.cfg.MaxBatchedTokens || in.noCruise {
 		return false
 	}
 	last := false // some sequences compute their last token
