@@ -28,6 +28,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 		// A sequence this step reports (first token, recovered) is read by
 		// the caller as it stands, so it may only cruise from its next step.
 		steady := s.computed == s.Tokens()
+		first := steady && !s.reprefill && s.Generated == 0
 		if steady {
 			steady = !s.reprefill && s.Generated > 0
 			if s.reprefill {
@@ -42,7 +43,7 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 			in.due[pos] = finishedEntry
 		case steady:
 			in.maybeCruise(pos, s)
-		case s.Generated == 1 && s.computed == s.Tokens():
+		case first:
 			// Its first token: the caller reads it as it stands, so it
 			// may cruise from the next planning pass (startCruises).
 			in.cruiseNext = append(in.cruiseNext, stepEntry{s: s, pos: e.pos})
