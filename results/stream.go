@@ -115,6 +115,22 @@ type intDist struct {
 // it they come from the Histogram alone and the values are dropped.
 const ExactValues = 1 << 20
 
+// Expect reserves room for the exact values of n requests (at most
+// ExactValues each), so that a caller who knows how many requests a run
+// has spares the Summarizer's distributions their growth. It changes no
+// result.
+func (z *Summarizer) Expect(n int64) {
+	n = min(n, int64(z.exactMax))
+	if n <= 0 {
+		return
+	}
+	for _, e := range []*exactValues{&z.ttft.exact, &z.e2e.exact, &z.tpotExact} {
+		if !e.over && int64(cap(e.xs)) < n {
+			e.xs = slices.Grow(e.xs, int(n)-len(e.xs))
+		}
+	}
+}
+
 // exactValues is a distribution's values in the order they were added,
 // while there are at most a Summarizer's exactMax of them.
 type exactValues struct {

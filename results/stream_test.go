@@ -156,6 +156,15 @@ func TestSummarizerMatchesSummarize(t *testing.T) {
 			if _, got := summarizeStream(recs, itl, info); !reflect.DeepEqual(got, want) {
 				t.Errorf("under the limit the streamed summary differs:\n got %+v\nwant %+v", got, want)
 			}
+			// Room reserved up front (Expect) changes nothing.
+			z := NewSummarizer(info.SLO)
+			z.Expect(int64(n) - int64(seed%3))
+			for i := range recs {
+				z.Add(&recs[i])
+			}
+			if got := z.Summary(itl, info); !reflect.DeepEqual(got, want) {
+				t.Errorf("with room reserved the streamed summary differs:\n got %+v\nwant %+v", got, want)
+			}
 			// Past it (every value, or half of them): the sketch.
 			for _, exact := range []int{0, n / 2} {
 				_, got := summarizeUpTo(exact, recs, itl, info)

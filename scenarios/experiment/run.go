@@ -36,6 +36,9 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 		b.Config.Records = nil
 	} else {
 		t = newTally(b.Config.SLO, b.Config.Records)
+		if src, ok := b.Config.Source.(sim.Counted); ok {
+			t.sum.Expect(int64(src.MaxRequests()))
+		}
 		b.Config.Records = t
 	}
 	start := time.Now()
