@@ -72,11 +72,11 @@
 // need something in it): sequences decoding steadily cruise (see
 // models/engine/cruise.go) and cost nothing until their last token, a
 // preemption or a block the pool cannot give needs them (their block
-// boundaries are counted by phase), and a step in which all of them cruise
-// with nothing queued costs O(1); a block a sequence holds only privately is
-// anonymous in its pool (models/kv/freelist.go) and costs no access to
-// block state. Per-request state lives only while the request is in
-// flight. A finished request's results.Record is kept in Result.Records,
+// boundaries are counted by phase), and a step in which all of them cruise,
+// none due but for its last token, costs O(1) before admission; a block a
+// sequence holds only privately is anonymous in its pool
+// (models/kv/freelist.go) and costs no access to block state.
+// Per-request state lives only while the request is in flight. A finished request's results.Record is kept in Result.Records,
 // or, with a Config.Records sink, handed to it as soon as every earlier
 // request has ended too (records.go): the run then holds only the records
 // from the oldest request in flight to the newest.

@@ -47,7 +47,11 @@ func TestFastPathsMatchEager(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			fast, eager := swarmCase(t, seed), swarmCase(t, seed)
 			eager.eager = true
-			if d := sameResult(mustRun(t, fast), mustRun(t, eager)); d != "" {
+			got := mustRun(t, fast)
+			for i := range got.Instances {
+				got.Instances[i].Stats.SteadySteps = 0 // the one counter that differs by design
+			}
+			if d := sameResult(got, mustRun(t, eager)); d != "" {
 				t.Fatalf("seed %d: fast paths vs eager: %s", seed, d)
 			}
 		})

@@ -27,8 +27,8 @@ func referenceSets(n, requests int) []scenarios.Set {
 
 // BenchmarkReference runs the reference workload, 1,000,000 requests, on
 // 1, 64, 256 and 1,024 instances, whole (load, build, run, summary), and reports
-// simulated requests per wall-second, events per request and the wall
-// time per event.
+// simulated requests per wall-second, events per request, the wall time
+// per event and the share of engine steps planned steady.
 func BenchmarkReference(b *testing.B) {
 	for _, n := range []int{1, 64, 256, 1024} {
 		b.Run(fmt.Sprintf("instances=%d", n), func(b *testing.B) {
@@ -41,11 +41,11 @@ func benchReference(b *testing.B, sets []scenarios.Set) { benchScenario(b, refer
 
 // benchScenario runs file with sets, whole (load, build, run and
 // summary, the records streamed as `handoff run` streams them), and
-// reports requests per wall-second, events per request and the wall time
-// per event.
+// reports requests per wall-second, events per request, the wall time per
+// event and the share of engine steps planned steady.
 func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 	b.ReportAllocs()
-	var requests, events int64
+	var requests, events, steps, steady int64
 	for b.Loop() {
 		l, err := scenarios.Load(file, sets...)
 		if err != nil {
@@ -57,8 +57,12 @@ func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 		}
 		requests += res.Requests
 		events += res.Events
+		for _, in := range res.Instances {
+			steps, steady = steps+in.Stats.Steps, steady+in.Stats.SteadySteps
+		}
 	}
 	b.ReportMetric(float64(requests)/b.Elapsed().Seconds(), "requests/s")
+	b.ReportMetric(float64(steady)/float64(max(steps, 1)), "steady-steps/step")
 	b.ReportMetric(float64(events)/float64(requests), "events/request")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }

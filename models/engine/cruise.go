@@ -51,9 +51,10 @@ type stepEntry struct {
 // finishedEntry is the due of a running sequence that just finished.
 const finishedEntry = -1
 
-// A step in which every running sequence cruises and none is due, with
-// nothing queued, is steady (steady): it costs the blocks of one phase
-// and O(1) more, whatever the number running.
+// A step in which every running sequence cruises and none is due but for
+// its last token is steady (schedule.go's steady): its running set costs
+// the blocks of one phase, as one count, and O(1) more, whatever the
+// number running; admission follows as usual.
 
 // noPhase marks a running sequence whose block boundaries are not counted
 // by phase (it does not cruise, or takes its boundaries as dues).
@@ -99,10 +100,11 @@ func floorDiv(a, b int64) int64 {
 
 // phaseOf is the phase of the block boundaries step k crosses.
 func (in *Instance) phaseOf(k int64) int16 {
-	if b := int64(in.cfg.BlockSize); b&(b-1) == 0 {
+	b := int64(in.cfg.BlockSize)
+	if b&(b-1) == 0 {
 		return int16(k & (b - 1)) // the usual power of two, without a division
 	}
-	return int16(k % int64(in.cfg.BlockSize))
+	return int16(k % b)
 }
 
 // joinPhase counts the cruising sequence at pos in phase p from step from on.

@@ -45,9 +45,10 @@
 //     share, and what routers see of them.
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
-//   - cruise.go: steady decoding without touching the sequence, and
-//     steady steps (every sequence cruising, none due, nothing queued),
-//     planned in O(1) whatever the number running.
+//   - cruise.go: steady decoding without touching the sequence, its
+//     block boundaries counted by phase; schedule.go's steady plans a
+//     step whose sequences all cruise, none due but for its last token,
+//     in O(1) whatever the number running.
 //   - testdata/*.txt: behaviour scripts (script_test.go) pinning the
 //     scheduling semantics step by step; go test -run TestScripts -rewrite
 //     rewrites their output after a deliberate change.

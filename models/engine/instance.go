@@ -65,14 +65,13 @@ type Instance struct {
 	noCruise   bool        // tests: schedule every sequence eagerly
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
-	// Tests: steps planned steady, and those that were not only for want
-	// of their phase's blocks.
-	steadySteps, steadyShort int64
+	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
 }
 
 // Stats are an instance's cumulative counters.
 type Stats struct {
 	Steps            int64
+	SteadySteps      int64 // of those, planned without a pass over the running set (schedule.go's steady); 0 when Eager
 	PrefillTokens    int64 // prompt tokens computed (including re-prefill)
 	ReprefillTokens  int64 // tokens recomputed after a preemption
 	DecodeTokens     int64 // tokens produced by decode sequences

@@ -101,7 +101,7 @@ func (in *Instance) steady(k int64) bool {
 	if last {
 		in.planLastTokens(k)
 	}
-	in.steadySteps++
+	in.stats.SteadySteps++
 	return true
 }
 
