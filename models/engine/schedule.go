@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"slices"
 
 	"handoff/models/perf"
 )
@@ -85,12 +84,11 @@ func (in *Instance) steady(k int64) bool {
 	}
 	last := false // some sequences compute their last token
 	if k >= in.nextDue {
-		if in.nextDue = slices.Min(in.due); k >= in.nextDue {
-			if !in.lastTokensOnly(k) {
-				return false
-			}
-			last = true
+		next, due, ok := in.duesAt(k)
+		if !ok {
+			return false
 		}
+		in.nextDue, last = next, due
 	}
 	if in.phaseCount != nil {
 		if need := int(in.phaseCount[in.phaseOf(k)]); need > 0 && !in.pool.AllocateAnonymous(need) {
@@ -105,30 +103,31 @@ func (in *Instance) steady(k int64) bool {
 	return true
 }
 
-// lastTokensOnly reports whether every sequence due at step k is due only
-// for its last token here, with room for it in its blocks: planning them
-// then takes no block, so the others' boundaries may be taken in one
-// count. (A hybrid model's sequences take their window's blocks through
-// the general pass.)
-func (in *Instance) lastTokensOnly(k int64) bool {
-	if in.cfg.SlidingGroups > 0 {
-		return false
-	}
+// duesAt scans the cruising sequences' dues for step k: the first due
+// after k (the next lower bound), whether any sequence is due at k, and
+// ok, whether every one due at k is due only for its last token here, with
+// room for it in its blocks — planning them then takes no block, so the
+// others' boundaries may be taken in one count. (A hybrid model's
+// sequences take their window's blocks through the general pass.)
+func (in *Instance) duesAt(k int64) (next int64, due, ok bool) {
 	kp, b := in.phaseOf(k), in.cfg.BlockSize
+	next = math.MaxInt64
 	for i, d := range in.due {
 		if d > k {
+			next = min(next, d)
 			continue
 		}
-		if d != in.trip[i].lastStep || in.phase[i] == kp {
-			return false
+		due = true
+		if in.cfg.SlidingGroups > 0 || d != in.trip[i].lastStep || in.phase[i] == kp {
+			return 0, true, false
 		}
 		// Without a phase, its blocks are its table; its context before
 		// step k is its relative computed + the k − 1 steps completed.
 		if s := in.running[i]; in.phase[i] == noPhase && s.computed+int(k) > len(s.blocks)*b {
-			return false
+			return 0, true, false
 		}
 	}
-	return true
+	return next, due, true
 }
 
 // planLastTokens settles the sequences due at step k for their last token
