@@ -5,10 +5,12 @@
 // Two ways lead to a Summary. Summarize (summary.go, with stats.go,
 // reasons.go, attribution.go, instances.go, tiers.go and fleet.go) reads
 // a run's records all at once and computes exact percentiles. A
-// Summarizer (stream.go) takes the records one at a time as requests end
-// and keeps memory independent of their number, its percentiles from
-// Histograms (histogram.go) within HistogramRelErr; Summarizers of a
-// run's parts merge. Its doc lists which fields are exact.
+// Summarizer (stream.go) takes the records one at a time as requests end,
+// in memory bounded whatever their number: up to ExactValues per
+// distribution it keeps the values (exact.go) and its Summary is
+// Summarize's; past that its percentiles come from Histograms
+// (histogram.go) within HistogramRelErr. Summarizers of a run's parts
+// merge. Its doc lists which fields are exact.
 //
 // Beside it: rundir and sweepdir read and write a run's and a sweep's
 // output directories (each format in one place), outdir writes every
