@@ -111,6 +111,7 @@ func (c *cluster) onClientTimeouts(k int) {
 func (c *cluster) abandon(e deadline, k int) {
 	if f := &c.flights[e.ref]; !c.abortable(f) {
 		c.client.pending = append(c.client.pending, pendingAbandon{e, k})
+		c.endRuns(f) // it is retried at the end of its instances' steps
 		return
 	}
 	c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[k], e.atNs)

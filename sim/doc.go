@@ -9,7 +9,8 @@
 //   - config.go: Config and Instance, what a run needs (built by package
 //     scenarios from a scenario file).
 //   - queue.go: the event queue, a 4-ary heap ordered by (time, class,
-//     sequence). Classes order same-instant events: network completions,
+//     sequence; instance index for steps and kicks). Classes order
+//     same-instant events: network completions,
 //     step completions, hold timeouts, staging, recompiles, lock-up
 //     watchdogs, arrivals, then deferred plans (kicks), so a plan sees
 //     everything due at its instant. An event that no longer applies (a
@@ -18,6 +19,9 @@
 //   - rng.go: Streams, one independent generator per named component.
 //   - run.go: Run, the event loop and the cluster state; kick and plan start
 //     an idle instance's next step and handle what planning did.
+//   - steprun.go: runs, several pure steady steps of one instance in one
+//     event, and sync/touch, which bring an instance in a run up to the
+//     present before anything reads or changes it.
 //   - records.go: the requests' records, kept or handed to a RecordSink
 //     in ID order as they become final.
 //   - replica.go: one instance's state in a run (engine, step in flight,
@@ -67,8 +71,9 @@
 //
 // # Cost
 //
-// One event per engine step per instance, one per arrival and one per
-// change in the network's next completion. A step costs O(sequences that
+// One event per engine step per instance — or per run of pure steady
+// steps (steprun.go) — one per arrival and one per change in the network's
+// next completion. A step costs O(sequences that
 // need something in it): sequences decoding steadily cruise (see
 // models/engine/cruise.go) and cost nothing until their last token, a
 // preemption or a block the pool cannot give needs them (their block

@@ -99,7 +99,7 @@ func (c *cluster) kickGroup(g int32) {
 		i := grp.first + r
 		c.replicas[i].stepStartNs = c.nowNs
 		c.busyWith(i, b, d)
-		c.q.push(c.nowNs+d, classStep, int32(i))
+		c.pushStep(i, c.nowNs+d)
 		grp.pending++
 	}
 }

@@ -48,7 +48,7 @@ func (c *cluster) hit(f *flight, i int) bool {
 // accounting up to date, so that the phase it leaves is charged right.
 func (c *cluster) crashFlight(ref int32, i int) {
 	f := &c.flights[ref]
-	eng := c.replicas[i].eng
+	eng := c.touch(i)
 	var gone []*engine.Seq
 	if s := f.dseq; s != nil && decodingInstance(f) == i {
 		eng.Drop(s)
@@ -162,7 +162,7 @@ func (c *cluster) retire(i int, s *engine.Seq) int {
 
 // takeOff aborts sequence s on live instance i and retires it.
 func (c *cluster) takeOff(i int, s *engine.Seq) int {
-	c.replicas[i].eng.Abort(s)
+	c.touch(i).Abort(s)
 	n := c.retire(i, s)
 	c.kickSoon(i)
 	return n
@@ -186,8 +186,8 @@ func (c *cluster) restartNow(ref int32) bool {
 	if f.waitNet || f.waitStage || f.readsPending {
 		return false
 	}
-	if f.pseq != nil && c.replicas[f.route.Prefill].eng.Busy() ||
-		f.dseq != nil && c.replicas[decodingInstance(f)].eng.Busy() {
+	if f.pseq != nil && c.engine(f.route.Prefill).Busy() ||
+		f.dseq != nil && c.engine(decodingInstance(f)).Busy() {
 		return false
 	}
 	if s := f.dseq; s != nil {

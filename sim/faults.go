@@ -234,12 +234,14 @@ func (c *cluster) crash(i int) {
 		return
 	}
 	c.fleet.crashes[i]++
+	c.touch(i)
 	c.leave(i)
 	c.become(i, lifeOff) // before its requests go again: no refresh may list it
 	if rp.eng.Busy() {   // the step is lost
 		rp.busyNs += c.nowNs - rp.stepStartNs
 	}
-	rp.staleSeq = c.q.seq // its step or recompile in flight goes moot
+	rp.staleSeq = c.q.seq // its recompile in flight goes moot
+	rp.stepGen++          // and its step
 	c.completing = i      // no plan on i while its requests leave
 	for ref := range c.flights {
 		if c.hit(&c.flights[ref], i) {

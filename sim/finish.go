@@ -120,10 +120,10 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 	// What is read of its sequences below (the tokens they generated, and
 	// in enter their time) must be current, though they may cruise.
 	if s := f.dseq; s != nil {
-		c.replicas[decodingInstance(f)].eng.Settle(s)
+		c.touch(decodingInstance(f)).Settle(s)
 	}
 	if s := f.pseq; s != nil && s != f.dseq {
-		c.replicas[f.route.Prefill].eng.Settle(s)
+		c.touch(f.route.Prefill).Settle(s)
 	}
 	c.enter(ref, phaseDone)
 	generated := 0
@@ -153,7 +153,7 @@ func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	if s.Onboarding() {
 		c.cancelOnboard(&c.flights[s.Ref])
 	}
-	rp.eng.Abort(s)
+	c.touch(i).Abort(s)
 	c.recycle(i, s, rec)
 	rp.outstanding--
 	c.kickSoon(i)

@@ -127,6 +127,7 @@ func (c *cluster) place(ref int32) bool {
 	rec := c.record(r.ID)
 	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
 	p := &c.replicas[d.Prefill]
+	c.touch(d.Prefill)
 	s := p.eng.NewSeq()
 	c.fillSeq(s, ref, r)
 	s.Hold = !f.local()
@@ -154,6 +155,7 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 // onStep applies a finished step and starts the next one.
 func (c *cluster) onStep(i int) {
 	rp := &c.replicas[i]
+	c.finishRun(i)
 	res := rp.eng.Complete(rp.stepStartNs, c.nowNs)
 	rp.busyNs += c.nowNs - rp.stepStartNs
 	c.recordGaps(res.TokenGapsNs)
@@ -230,11 +232,11 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	}
 	c.enter(ref, phaseHolding)
 	if f.dseq != nil { // handed over while streaming: its wait counts from now
-		c.replicas[f.route.Decode].eng.WaitFrom(f.dseq, c.nowNs)
+		c.touch(f.route.Decode).WaitFrom(f.dseq, c.nowNs)
 	}
 	f.viaStore, f.storeNs = c.replicas[p].cfg.KVViaStore, 0 // per attempt: a re-sent request may prefill elsewhere
 	if f.viaStore {
-		f.storeNs = c.replicas[p].eng.HandOffToStore(ps)
+		f.storeNs = c.touch(p).HandOffToStore(ps)
 	}
 	if f.dseq == nil {
 		c.handoff(ps) // the decoder may take it, or refuse it, at once
@@ -296,6 +298,7 @@ func (c *cluster) onHoldTimeout(ref int32) {
 func (c *cluster) handoff(ps *engine.Seq) {
 	f := &c.flights[ps.Ref]
 	d := &c.replicas[f.route.Decode]
+	c.touch(f.route.Decode)
 	s := d.eng.NewSeq()
 	c.fillSeq(s, ps.Ref, &f.req)
 	s.Remote = true
@@ -316,7 +319,7 @@ func (c *cluster) releasePrefill(f *flight) {
 		return // freed already, its KV in the store
 	}
 	p := &c.replicas[f.route.Prefill]
-	p.eng.Release(f.pseq)
+	c.touch(f.route.Prefill).Release(f.pseq)
 	c.recycle(f.route.Prefill, f.pseq, c.record(f.req.ID))
 	f.pseq = nil
 	p.outstanding--

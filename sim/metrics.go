@@ -81,18 +81,21 @@ func (m *instanceMetrics) victims(v int, nowNs int64) {
 // instance preempted or still had victims to recover, is a lock-up: it
 // works, but on recovering what preemption destroyed. (A long prefill with
 // no preemption is just a long prefill.)
-func (c *cluster) progress(i, tokens int) {
+func (c *cluster) progress(i, tokens int) { c.progressAt(i, tokens, c.nowNs) }
+
+// progressAt is progress for a step that ended at atNs.
+func (c *cluster) progressAt(i, tokens int, atNs int64) {
 	m := &c.replicas[i].metrics
 	if tokens == 0 {
 		return
 	}
 	stalled := m.preemptedNow || m.pending > 0
 	m.preemptedNow = false
-	if gap := c.nowNs - m.progressNs; m.progressNs >= 0 && gap > c.cfg.LockupThresholdNs && stalled {
+	if gap := atNs - m.progressNs; m.progressNs >= 0 && gap > c.cfg.LockupThresholdNs && stalled {
 		m.lockups++
 		m.lockupNs += gap
 	}
-	m.progressNs = c.nowNs
+	m.progressNs = atNs
 }
 
 // busyWith starts the clock of a busy spell and attributes the step's
@@ -161,7 +164,7 @@ func (c *cluster) watchSuperseded(i int, atNs int64) bool {
 // holds for decoders to pull, is not a lock-up: the watch goes on.
 func (c *cluster) onWatchdog(i int) {
 	rp := &c.replicas[i]
-	in, m := rp.eng, &rp.metrics
+	in, m := c.touch(i), &rp.metrics
 	stuck := !in.Busy() && in.Running() == 0 && in.Waiting() > 0 && in.Holding() == 0
 	if !stuck && m.pending == 0 && !m.preemptedNow {
 		c.q.push(c.nowNs+c.cfg.LockupAbortNs, classWatchdog, int32(i))
@@ -204,10 +207,10 @@ func (c *cluster) abortable(f *flight) bool {
 	if f.phase.inTransit() || f.failoverWaiting() {
 		return false
 	}
-	if f.pseq != nil && c.replicas[f.route.Prefill].eng.Busy() {
+	if f.pseq != nil && c.engine(f.route.Prefill).Busy() {
 		return false
 	}
-	return f.dseq == nil || !c.replicas[decodingInstance(f)].eng.Busy()
+	return f.dseq == nil || !c.engine(decodingInstance(f)).Busy()
 }
 
 // seconds renders a duration for a reason text.

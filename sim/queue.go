@@ -20,7 +20,12 @@ const (
 )
 
 // event is one scheduled happening. key packs the class (top byte) and a
-// sequence number, so (at, key) is a total order.
+// sequence number, so (at, key) is a total order. An instance's step and
+// kick events (pushInstance) carry its index and a generation instead of
+// the sequence number: same-instant steps, and same-instant kicks, go in
+// instance order whenever they were pushed, so that an instance whose
+// steps advance without events (run.go) can push its step later and keep
+// its place.
 type event struct {
 	at  int64
 	key uint64
@@ -45,6 +50,13 @@ func (q *eventQueue) len() int { return len(q.h) }
 func (q *eventQueue) push(at int64, class uint8, arg int32) {
 	q.seq++
 	q.h = append(q.h, event{at: at, key: uint64(class)<<56 | q.seq, arg: arg})
+	q.up(len(q.h) - 1)
+}
+
+// pushInstance queues instance i's event of class (classStep or
+// classKick), tagged with generation gen (see replica.stepGen).
+func (q *eventQueue) pushInstance(at int64, class uint8, i int32, gen uint32) {
+	q.h = append(q.h, event{at: at, key: uint64(class)<<56 | uint64(i)<<32 | uint64(gen), arg: i})
 	q.up(len(q.h) - 1)
 }
 

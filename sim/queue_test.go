@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -36,6 +37,24 @@ func TestSameTimeEventsOrderedByClassThenInsertion(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("order %v, want %v", got, want)
 		}
+	}
+}
+
+// Same-instant steps, and same-instant kicks, pop in instance order
+// whenever they were pushed (steprun.go relies on it).
+func TestInstanceEventsOrderedByIndex(t *testing.T) {
+	var q eventQueue
+	q.pushInstance(5, classKick, 1, 0)
+	q.pushInstance(5, classStep, 9, 3)
+	q.push(5, classArrival, 7)
+	q.pushInstance(5, classStep, 2, 8)
+	q.pushInstance(5, classKick, 0, 0)
+	var got []int32
+	for q.len() > 0 {
+		got = append(got, q.pop().arg)
+	}
+	if want := []int32{2, 9, 7, 0, 1}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
 	}
 }
 

@@ -32,13 +32,18 @@ type replica struct {
 	// Its life in a changing fleet (fleet.go, faults.go; the rest in
 	// fleet.times): its state, whether the router's view lists it, its
 	// pool in cluster.fleet, its straggler's step-time factor (0: none),
-	// and the queue sequence number up to which its step events went moot
-	// with a crash.
+	// and the queue sequence number up to which its recompile events went
+	// moot with a crash.
 	life     lifeState
 	visible  bool
 	pool     int32
 	slow     float64
 	staleSeq uint64
+
+	// stepGen tags its step events: only the one tagged with the current
+	// generation applies (a crash, or a run cut short, moves it on).
+	stepGen uint32
+	run     stepRun // its steps planned ahead (steprun.go)
 }
 
 // newReplica returns the run state of instance ic with a fresh engine

@@ -32,6 +32,10 @@ type Result struct {
 	// being ready, in the order they became ready; nil for a fixed fleet.
 	Fleet      []PoolFleet
 	ScaleUpsNs []int64
+
+	// What runs did (steprun.go), for tests: steps completed without an
+	// event of their own, and runs ended by an event at a step's end.
+	runSteps, runTies int64
 }
 
 // InstanceResult is one instance's counters at the end of a run.
@@ -82,23 +86,28 @@ type cluster struct {
 	flights     []flight
 	freeFlights []int32
 	itl         results.Histogram
-	routing     routing
-	prefillIdx  []int
-	decodeIdx   []int
-	next        Request
-	events      int64
-	arrivals    int // arrival events queued (pushArrival)
-	ended       int64
-	doneScratch []int32
-	pathScratch []int32 // a topology path, for the moment it is used (Topology.AppendPath)
-	client      clientState
-	groups      []dpGroup // data-parallel groups (dpgroup.go)
-	loop        closedLoop
-	sessions    sessionState
-	fleet       *fleet // instances that come and go, faults; nil: none (fleet.go)
-	drainingN   int    // instances draining
-	err         error
-	recs        recordWindow // the requests' records (records.go)
+	cur         event // the event being handled
+	runs        bool  // instances may run steady steps without events (steprun.go)
+
+	runBatch          perf.Batch // scratch: a run's step priced
+	runSteps, runTies int64      // Result.runSteps, runTies
+	routing           routing
+	prefillIdx        []int
+	decodeIdx         []int
+	next              Request
+	events            int64
+	arrivals          int // arrival events queued (pushArrival)
+	ended             int64
+	doneScratch       []int32
+	pathScratch       []int32 // a topology path, for the moment it is used (Topology.AppendPath)
+	client            clientState
+	groups            []dpGroup // data-parallel groups (dpgroup.go)
+	loop              closedLoop
+	sessions          sessionState
+	fleet             *fleet // instances that come and go, faults; nil: none (fleet.go)
+	drainingN         int    // instances draining
+	err               error
+	recs              recordWindow // the requests' records (records.go)
 }
 
 // Run simulates the configured cluster until every request has ended. The
@@ -202,6 +211,7 @@ func newCluster(cfg *Config) *cluster {
 	c.initRouting()
 	c.initGroups()
 	c.initSessions()
+	c.runs = c.runsAllowed()
 	reserve := 0
 	if src, ok := cfg.Source.(Counted); ok {
 		reserve = min(src.MaxRequests(), maxReserved)
@@ -228,7 +238,7 @@ func (c *cluster) dispatch(e event) {
 	if e.at > c.tl.nextNs {
 		c.sampleBefore(e.at)
 	}
-	c.nowNs = e.at
+	c.nowNs, c.cur = e.at, e
 	c.events++
 	switch e.class() {
 	case classNetwork:
@@ -240,7 +250,7 @@ func (c *cluster) dispatch(e event) {
 	case classStaging:
 		c.onStaged(e.arg)
 	case classRecompile:
-		c.replicas[e.arg].eng.Recompiled()
+		c.touch(int(e.arg)).Recompiled()
 		c.kickSoon(int(e.arg))
 	case classWatchdog:
 		c.onWatchdog(int(e.arg))
@@ -269,7 +279,9 @@ func (c *cluster) dispatch(e event) {
 // advances the clock.
 func (c *cluster) superseded(e *event) bool {
 	switch e.class() {
-	case classStep, classRecompile: // lost with a crash of its instance
+	case classStep: // lost with a crash of its instance, or moved (run.go)
+		return uint32(e.key) != c.replicas[e.arg].stepGen
+	case classRecompile: // lost with a crash of its instance
 		return e.key&(1<<56-1) <= c.replicas[e.arg].staleSeq
 	case classNetwork:
 		return e.arg != c.netVersion
@@ -300,6 +312,7 @@ func (c *cluster) result() *Result {
 			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats(),
 			BilledNs: c.nowNs})
 	}
+	r.runSteps, r.runTies = c.runSteps, c.runTies
 	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {
@@ -320,7 +333,7 @@ func (c *cluster) kickSoon(i int) {
 	}
 	if c.kicking || i == c.completing || c.q.len() > 0 && c.q.h[0].at == c.nowNs {
 		c.replicas[i].kickPending = true
-		c.q.push(c.nowNs, classKick, int32(i))
+		c.q.pushInstance(c.nowNs, classKick, int32(i), 0)
 		return
 	}
 	c.kick(i)
@@ -334,7 +347,7 @@ func (c *cluster) kick(i int) {
 		c.kickGroup(rp.group)
 		return
 	}
-	if rp.eng.Busy() {
+	if c.engine(i).Busy() {
 		return
 	}
 	c.kicking = true
@@ -349,7 +362,15 @@ func (c *cluster) kick(i int) {
 		d = max(int64(float64(d)*rp.slow+0.5), 1)
 	}
 	c.busyWith(i, b, d)
-	c.q.push(c.nowNs+d, classStep, int32(i))
+	c.pushStep(i, c.startRun(i, c.nowNs+d))
+}
+
+// pushStep queues the end of instance i's step in flight at atNs, the
+// only one of its step events that applies.
+func (c *cluster) pushStep(i int, atNs int64) {
+	rp := &c.replicas[i]
+	rp.stepGen++
+	c.q.pushInstance(atNs, classStep, int32(i), rp.stepGen)
 }
 
 // plan schedules instance i's next step and handles what planning did:
@@ -374,7 +395,7 @@ func (c *cluster) plan(i int) *perf.Batch {
 			if f.phase == phaseFailover || !c.chooseDecoder(s.Ref) {
 				continue // handled when the prefill ends
 			}
-			if d := f.route.Decode; c.replicas[d].eng.MayRefuse() || c.doesNotFitDecoder(&f.req, d) != "" {
+			if d := f.route.Decode; c.engine(d).MayRefuse() || c.doesNotFitDecoder(&f.req, d) != "" {
 				continue // a decoder that may refuse it, or cannot hold it, gets it after the prefill
 			}
 			c.handoff(s)

@@ -35,6 +35,7 @@ func (c *cluster) scrape(p int) {
 			continue
 		}
 		ready++
+		c.sync(i)
 		pool := rp.eng.Pool()
 		o.Waiting += float64(rp.eng.Waiting() + rp.eng.Pulling())
 		o.Running += float64(rp.eng.Running())

@@ -210,7 +210,7 @@ func (c *cluster) onboardDone(j int32) {
 	if f.dseq != nil && f.dseq.Onboarding() {
 		s = f.dseq
 	}
-	c.replicas[done.inst].eng.Onboarded(s, c.nowNs)
+	c.touch(int(done.inst)).Onboarded(s, c.nowNs)
 	c.tiers.kick = append(c.tiers.kick, done.inst)
 }
 

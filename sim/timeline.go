@@ -63,6 +63,7 @@ func (c *cluster) sampleBefore(atNs int64) {
 	t := &c.tl
 	for t.nextNs < atNs {
 		for i := range t.list {
+			c.syncThrough(i, t.nextNs)
 			in := c.replicas[i].eng
 			pool := in.Pool()
 			s := Sample{AtNs: t.nextNs, Running: int32(in.Running()), Waiting: int32(in.Waiting()),

@@ -17,7 +17,7 @@ func (c *cluster) startPull(d int, s *engine.Seq) {
 	case phaseLost:
 		if !f.viaStore {
 			c.enter(ref, phaseStarting)
-			c.replicas[d].eng.KVLost(s, c.nowNs)
+			c.touch(d).KVLost(s, c.nowNs)
 			c.kickSoon(d)
 			return
 		}
@@ -136,7 +136,7 @@ func (c *cluster) onStaged(ref int32) {
 // kvReady hands the transferred (and staged) KV to the decoder.
 func (c *cluster) kvReady(ref int32) {
 	f := &c.flights[ref]
-	c.replicas[f.route.Decode].eng.KVArrived(f.dseq, c.nowNs)
+	c.touch(f.route.Decode).KVArrived(f.dseq, c.nowNs)
 }
 
 // kvBytes is the KV a transfer moves into decoder d for tokens prompt

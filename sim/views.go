@@ -34,7 +34,7 @@ func (c *cluster) initRouting() {
 		Decode: make([]router.View, 0, len(c.decodeIdx)), KVBytes: c.kvBytes,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
 	c.rebuildViews() // every instance ready at the start
-	r.view.Overlap = func(i int, hashes []uint64) int { return c.replicas[i].eng.Pool().Peek(hashes) }
+	r.view.Overlap = func(i int, hashes []uint64) int { return c.engine(i).Pool().Peek(hashes) }
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews
 	for _, i := range c.legFor(len(c.decodeIdx) > 0) {
@@ -43,7 +43,7 @@ func (c *cluster) initRouting() {
 	r.view.TransferNs = c.predictTransferNs
 	if c.cfg.hasTiers() {
 		r.view.TierOverlap = func(i int, hashes []uint64, from int) router.TierBlocks {
-			return router.TierBlocks(c.replicas[i].eng.TierRuns(hashes, from))
+			return router.TierBlocks(c.engine(i).TierRuns(hashes, from))
 		}
 		r.view.OnboardNs = c.predictOnboardNs
 	}
@@ -92,7 +92,7 @@ func (c *cluster) fillView(v *router.View, i int, stale bool) {
 	if !stale {
 		// Waiting counts requests waiting for remote KV too, as vLLM's
 		// num_requests_waiting does (its skipped_waiting queue included).
-		in := rp.eng
+		in := c.engine(i)
 		v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
 	}
 	v.Outstanding = rp.outstanding
