@@ -62,12 +62,12 @@ func (p *Pool) checkBlocks() error {
 			return fmt.Errorf("kv: free block %d claims slot %d, which holds %d", b, s, p.queue[s])
 		}
 	}
-	free := len(p.anon) - p.owned - p.counted
-	if anonymous != len(p.anon) || p.owned < 0 || p.counted < 0 || free < 0 {
+	free := len(p.anon) + p.unnamed - p.owned - p.counted
+	if anonymous != len(p.anon) || p.owned < 0 || p.counted < 0 || p.unnamed < 0 || free < 0 {
 		return fmt.Errorf("kv: %d anonymous blocks, but %d IDs, %d held as entries and %d as counts",
 			anonymous, len(p.anon), p.owned, p.counted)
 	}
-	if zero+free+p.fresh != p.numFree || len(p.blocks)+p.fresh != p.numBlocks {
+	if zero+free+p.fresh != p.numFree || len(p.blocks)+p.fresh+p.unnamed != p.numBlocks {
 		return fmt.Errorf("kv: %d blocks are free (%d fresh) but FreeBlocks is %d", zero+free+p.fresh, p.fresh, p.numFree)
 	}
 	return p.checkAnonIDs()
@@ -111,7 +111,7 @@ func (p *Pool) checkRing() error {
 			live++
 		}
 	}
-	if free := len(p.anon) - p.owned - p.counted; live+p.fresh != p.numFree || placeholders != free {
+	if free := len(p.anon) + p.unnamed - p.owned - p.counted; live+p.fresh != p.numFree || placeholders != free {
 		return fmt.Errorf("kv: free queue has %d live entries (%d anonymous), want %d (%d)",
 			live, placeholders, p.numFree, free)
 	}

@@ -35,7 +35,12 @@ import (
 // them back with FreeCounted); and the IDs of all
 // of them wait in p.anon, their state as it was when they became
 // anonymous. Taking, freeing and counting them touches no block state and
-// moves no ID. Only when one stops being anonymous — a table commits a
+// moves no ID. Nor need an anonymous block have an ID at all: p.unnamed
+// counts those without, taken fresh as counts (takeFreshAnonymous) or
+// whose IDs fresh blocks took (takeFresh reuses them before new ones, so
+// that the pool's block state stays as large as the blocks in use and
+// cached, not all it ever touched: in a long run every block of the pool
+// passes through the queue). Only when one stops being anonymous — a table commits a
 // hash to it, or frees it as unsettled content, which goes to the head of
 // the queue like any uncached block — does it take an ID from p.anon and
 // get its state written. A sequence whose blocks are all private so costs
@@ -79,10 +84,18 @@ func (p *Pool) freshAtHead(most int) int {
 }
 
 // takeFresh takes the k fresh blocks opening the queue into table, with
-// refcount 1.
+// refcount 1. Their IDs are those of anonymous blocks while there are any
+// (which then go without, see unnamed), else new ones.
 func (p *Pool) takeFresh(table []BlockID, k int) []BlockID {
-	p.growBlocks(k)
-	for range k {
+	reused := min(k, len(p.anon))
+	for _, b := range p.anon[len(p.anon)-reused:] {
+		table = append(table, b)
+		p.blocks[b] = block{pos: notQueued, refs: 1}
+	}
+	p.anon = p.anon[:len(p.anon)-reused]
+	p.unnamed += reused
+	p.growBlocks(k - reused)
+	for range k - reused {
 		table = append(table, BlockID(len(p.blocks)))
 		p.blocks = append(p.blocks, block{pos: notQueued, refs: 1})
 	}
@@ -91,14 +104,9 @@ func (p *Pool) takeFresh(table []BlockID, k int) []BlockID {
 }
 
 // takeFreshAnonymous takes the k fresh blocks opening the queue as
-// anonymous blocks held as a count (AllocateAnonymous).
+// anonymous blocks held as a count (AllocateAnonymous), without IDs.
 func (p *Pool) takeFreshAnonymous(k int) {
-	p.growBlocks(k)
-	p.anon = slices.Grow(p.anon, min(cap(p.blocks), p.numBlocks)-len(p.anon))
-	for range k {
-		p.anon = append(p.anon, BlockID(len(p.blocks)))
-		p.blocks = append(p.blocks, block{pos: anonymousPos})
-	}
+	p.unnamed += k
 	p.tookFresh(k)
 	p.counted += k
 }
@@ -184,8 +192,14 @@ func (p *Pool) pushAnon(b BlockID) {
 }
 
 // popAnonymous takes the ID of an anonymous block, which the caller makes
-// an ordinary block: any will do.
+// an ordinary block: any will do, and one without an ID gets a new one.
 func (p *Pool) popAnonymous() BlockID {
+	if len(p.anon) == 0 {
+		p.unnamed--
+		p.growBlocks(1)
+		p.blocks = append(p.blocks, block{pos: anonymousPos})
+		return BlockID(len(p.blocks) - 1)
+	}
 	b := p.anon[len(p.anon)-1]
 	p.anon = p.anon[:len(p.anon)-1]
 	return b

@@ -52,7 +52,8 @@ type Pool struct {
 	numBlocks     int
 	blocks        []block   // per-block state of the blocks ever used, by ID (the rest are fresh)
 	queue         []BlockID // the free queue's ring, up to 2·NumBlocks slots (see freelist.go)
-	anon          []BlockID // every anonymous block (see freelist.go)
+	anon          []BlockID // the IDs of anonymous blocks (see freelist.go)
+	unnamed       int       // anonymous blocks without an ID
 	fresh         int       // blocks never used: IDs len(blocks) on, free, queued after the ring's first hLen entries
 	hLen          int       // while fresh > 0: ring entries ahead of the fresh blocks (freed to the head since)
 	owned         int       // anonymous blocks tables hold as entries
