@@ -31,10 +31,13 @@ import "handoff/models/engine"
 // A plan (kick) comes at once when no other event is due at its instant,
 // else after them; a run's steps are not events, so a plan may come at
 // once where, step by step, it would have come after another instance's
-// step at that instant. That is exact only while plans change nothing
-// outside their instance, so runs are also off where a plan may hand work
-// to another instance: KV streamed to decoders before the prefill ends,
-// decoders that refuse requests back to the router, and lower KV tiers.
+// step at that instant (and a plan that read another instance would see
+// it as the kick's place in the instant says, not as instance order among
+// the instant's kicks would). That is exact only while plans neither read
+// nor change another instance, so runs are also off where a plan may hand
+// work to one: KV streamed to decoders before the prefill ends, decoders
+// that refuse requests back to the router (and so to the router's view of
+// the others), and lower KV tiers.
 //
 // Step and kick events are ordered by instance index (queue.go), so a step
 // event queued late keeps its place among its instant's. Runs are off where
