@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"handoff/models/kv"
+	"handoff/models/perf"
 )
 
 // cruiseWorld drives two instances with the same configuration and the same
@@ -22,6 +23,7 @@ type cruiseWorld struct {
 	pulls       [][2]*Seq // pulling: their KV arrives (or is lost) later
 	held        [][2]*Seq // prefill role: finished, released later
 	nowNs       int64
+	runSteps    int // steps taken with NextSteady
 	err         error
 }
 
@@ -215,13 +217,43 @@ func (w *cruiseWorld) tick() {
 		return
 	}
 	start := w.nowNs
+	if w.r.IntN(2) == 0 {
+		start = w.run(start)
+	}
 	w.nowNs += 1 + int64(w.r.IntN(500))
 	lr, er = w.lazy.Complete(start, w.nowNs), w.eager.Complete(start, w.nowNs)
 	w.compareResults(lr, er)
 	w.handOut(lr, er)
 }
 
-// TestCruiseMatchesEager holds cruising to its promise (cruise.go): over
+// run takes the pure steady steps that may follow the step in flight,
+// begun at startNs (engine/run.go), on the lazy instance with NextSteady
+// and on the eager one with Complete and Schedule, and returns the start
+// of the last one planned. Their batches must be what RunBatch predicts.
+func (w *cruiseWorld) run(startNs int64) int64 {
+	m := w.lazy.RunSteps(1 + w.r.IntN(6))
+	for j := 1; j <= m && w.err == nil; j++ {
+		var want perf.Batch
+		w.lazy.RunBatch(1, &want)
+		end := startNs + 1 + int64(w.r.IntN(500))
+		tokens, gapNs := w.lazy.NextSteady(startNs, end)
+		er := w.eager.Complete(startNs, end)
+		if g := gaps(er); len(er.FirstTokens)+len(er.Finished) != 0 || len(g) != tokens || tokens > 0 && (g[0] != gapNs || g[len(g)-1] != gapNs) {
+			w.fail("run step %d: %d tokens %d ns apart, eager %v (%d first, %d finished)", j, tokens, gapNs, g, len(er.FirstTokens), len(er.Finished))
+		}
+		eb, er := w.eager.Schedule(end)
+		if eb == nil || *eb != want || w.lazy.batch != want {
+			w.fail("run step %d: batch %+v, predicted %+v, eager %+v", j, w.lazy.batch, want, eb)
+		}
+		w.compareResults(&w.lazy.res, er)
+		w.runSteps++
+		startNs, w.nowNs = end, end
+	}
+	return startNs
+}
+
+// TestCruiseMatchesEager holds cruising, and runs of pure steady steps
+// (run.go), to their promise (cruise.go): over
 // random configurations (paged and slot mode, sliding-window groups, every
 // preemption and pressure policy, budgets that leave sequences out, prefix
 // caching, all three roles), an instance whose sequences cruise produces
@@ -232,7 +264,7 @@ func TestCruiseMatchesEager(t *testing.T) {
 	if testing.Short() {
 		seeds = 100
 	}
-	var cruised, slidCruising, steady, short int64
+	var cruised, slidCruising, steady, short, runSteps int64
 	for seed := range seeds {
 		w, err := newCruiseWorld(seed)
 		if err != nil {
@@ -252,13 +284,14 @@ func TestCruiseMatchesEager(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		steady, short = steady+w.lazy.stats.SteadySteps, short+w.lazy.steadyShort
+		runSteps += int64(w.runSteps)
 	}
-	if cruised == 0 || slidCruising == 0 || steady == 0 || short == 0 {
-		t.Fatalf("%d tokens came from cruising sequences, %d with sliding windows, %d steps were steady and %d not "+
-			"for want of blocks: the test exercises too little", cruised, slidCruising, steady, short)
+	if cruised == 0 || slidCruising == 0 || steady == 0 || short == 0 || runSteps == 0 {
+		t.Fatalf("%d tokens came from cruising sequences, %d with sliding windows, %d steps were steady, %d not "+
+			"for want of blocks and %d were run: the test exercises too little", cruised, slidCruising, steady, short, runSteps)
 	}
-	t.Logf("%d tokens produced by cruising sequences (%d with sliding windows); %d steady steps, %d short of blocks",
-		cruised, slidCruising, steady, short)
+	t.Logf("%d tokens produced by cruising sequences (%d with sliding windows); %d steady steps, %d short of blocks, %d run",
+		cruised, slidCruising, steady, short, runSteps)
 }
 
 // TestSeqLayout pins what the hot fields of Seq rely on: the struct is a
