@@ -132,28 +132,31 @@ func (c *cluster) sync(i int) {
 		return
 	}
 	before := c.cur.class() == classNetwork || c.cur.class() == classStep && int(c.cur.arg) < i
-	for r.at < len(r.ends)-1 {
-		end := r.ends[r.at]
-		switch {
-		case end > c.nowNs || end == c.nowNs && before:
-			return
-		case end == c.nowNs:
-			c.endRunAt(i)
-			return
-		}
-		c.advance(i)
+	last, upto := len(r.ends)-1, r.at
+	for upto < last && r.ends[upto] < c.nowNs {
+		upto++
 	}
-	r.ends = r.ends[:0] // the last step is in flight, its event queued
+	c.advance(i, upto)
+	switch {
+	case upto == last:
+		r.ends = r.ends[:0] // the last step is in flight, its event queued
+	case r.ends[upto] == c.nowNs && !before:
+		c.endRunAt(i)
+	}
 }
 
 // syncThrough brings instance i's run through the end of instant atNs,
 // every step ending then done and the next planned (timeline samples).
 func (c *cluster) syncThrough(i int, atNs int64) {
 	r := &c.replicas[i].run
-	for len(r.ends) > 0 && r.at < len(r.ends)-1 && r.ends[r.at] <= atNs {
-		c.advance(i)
+	if len(r.ends) == 0 {
+		return
 	}
-	if len(r.ends) > 0 && r.at == len(r.ends)-1 {
+	last, upto := len(r.ends)-1, r.at
+	for upto < last && r.ends[upto] <= atNs {
+		upto++
+	}
+	if c.advance(i, upto); upto == last {
 		r.ends = r.ends[:0]
 	}
 }
@@ -161,24 +164,32 @@ func (c *cluster) syncThrough(i int, atNs int64) {
 // finishRun advances instance i through its run's steps before the last,
 // whose event is being handled.
 func (c *cluster) finishRun(i int) {
-	r := &c.replicas[i].run
-	for len(r.ends) > 0 && r.at < len(r.ends)-1 {
-		c.advance(i)
+	if r := &c.replicas[i].run; len(r.ends) > 0 {
+		c.advance(i, len(r.ends)-1)
+		r.ends = r.ends[:0]
 	}
-	r.ends = r.ends[:0]
 }
 
-// advance completes instance i's step in flight and plans the run's next,
-// as onStep and kick would.
-func (c *cluster) advance(i int) {
+// advance completes instance i's steps from the one in flight to the
+// run's step upto, exclusive, which it leaves in flight, as onStep and
+// kick would have step by step.
+func (c *cluster) advance(i, upto int) {
 	rp := &c.replicas[i]
 	r := &rp.run
-	end := r.ends[r.at]
-	tokens, gapNs := rp.eng.NextSteady(rp.stepStartNs, end)
-	c.stepDone(i, end, tokens, gapNs)
-	rp.stepStartNs = end
-	r.at++
-	c.runSteps++
+	if upto <= r.at {
+		return
+	}
+	ends := r.ends[r.at:upto]
+	tokens, gapNs := rp.eng.AdvanceSteady(rp.stepStartNs, ends)
+	for k, end := range ends {
+		if k > 0 {
+			gapNs = end - ends[k-1]
+		}
+		c.stepDone(i, end, tokens, gapNs)
+		rp.stepStartNs = end
+	}
+	c.runSteps += int64(len(ends))
+	r.at = upto
 }
 
 // endRunAt completes instance i's step in flight, ending now, and ends its

@@ -23,7 +23,7 @@ type cruiseWorld struct {
 	pulls       [][2]*Seq // pulling: their KV arrives (or is lost) later
 	held        [][2]*Seq // prefill role: finished, released later
 	nowNs       int64
-	runSteps    int // steps taken with NextSteady
+	runSteps    int // steps taken with AdvanceSteady
 	err         error
 }
 
@@ -227,27 +227,47 @@ func (w *cruiseWorld) tick() {
 }
 
 // run takes the pure steady steps that may follow the step in flight,
-// begun at startNs (engine/run.go), on the lazy instance with NextSteady
-// and on the eager one with Complete and Schedule, and returns the start
-// of the last one planned. Their batches must be what RunBatch predicts.
+// begun at startNs (engine/run.go): on the lazy instance a few at a time
+// with AdvanceSteady, on the eager one with Complete and Schedule at each
+// end. It returns the start of the last one planned. Each chunk's last
+// batch must be what RunBatch predicted.
 func (w *cruiseWorld) run(startNs int64) int64 {
 	m := w.lazy.RunSteps(1 + w.r.IntN(6))
-	for j := 1; j <= m && w.err == nil; j++ {
+	for m > 0 && w.err == nil {
+		chunk := 1 + w.r.IntN(m)
+		m -= chunk
 		var want perf.Batch
-		w.lazy.RunBatch(1, &want)
-		end := startNs + 1 + int64(w.r.IntN(500))
-		tokens, gapNs := w.lazy.NextSteady(startNs, end)
-		er := w.eager.Complete(startNs, end)
-		if g := gaps(er); len(er.FirstTokens)+len(er.Finished) != 0 || len(g) != tokens || tokens > 0 && (g[0] != gapNs || g[len(g)-1] != gapNs) {
-			w.fail("run step %d: %d tokens %d ns apart, eager %v (%d first, %d finished)", j, tokens, gapNs, g, len(er.FirstTokens), len(er.Finished))
+		w.lazy.RunBatch(chunk, &want)
+		ends := make([]int64, chunk)
+		for c := range ends {
+			ends[c] = startNs + 1 + int64(w.r.IntN(500))
+			if c > 0 {
+				ends[c] += ends[c-1] - startNs
+			}
 		}
-		eb, er := w.eager.Schedule(end)
-		if eb == nil || *eb != want || w.lazy.batch != want {
-			w.fail("run step %d: batch %+v, predicted %+v, eager %+v", j, w.lazy.batch, want, eb)
+		prev := w.lazy.lastEndNs
+		n, first := w.lazy.AdvanceSteady(startNs, ends)
+		if first != ends[0]-prev {
+			w.fail("run: first gap %d ns, want %d", first, ends[0]-prev)
+		}
+		var er *StepResult
+		for _, end := range ends {
+			er = w.eager.Complete(startNs, end)
+			if g := gaps(er); len(er.FirstTokens)+len(er.Finished) != 0 || len(g) != n || n > 0 && (g[0] != end-prev || g[len(g)-1] != end-prev) {
+				w.fail("run: %d tokens %d ns apart, eager %v (%d first, %d finished)", n, end-prev, g, len(er.FirstTokens), len(er.Finished))
+			}
+			var eb *perf.Batch
+			if eb, er = w.eager.Schedule(end); eb == nil {
+				w.fail("run: eager planned no step")
+				return startNs
+			}
+			startNs, prev, w.nowNs = end, end, end
+			w.runSteps++
+		}
+		if w.lazy.batch != want || w.eager.batch != want {
+			w.fail("run: batch %+v, predicted %+v, eager %+v", w.lazy.batch, want, w.eager.batch)
 		}
 		w.compareResults(&w.lazy.res, er)
-		w.runSteps++
-		startNs, w.nowNs = end, end
 	}
 	return startNs
 }

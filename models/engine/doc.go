@@ -46,7 +46,7 @@
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
 //   - run.go: pure steady steps known in advance (RunSteps, RunBatch) and
-//     taken in O(1) each (NextSteady), for a caller that runs them without
+//     taken in O(1) (AdvanceSteady), for a caller that runs them without
 //     an event each.
 //   - cruise.go: steady decoding without touching the sequence, its
 //     block boundaries counted by phase; schedule.go's steady plans a

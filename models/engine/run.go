@@ -16,7 +16,7 @@ import (
 // only the outside can (a request arriving, KV arriving, an abort), and the
 // caller that knows when the outside next touches the instance may price
 // the whole stretch at once and step through it later (sim/run.go's runs).
-// RunSteps says how long the stretch is; NextSteady steps through it.
+// RunSteps says how long the stretch is; AdvanceSteady steps through it.
 
 // RunSteps is how many pure steady steps may follow the step in flight, at
 // most most: 0 unless the step in flight is itself pure. Each of them takes
@@ -29,12 +29,10 @@ func (in *Instance) RunSteps(most int) int {
 		in.cfg.SlidingGroups > 0 || len(in.cfg.Tiers) != 0 || in.pulling != 0 {
 		return 0
 	}
+	// No sequence is due before nextDue (a lower bound, exact since the
+	// last steady step that reached it).
 	k := in.stats.Steps // the step in flight
-	firstDue := int64(1<<62 - 1)
-	for _, d := range in.due {
-		firstDue = min(firstDue, d)
-	}
-	m := int(min(int64(most), firstDue-1-k))
+	m := int(min(int64(most), in.nextDue-1-k))
 	if in.phaseCount == nil {
 		return max(m, 0)
 	}
@@ -55,42 +53,50 @@ func (in *Instance) RunBatch(j int, b *perf.Batch) {
 	b.DecodeContext += int64(j) * int64(b.DecodeSeqs)
 }
 
-// NextSteady completes the step in flight, started at startNs, at endNs
-// and plans the next, one of the pure steady steps RunSteps counted,
-// leaving the instance as Complete and then Schedule would, in O(1). It
-// reports the tokens the completed step sampled and their gap since the
-// previous ones.
-func (in *Instance) NextSteady(startNs, endNs int64) (tokens int, gapNs int64) {
-	// Complete: one token for every sequence, none due.
-	n := in.cruising
-	tokens, gapNs = n, endNs-in.lastEndNs
-	in.stats.DecodeTokens += int64(n)
-	in.busyNs += endNs - startNs
-	in.lastEndNs, in.lastStart = endNs, startNs
-	// Schedule: nothing queued, so admission is moot and waits are busy.
+// AdvanceSteady completes the step in flight, started at startNs, at
+// ends[0], and each next one at the next end, all but the last planned as
+// the pure steady steps RunSteps counted; the last one planned is left in
+// flight. It leaves the instance as Complete and then Schedule at each end
+// would, in O(1) (the steps' blocks taken in one count: the free queue
+// gives them in the same order either way). Every step samples one token
+// for each of the n running sequences, which it reports, its gap the time
+// since the previous end: the first one's, firstGapNs, since the step
+// before the one in flight ended.
+func (in *Instance) AdvanceSteady(startNs int64, ends []int64) (n int, firstGapNs int64) {
+	j, last := len(ends), ends[len(ends)-1]
+	k := in.stats.Steps // the step in flight
+	if j == 0 || k+int64(j) >= in.nextDue {
+		panic("engine: a run past its sequences' first due")
+	}
+	n, firstGapNs = in.cruising, ends[0]-in.lastEndNs
+	// Complete, j times: one token for every sequence, none due.
+	in.stats.DecodeTokens += int64(n * j)
+	in.busyNs += last - startNs // the steps are back to back
+	in.lastEndNs, in.lastStart = last, startNs
+	if j > 1 {
+		in.lastStart = ends[j-2]
+	}
+	// Schedule, j times: nothing queued, so admission is moot and every
+	// wait is busy.
 	in.res.reset()
-	in.clockNs = endNs
-	in.settleWaits(endNs)
+	in.clockNs = last
+	in.settleWaits(last)
 	in.waitCause, in.stop = WaitBusy, WaitBusy
 	in.cutoffNs = math.MaxInt64
 	if in.cfg.AsyncScheduling {
 		in.cutoffNs = in.lastStart
 	}
-	k := in.stats.Steps + 1
-	if k >= in.nextDue { // as steady's scan would find it
-		next := int64(math.MaxInt64)
-		for _, d := range in.due {
-			next = min(next, d)
-		}
-		in.nextDue = next
-	}
 	if in.phaseCount != nil {
-		if need := int(in.phaseCount[in.phaseOf(k)]); need > 0 && !in.pool.AllocateAnonymous(need) {
-			panic("engine: a run's step is short of blocks")
+		need := 0
+		for step := k + 1; step <= k+int64(j); step++ {
+			need += int(in.phaseCount[in.phaseOf(step)])
+		}
+		if need > 0 && !in.pool.AllocateAnonymous(need) {
+			panic("engine: a run's steps are short of blocks")
 		}
 	}
-	in.stats.SteadySteps++
-	in.batch = perf.Batch{DecodeSeqs: n, DecodeContext: in.cruiseBase + int64(n)*k}
-	in.stats.Steps++
-	return tokens, gapNs
+	in.stats.SteadySteps += int64(j)
+	in.stats.Steps += int64(j)
+	in.batch = perf.Batch{DecodeSeqs: n, DecodeContext: in.cruiseBase + int64(n)*in.stats.Steps}
+	return n, firstGapNs
 }
