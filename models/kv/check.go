@@ -98,24 +98,26 @@ func (p *Pool) checkRing() error {
 		return fmt.Errorf("kv: free queue ring of %d slots has head %d, length %d (%d ahead of %d fresh blocks)",
 			len(p.queue), p.qHead, p.qLen, p.hLen, p.fresh)
 	}
-	live, placeholders := 0, 0
+	live, placeholders, runs := 0, 0, 0 // live entries naming blocks, placeholders, runs of them
 	for i, s := 0, p.qHead; i < p.qLen; i, s = i+1, p.next(s) {
 		b := p.queue[s]
 		switch {
-		case b == anonEntry:
-			live++
-			placeholders++
-		case b < 0 || int(b) >= n:
+		case b < 0:
+			placeholders, runs = placeholders-int(b), runs+1
+			if i < p.hLen && p.fresh > 0 {
+				return fmt.Errorf("kv: free queue slot %d holds placeholders ahead of the fresh blocks", s)
+			}
+		case int(b) >= n:
 			return fmt.Errorf("kv: free queue slot %d holds %d, outside [0, %d)", s, b, n)
 		case p.blocks[b].pos == uint32(s):
 			live++
 		}
 	}
-	if free := len(p.anon) + p.unnamed - p.owned - p.counted; live+p.fresh != p.numFree || placeholders != free {
-		return fmt.Errorf("kv: free queue has %d live entries (%d anonymous), want %d (%d)",
-			live, placeholders, p.numFree, free)
+	if free := p.freePlaceholders(); live+placeholders+p.fresh != p.numFree || placeholders != free || runs != p.runs {
+		return fmt.Errorf("kv: free queue has %d live entries and %d placeholders in %d runs (%d counted), want %d free (%d anonymous)",
+			live, placeholders, runs, p.runs, p.numFree, free)
 	}
-	if stale := p.qLen - live; stale > p.numBlocks {
+	if stale := p.qLen - live - runs; stale > p.numBlocks {
 		return fmt.Errorf("kv: free queue has %d stale entries, more than the %d blocks", stale, n)
 	}
 	return nil

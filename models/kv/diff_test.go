@@ -20,7 +20,12 @@ func (p *Pool) appendQueue(dst []BlockID) []BlockID {
 		if i == p.qLen {
 			break
 		}
-		if b := p.queue[s]; b == anonEntry || p.blocks[b].pos == uint32(s) {
+		switch b := p.queue[s]; {
+		case b < 0: // a run of placeholders
+			for range -b {
+				dst = append(dst, anonEntry)
+			}
+		case p.blocks[b].pos == uint32(s):
 			dst = append(dst, b)
 		}
 	}

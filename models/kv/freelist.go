@@ -26,8 +26,10 @@ import (
 // which of them Allocate hands out is unobservable: only where they stand
 // in the queue matters, since each one evicted counts and the cached blocks
 // behind them survive until they are gone. So an anonymous block has no
-// identity at all: the free queue holds anonEntry placeholders for the
-// free ones, always live; a table holds anonymousEntry for each it owns
+// identity at all: the free queue holds placeholders for the free ones,
+// always live, a run of them in a row as one entry (−k for k of them, so
+// that freeing or taking a sequence's blocks writes one entry, not one
+// each); a table holds anonymousEntry for each it owns
 // (p.owned counts them); a caller may hold some as a mere count (p.counted,
 // see AllocateAnonymous: a sequence growing block by block while nothing
 // else about it changes, as the engine's cruising does, or blocks nobody
@@ -69,7 +71,8 @@ const (
 	notQueued = math.MaxUint32
 	// anonymousPos is an anonymous block's pos: its ID waits in p.anon.
 	anonymousPos = math.MaxUint32 - 1
-	// anonEntry is the ring entry standing for one free anonymous block.
+	// anonEntry is the ring entry standing for one free anonymous block;
+	// an entry −k stands for k of them in a row.
 	anonEntry BlockID = -1
 	// ringSlotsMin is the ring's size in a new pool (at most 2·NumBlocks).
 	ringSlotsMin = 64
@@ -158,7 +161,7 @@ func (p *Pool) room(n int) {
 	for j, s := 0, p.qHead; j < p.qLen; j, s = j+1, p.next(s) {
 		b := p.queue[s]
 		ring[j] = b
-		if b != anonEntry {
+		if b >= 0 {
 			p.blocks[b].pos = uint32(j)
 		}
 	}
@@ -205,35 +208,49 @@ func (p *Pool) popAnonymous() BlockID {
 	return b
 }
 
-// addPlaceholders appends k placeholders to the tail of the queue.
+// addPlaceholders appends k placeholders to the tail of the queue: to
+// the run that ends it, if one does. (Runs are never among the entries
+// ahead of fresh blocks: those were all freed to the head.)
 func (p *Pool) addPlaceholders(k int) {
-	p.room(p.qLen + k)
-	s := p.qHead + p.qLen
-	if s >= len(p.queue) {
-		s -= len(p.queue)
+	if k == 0 {
+		return
 	}
-	first := min(k, len(p.queue)-s) // up to the end of the ring's storage, then from its start
-	fill(p.queue[s:s+first], anonEntry)
-	fill(p.queue[:k-first], anonEntry)
-	p.qLen += k
 	p.numFree += k
+	if p.qLen > 0 {
+		if t := p.slot(p.qLen - 1); p.queue[t] < 0 {
+			p.queue[t] -= BlockID(k)
+			return
+		}
+	}
+	p.room(p.qLen + 1)
+	p.queue[p.slot(p.qLen)] = BlockID(-k)
+	p.qLen++
+	p.runs++
+}
+
+// slot is the ring slot of the queue's j-th entry.
+func (p *Pool) slot(j int) int {
+	if s := p.qHead + j; s < len(p.queue) {
+		return s
+	}
+	return p.qHead + j - len(p.queue)
 }
 
 // placeholdersAtHead counts the placeholders opening the queue, up to most
-// and up to the end of the ring's storage.
+// and up to the end of the run that opens it.
 func (p *Pool) placeholdersAtHead(most int) int {
-	most = min(most, p.qLen, len(p.queue)-p.qHead)
-	if p.fresh > 0 {
-		most = min(most, p.hLen)
+	if p.qLen == 0 || p.fresh > 0 && p.hLen == 0 {
+		return 0 // empty, or fresh blocks first
 	}
-	run := p.queue[p.qHead : p.qHead+most]
-	for k, b := range run {
-		if b != anonEntry {
-			return k
-		}
+	if v := p.queue[p.qHead]; v < 0 {
+		return min(most, int(-v))
 	}
-	return most
+	return 0
 }
+
+// freePlaceholders is how many free anonymous blocks the queue's
+// placeholders stand for.
+func (p *Pool) freePlaceholders() int { return len(p.anon) + p.unnamed - p.owned - p.counted }
 
 // takeAnonymous pops the k placeholders opening the queue and appends k
 // anonymous entries to table: their content is evicted.
@@ -251,15 +268,18 @@ func appendAnonymous(table []BlockID, k int) []BlockID {
 	return table
 }
 
-// takePlaceholders pops the k placeholders opening the queue: the content
-// of the blocks they stand for is evicted.
+// takePlaceholders pops the k placeholders opening the queue, at most the
+// run that opens it: the content of the blocks they stand for is evicted.
 func (p *Pool) takePlaceholders(k int) {
-	if p.qHead += k; p.qHead == len(p.queue) {
-		p.qHead = 0
+	if v := p.queue[p.qHead]; int(-v) > k {
+		p.queue[p.qHead] = v + BlockID(k)
+	} else {
+		p.qHead = p.next(p.qHead)
+		p.qLen--
+		p.runs--
+		p.tookHead(1)
 	}
-	p.qLen -= k
 	p.numFree -= k
-	p.tookHead(k)
 	p.stats.Evicted += int64(k)
 }
 
@@ -308,7 +328,7 @@ func (p *Pool) enqueue(b BlockID, s int) {
 func (p *Pool) dropStale() {
 	for p.qLen > 0 && (p.fresh == 0 || p.hLen > 0) {
 		b := p.queue[p.qHead]
-		if b == anonEntry || p.blocks[b].pos == uint32(p.qHead) {
+		if b < 0 || p.blocks[b].pos == uint32(p.qHead) {
 			return
 		}
 		p.qHead = p.next(p.qHead)
@@ -335,7 +355,7 @@ func (p *Pool) popHead() BlockID {
 func (p *Pool) remove(b BlockID) {
 	p.blocks[b].pos = notQueued
 	p.numFree--
-	if live := p.numFree - p.fresh; p.qLen-live > live {
+	if live := p.numFree - p.fresh - p.freePlaceholders() + p.runs; p.qLen-live > live {
 		p.compact()
 	}
 }
@@ -345,16 +365,19 @@ func (p *Pool) remove(b BlockID) {
 // than qLen/2 removals that made the entries stale since the last compact.
 func (p *Pool) compact() {
 	w, r, kept, hLen := p.qHead, p.qHead, 0, p.hLen
+	runs, lastRun := 0, -1 // the slot of the last entry kept, if a run
 	for j := range p.qLen {
 		if j == p.hLen {
-			hLen = kept // the fresh blocks stand behind the entries kept so far
+			hLen, lastRun = kept, -1 // the fresh blocks stand behind the entries kept so far
 		}
 		switch b := p.queue[r]; {
-		case b == anonEntry:
-			p.queue[w] = b
-			w, kept = p.next(w), kept+1
+		case b < 0 && lastRun >= 0: // a run after a run: one run
+			p.queue[lastRun] += b
+		case b < 0:
+			p.queue[w], lastRun = b, w
+			w, kept, runs = p.next(w), kept+1, runs+1
 		case p.blocks[b].pos == uint32(r):
-			p.queue[w] = b
+			p.queue[w], lastRun = b, -1
 			p.blocks[b].pos = uint32(w)
 			w, kept = p.next(w), kept+1
 		}
@@ -363,5 +386,5 @@ func (p *Pool) compact() {
 	if p.hLen >= p.qLen {
 		hLen = kept
 	}
-	p.qLen, p.hLen = p.numFree-p.fresh, hLen
+	p.qLen, p.hLen, p.runs = kept, hLen, runs
 }

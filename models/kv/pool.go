@@ -60,6 +60,7 @@ type Pool struct {
 	counted       int       // anonymous blocks held as counts (AllocateAnonymous), until claimed or freed (FreeCounted)
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
+	runs          int       // ring entries that are runs of placeholders
 	numFree       int       // live ring entries: blocks with refcount 0
 	cached        index     // hash → the block holding it (see index.go)
 	stats         Stats

@@ -264,8 +264,10 @@ func shape(p *Pool) []string {
 			break
 		}
 		switch b := p.queue[s]; {
-		case b == anonEntry:
-			out = append(out, "p")
+		case b < 0: // a run of placeholders
+			for range -b {
+				out = append(out, "p")
+			}
 		case p.blocks[b].pos != uint32(s):
 		case p.blocks[b].private:
 			out = append(out, "p")
