@@ -2,6 +2,7 @@ package perf
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -354,5 +355,23 @@ func TestRooflineSlidingSaving(t *testing.T) {
 		float64(sliding)/1e6, float64(whole)/1e6)
 	if r := float64(sliding) / float64(whole); r < 0.6 || r > 0.7 {
 		t.Errorf("sliding/whole = %.3f, want about 0.64", r)
+	}
+}
+
+// roundNs is math.Round: on random prices of every magnitude, on halves,
+// and on the floats either side of each half.
+func TestRoundNsIsRound(t *testing.T) {
+	xs := []float64{0, 0.25, 0.5, 0.49999999999999994, 1, 1.5, 2.5, 1 << 49, 1<<50 - 0.5, 1 << 50, 1e15, 1 << 53}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		e := rng.IntN(52)
+		k := float64(rng.Int64N(1<<uint(e)+1)) + 0.5
+		xs = append(xs, k, math.Nextafter(k, 0), math.Nextafter(k, math.Inf(1)),
+			rng.Float64()*math.Ldexp(1, e), rng.ExpFloat64()*1e6)
+	}
+	for _, x := range xs {
+		if got, want := roundNs(x), int64(math.Round(x)); got != want {
+			t.Fatalf("roundNs(%v) = %d, math.Round gives %d", x, got, want)
+		}
 	}
 }

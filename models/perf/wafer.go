@@ -187,7 +187,7 @@ func (x *Wafer) StepNs(b *Batch) int64 {
 	if b.Empty() {
 		return 0
 	}
-	return int64(math.Round(min(x.stepNs(b), maxStepNs)))
+	return roundNs(min(x.stepNs(b), maxStepNs))
 }
 
 // stepNs is StepNs in float64 nanoseconds.
