@@ -75,11 +75,11 @@ func TestRunsMatchEagerOnAGrid(t *testing.T) {
 		fast, eager := onGrid(), onGrid()
 		eager.eager = true
 		got, want := mustRun(t, fast), mustRun(t, eager)
-		runSteps, ties = runSteps+got.runSteps, ties+got.runTies
+		runSteps, ties = runSteps+got.Runs.Steps, ties+got.Runs.Ties
 		for i := range got.Instances {
 			got.Instances[i].Stats.SteadySteps = 0
 		}
-		got.Events = want.Events
+		got.Events, got.Runs = want.Events, want.Runs
 		if d := sameResult(got, want); d != "" {
 			t.Fatalf("seed %d: runs on a grid vs eager: %s", seed, d)
 		}
@@ -108,7 +108,7 @@ func TestFastPathsMatchEager(t *testing.T) {
 			for i := range got.Instances {
 				got.Instances[i].Stats.SteadySteps = 0 // the counters that differ by design
 			}
-			got.Events = want.Events // a run of steps is one event (steprun.go)
+			got.Events, got.Runs = want.Events, want.Runs // a run of steps is one event (steprun.go)
 			if d := sameResult(got, want); d != "" {
 				t.Fatalf("seed %d: fast paths vs eager: %s", seed, d)
 			}

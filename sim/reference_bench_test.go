@@ -28,7 +28,8 @@ func referenceSets(n, requests int) []scenarios.Set {
 // BenchmarkReference runs the reference workload, 1,000,000 requests, on
 // 1, 64, 256 and 1,024 instances, whole (load, build, run, summary), and reports
 // simulated requests per wall-second, events per request, the wall time
-// per event and the share of engine steps planned steady.
+// per event, the share of engine steps planned steady and what runs did
+// (see benchScenario).
 func BenchmarkReference(b *testing.B) {
 	for _, n := range []int{1, 64, 256, 1024} {
 		b.Run(fmt.Sprintf("instances=%d", n), func(b *testing.B) {
@@ -42,10 +43,13 @@ func benchReference(b *testing.B, sets []scenarios.Set) { benchScenario(b, refer
 // benchScenario runs file with sets, whole (load, build, run and
 // summary, the records streamed as `handoff run` streams them), and
 // reports requests per wall-second, events per request, the wall time per
-// event and the share of engine steps planned steady.
+// event, the share of engine steps planned steady, and of runs
+// (steprun.go) the share of the steps priced ahead that a cut dropped and
+// the share of popped events that were moot step events.
 func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 	b.ReportAllocs()
 	var requests, events, steps, steady int64
+	var runs sim.RunStats
 	for b.Loop() {
 		l, err := scenarios.Load(file, sets...)
 		if err != nil {
@@ -57,6 +61,7 @@ func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 		}
 		requests += res.Requests
 		events += res.Events
+		runs.Priced, runs.Dropped, runs.Moot = runs.Priced+res.Runs.Priced, runs.Dropped+res.Runs.Dropped, runs.Moot+res.Runs.Moot
 		for _, in := range res.Instances {
 			steps, steady = steps+in.Stats.Steps, steady+in.Stats.SteadySteps
 		}
@@ -65,6 +70,8 @@ func benchScenario(b *testing.B, file string, sets []scenarios.Set) {
 	b.ReportMetric(float64(steady)/float64(max(steps, 1)), "steady-steps/step")
 	b.ReportMetric(float64(events)/float64(requests), "events/request")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(runs.Dropped)/float64(max(runs.Priced, 1)), "dropped/priced")
+	b.ReportMetric(float64(runs.Moot)/float64(events+runs.Moot), "moot/popped")
 }
 
 // loadAndRun loads file with sets, builds it and runs it.

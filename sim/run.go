@@ -33,9 +33,17 @@ type Result struct {
 	Fleet      []PoolFleet
 	ScaleUpsNs []int64
 
-	// What runs did (steprun.go), for tests: steps completed without an
-	// event of their own, and runs ended by an event at a step's end.
-	runSteps, runTies int64
+	// Runs is what runs of steady steps did (steprun.go).
+	Runs RunStats
+}
+
+// RunStats counts what runs of steady steps did in a run (steprun.go).
+type RunStats struct {
+	Steps   int64 // steps completed inside a run, without an event of their own
+	Priced  int64 // steps priced ahead when runs began
+	Dropped int64 // of those, the steps a run cut short never took
+	Ties    int64 // runs ended by an event at the very end of one of their steps
+	Moot    int64 // step events popped moot: a cut run's, or a crashed instance's
 }
 
 // InstanceResult is one instance's counters at the end of a run.
@@ -89,25 +97,25 @@ type cluster struct {
 	cur         event // the event being handled
 	runs        bool  // instances may run steady steps without events (steprun.go)
 
-	runBatch          perf.Batch // scratch: a run's step priced
-	runSteps, runTies int64      // Result.runSteps, runTies
-	routing           routing
-	prefillIdx        []int
-	decodeIdx         []int
-	next              Request
-	events            int64
-	arrivals          int // arrival events queued (pushArrival)
-	ended             int64
-	doneScratch       []int32
-	pathScratch       []int32 // a topology path, for the moment it is used (Topology.AppendPath)
-	client            clientState
-	groups            []dpGroup // data-parallel groups (dpgroup.go)
-	loop              closedLoop
-	sessions          sessionState
-	fleet             *fleet // instances that come and go, faults; nil: none (fleet.go)
-	drainingN         int    // instances draining
-	err               error
-	recs              recordWindow // the requests' records (records.go)
+	runBatch    perf.Batch // scratch: a run's step priced
+	runStats    RunStats   // Result.Runs
+	routing     routing
+	prefillIdx  []int
+	decodeIdx   []int
+	next        Request
+	events      int64
+	arrivals    int // arrival events queued (pushArrival)
+	ended       int64
+	doneScratch []int32
+	pathScratch []int32 // a topology path, for the moment it is used (Topology.AppendPath)
+	client      clientState
+	groups      []dpGroup // data-parallel groups (dpgroup.go)
+	loop        closedLoop
+	sessions    sessionState
+	fleet       *fleet // instances that come and go, faults; nil: none (fleet.go)
+	drainingN   int    // instances draining
+	err         error
+	recs        recordWindow // the requests' records (records.go)
 }
 
 // Run simulates the configured cluster until every request has ended. The
@@ -233,6 +241,9 @@ func (c *cluster) dispatch(e event) {
 		c.arrivals--
 	}
 	if c.superseded(&e) {
+		if e.class() == classStep {
+			c.runStats.Moot++
+		}
 		return
 	}
 	if e.at > c.tl.nextNs {
@@ -312,7 +323,7 @@ func (c *cluster) result() *Result {
 			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats(),
 			BilledNs: c.nowNs})
 	}
-	r.runSteps, r.runTies = c.runSteps, c.runTies
+	r.Runs = c.runStats
 	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {

@@ -86,6 +86,7 @@ func (c *cluster) startRun(i int, endNs int64) int64 {
 	}
 	r := &rp.run
 	r.ends, r.at = append(r.ends[:0], endNs), 0
+	c.runStats.Priced += int64(m)
 	b := &c.runBatch
 	for j := 1; j <= m; j++ {
 		rp.eng.RunBatch(j, b)
@@ -108,6 +109,7 @@ func (c *cluster) touch(i int) *engine.Instance {
 	rp := &c.replicas[i]
 	if r := &rp.run; len(r.ends) > 0 {
 		c.pushStep(i, r.ends[r.at])
+		c.runStats.Dropped += int64(len(r.ends) - 1 - r.at)
 		r.ends = r.ends[:0]
 	}
 	return rp.eng
@@ -188,7 +190,7 @@ func (c *cluster) advance(i, upto int) {
 		c.stepDone(i, end, tokens, gapNs)
 		rp.stepStartNs = end
 	}
-	c.runSteps += int64(len(ends))
+	c.runStats.Steps += int64(len(ends))
 	r.at = upto
 }
 
@@ -198,13 +200,14 @@ func (c *cluster) endRunAt(i int) {
 	rp := &c.replicas[i]
 	res := rp.eng.Complete(rp.stepStartNs, c.nowNs)
 	c.stepDone(i, c.nowNs, res.SteadyTokens, res.SteadyGapNs)
+	c.runStats.Dropped += int64(len(rp.run.ends) - 1 - rp.run.at)
 	rp.run.ends = rp.run.ends[:0]
 	rp.stepGen++ // the run's event goes moot
 	if !rp.kickPending {
 		rp.kickPending = true
 		c.q.pushInstance(c.nowNs, classKick, int32(i), 0)
 	}
-	c.runTies++
+	c.runStats.Ties++
 }
 
 // stepDone applies what a pure steady step of instance i, ending at endNs,

@@ -15,7 +15,7 @@ import (
 // Nothing inside the instance can end such a stretch before the first due;
 // only the outside can (a request arriving, KV arriving, an abort), and the
 // caller that knows when the outside next touches the instance may price
-// the whole stretch at once and step through it later (sim/run.go's runs).
+// the whole stretch at once and step through it later (sim/steprun.go).
 // RunSteps says how long the stretch is; AdvanceSteady steps through it.
 
 // RunSteps is how many pure steady steps may follow the step in flight, at

@@ -61,7 +61,7 @@ type Pool struct {
 	qHead         int       // slot of the ring's first entry
 	qLen          int       // ring entries, live and stale
 	runs          int       // ring entries that are runs of placeholders
-	numFree       int       // live ring entries: blocks with refcount 0
+	numFree       int       // blocks with refcount 0: fresh, or a live ring entry's (a run of placeholders stands for several)
 	cached        index     // hash → the block holding it (see index.go)
 	stats         Stats
 	logEvictions  bool     // keep evictedLog (LogEvictions)
