@@ -16,6 +16,10 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 		c.unbookPrefill(f) // the prefill was local: it just finished
 	}
 	c.enter(ref, phaseDecoding)
+	// Its onboards here so far (after a preemption, or beside its pull)
+	// were before this first token: inside the phases just charged, not
+	// a recovery to charge again from the decode (addDecodeTime).
+	s.OnboardNs = 0
 	rec := c.record(f.req.ID)
 	if rec.FirstTokenNs == 0 { // the client sees it once it is on its way back
 		emit := c.cfg.Instances[i].FirstEmitNs

@@ -113,3 +113,29 @@ func TestStoreHandoffReadsFromTheStore(t *testing.T) {
 	}
 	checkAttribution(t, &r)
 }
+
+// TestDecoderOnboardChargedOnce: B's prefiller holds its KV for 1 ns
+// only, so the decoder (8 blocks, 2 tokens a step) computes B's prompt
+// itself beside A's decode; A's growth preempts B before its first token,
+// and B, re-admitted once A is done, copies its first 64 tokens up from
+// the decoder's host tier. That copy is before B's first token, inside
+// its decode_queue_first: charging it again after the first token, as the
+// recovery from a preemption (reprefill), counted it twice.
+func TestDecoderOnboardChargedOnce(t *testing.T) {
+	prefix := []kv.Segment{{ID: 42, Tokens: 64}}
+	reqs := []Request{{ArrivalNs: 0, PromptTokens: 31, OutputTokens: 40},
+		{ArrivalNs: 20_000, PromptTokens: 80, OutputTokens: 4, Prefix: prefix}}
+	cfg := pdConfig(t, reqs)
+	cfg.Instances[0].KVHoldTimeoutNs = 1
+	cfg.Instances[1].Engine = engineCfg(t, 8, 2, 2, true)
+	cfg.Instances[1].Engine.Tiers = []*engine.Tier{testTier(engine.TierHost, 64, prefix)}
+	res := mustRun(t, cfg)
+	r := res.Records[1]
+	if r.Status != results.Completed || r.TierTokens[0] == 0 || r.Preemptions == 0 || r.FirstTokenNs == 0 {
+		t.Fatalf("record %+v: want completed, preempted and then read from the decoder's host", r)
+	}
+	if got := r.Time[results.TReprefill]; got != 0 {
+		t.Errorf("reprefill %d ns, want 0: every preemption was before the first token (%v)", got, r.Time)
+	}
+	checkAttribution(t, &r)
+}
