@@ -52,10 +52,10 @@ func (s Status) String() string {
 type Record struct {
 	ID              int64
 	ArrivalNs       int64
-	FirstTokenNs    int64 // first output token seen by the client; 0 if none
-	FinishNs        int64 // completion, rejection or drop time
+	FirstTokenNs    int64 // first output token seen by the client; 0 if none (then OutputTokens is 0 too)
+	FinishNs        int64 // completion, rejection or drop time; an abandoned request's client deadline
 	PromptTokens    int32
-	OutputTokens    int32 // tokens delivered to the client
+	OutputTokens    int32 // tokens delivered to the client (by its deadline, when it gave up)
 	CachedTokens    int32 // prompt tokens served from a prefix cache
 	PrefillInstance int32
 	DecodeInstance  int32
@@ -77,9 +77,11 @@ type Record struct {
 	Session   int32  // its session (dense from 0) when Turn > 0
 	Reason    string // why it was rejected or dropped; empty if completed
 
-	// Time splits the request's life into components (the T* constants):
-	// the TTFT components sum to FirstTokenNs − ArrivalNs, the decode
-	// components to FinishNs − FirstTokenNs.
+	// Time splits the request's life into components (the T* constants),
+	// none negative but TEmit (see there): the TTFT components sum to FirstTokenNs − ArrivalNs
+	// when it had a first token, and all of them to FinishNs − ArrivalNs,
+	// whatever its status. The server's time on a request past its end (a
+	// step or transfer in flight when its client gave up) is not in them.
 	Time [NumTimes]int64
 }
 
@@ -98,7 +100,7 @@ const (
 	TReprefill             // from a recompute preemption until its context was recomputed
 	TSwap                  // swapped out to the host tier
 	TRejection             // from a decoder's rejection until the new attempt's first token
-	TEmit                  // the last token's way to the client less the first's (negative when it is quicker)
+	TEmit                  // the last token's way to the client less the first's (negative only if a fail-over moved it to a decoder of a quicker emission); for a request that did not complete, its response still on its way when its client gave up
 	NumTimes
 )
 

@@ -114,3 +114,45 @@ func TestClientEvents(t *testing.T) {
 		t.Errorf("with timeouts that never expire: %d events, want %d", got, base)
 	}
 }
+
+// A client that gives up before the first token reaches it saw no token,
+// however many the engine made: alone, colocated, the engine samples the
+// first token at +2000 ns and the client would see it 500 ns later, after
+// its first-token deadline at +2200. The request ends abandoned at the
+// deadline with no first token and no output tokens, whether the engine
+// was still decoding then (output 50: aborted at the end of the step in
+// flight, with two tokens made) or had finished (output 1). A total
+// timeout after the first token leaves the tokens the client saw by then:
+// at +6000, the first four (sampled at +2000, +3010, +4020 and +5030), the
+// fifth (+6040) not; and no component of its time is negative (the first
+// token's emission, taken off emit at the first token, is not given back
+// by an end that has none).
+func TestAbandonedOutputIsWhatTheClientSaw(t *testing.T) {
+	const arrivalNs = 1000
+	tests := []struct {
+		name      string
+		client    Client
+		out       int
+		wantOut   int32
+		wantFirst bool
+	}{
+		{"first token on its way, decoding", Client{FirstTokenTimeoutNs: 2200}, 50, 0, false},
+		{"first token on its way, finished", Client{FirstTokenTimeoutNs: 2200}, 1, 0, false},
+		{"total, after the first token", Client{TimeoutNs: 6000}, 50, 4, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := colocatedConfig(t, 4096, []Request{{ArrivalNs: arrivalNs, PromptTokens: 100, OutputTokens: tc.out}})
+			cfg.Client = tc.client
+			cfg.Instances[0].FirstEmitNs, cfg.Instances[0].FinalEmitNs = 500, 500
+			r := runDrained(t, cfg)[0] // checks the components (checkAttribution)
+			if r.Status != results.Abandoned || r.OutputTokens != tc.wantOut || (r.FirstTokenNs != 0) != tc.wantFirst {
+				t.Errorf("%v with %d output tokens, first token at %d ns; want abandoned with %d, first token %v",
+					r.Status, r.OutputTokens, r.FirstTokenNs, tc.wantOut, tc.wantFirst)
+			}
+			if r.Time[results.TEmit] < 0 {
+				t.Errorf("emit %d ns", r.Time[results.TEmit])
+			}
+		})
+	}
+}

@@ -206,8 +206,8 @@ func (c *cluster) restartNow(ref int32) bool {
 	if f.failovers >= maxFailovers {
 		c.enter(ref, phaseDone)
 		delete(c.fleet.failedAt, f.req.ID)
-		rec := c.closeRecord(f.req.ID, results.Failed, fmt.Sprintf("failed: its instances crashed %d times", f.failovers))
-		rec.OutputTokens = int32(f.delivered + generated)
+		c.closeRecord(f.req.ID, results.Failed, fmt.Sprintf("failed: its instances crashed %d times", f.failovers),
+			output{tokens: f.delivered + generated})
 		c.free(ref)
 		return true
 	}

@@ -44,10 +44,12 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
 	c.enter(ref, phaseDone)
-	emit := c.cfg.Instances[i].FinalEmitNs
-	c.record(f.req.ID).Time[results.TEmit] += emit
-	rec := c.closeRecordAt(f.req.ID, results.Completed, "", c.nowNs+emit)
-	rec.OutputTokens = int32(f.delivered + s.Generated)
+	in := &c.cfg.Instances[i]
+	rec := c.closeRecordAt(f.req.ID, results.Completed, "", c.nowNs+in.FinalEmitNs,
+		output{f.delivered + s.Generated, s.LastTokenNs, in.FirstEmitNs})
+	if rec.Status == results.Completed { // else its client gave up before the end reached it
+		rec.Time[results.TEmit] += in.FinalEmitNs
+	}
 	rec.Preemptions += int32(s.Preemptions)
 	if f.local() {
 		rec.CachedTokens = int32(s.CachedTokens)
@@ -80,7 +82,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	rec.Rejections++
 	c.replicas[i].outstanding--
 	c.unbook(f)
-	generated := s.Generated
+	generated, lastNs := s.Generated, s.LastTokenNs
 	c.recycle(i, s, rec)
 	if held {
 		c.releasePrefill(f)
@@ -89,8 +91,8 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	f.pseq, f.dseq = nil, nil
 	if f.attempt++; f.attempt >= maxAttempts {
 		c.enter(ref, phaseDone)
-		rec := c.closeRecord(f.req.ID, results.Rejected, fmt.Sprintf("rejected: refused by decoders %d times", f.attempt))
-		rec.OutputTokens = int32(f.delivered + generated)
+		c.closeRecord(f.req.ID, results.Rejected, fmt.Sprintf("rejected: refused by decoders %d times", f.attempt),
+			output{f.delivered + generated, lastNs, c.cfg.Instances[i].FirstEmitNs})
 		c.free(ref)
 		return
 	}
@@ -130,10 +132,11 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 		c.touch(f.route.Prefill).Settle(s)
 	}
 	c.enter(ref, phaseDone)
-	generated := 0
+	out := output{tokens: f.delivered}
 	if s := f.dseq; s != nil {
-		generated = s.Generated
-		c.abortSeq(decodingInstance(f), s)
+		d := decodingInstance(f)
+		out = output{f.delivered + s.Generated, s.LastTokenNs, c.cfg.Instances[d].FirstEmitNs}
+		c.abortSeq(d, s)
 	}
 	if s := f.pseq; s != nil && s != f.dseq {
 		c.abortSeq(f.route.Prefill, s)
@@ -141,8 +144,7 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(decodingInstance(f)), status.String(), c.nowNs)
 	}
-	rec := c.closeRecordAt(f.req.ID, status, reason, atNs)
-	rec.OutputTokens = int32(f.delivered + generated)
+	c.closeRecordAt(f.req.ID, status, reason, atNs, out)
 	c.unbook(f)
 	if !queued {
 		c.free(ref)
@@ -180,5 +182,5 @@ func (c *cluster) recycle(i int, s *engine.Seq, rec *results.Record) {
 
 // drop ends a request that cannot be served.
 func (c *cluster) drop(id int64, reason string) {
-	c.closeRecord(id, results.Dropped, reason).OutputTokens = 0
+	c.closeRecord(id, results.Dropped, reason, output{})
 }

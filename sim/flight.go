@@ -253,10 +253,19 @@ func (c *cluster) charge(f *flight, from, to phase) {
 		rec.Time[roundTripComponent(rec)] += spent
 	case phaseDecoding:
 		c.addDecodeTime(rec, f, f.dseq)
-		if to == phaseRejected { // it waited since its preemption
-			rec.Time[results.TReprefill] += c.nowNs - f.dseq.MarkNs()
+		if to == phaseRejected || to == phaseDone { // refused or aborted: its wait since its last step
+			rec.Time[idleComponent(f.dseq)] += c.nowNs - f.dseq.MarkNs()
 		}
 	}
+}
+
+// idleComponent is where the wait of decoding sequence s since its last
+// step goes: the recovery from its preemption, or the decoder's queue.
+func idleComponent(s *engine.Seq) int {
+	if s.Recovering() {
+		return results.TReprefill
+	}
+	return results.TDecodeQueue
 }
 
 // roundTripComponent is where a rejection round trip's time goes: before
@@ -316,17 +325,18 @@ func (c *cluster) free(ref int32) {
 	c.freeFlights = append(c.freeFlights, ref)
 }
 
-// closeRecord ends request id's record with a status now: every request
-// ends exactly once, here or in closeRecordAt.
-func (c *cluster) closeRecord(id int64, status results.Status, reason string) *results.Record {
-	return c.closeRecordAt(id, status, reason, c.nowNs)
+// closeRecord ends request id's record with a status now, having
+// produced out: every request ends exactly once, here or in closeRecordAt.
+func (c *cluster) closeRecord(id int64, status results.Status, reason string, out output) *results.Record {
+	return c.closeRecordAt(id, status, reason, c.nowNs, out)
 }
 
 // closeRecordAt ends request id's record with a status at atNs, when its
 // client sees the end — unless the client gave up before: then it ends
 // abandoned at that deadline (see clientVerdict), without the first token
-// if that came later still.
-func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64) *results.Record {
+// if that came later still. Its output tokens are those of out the client
+// saw, and its time components are settled to its end (settleTime).
+func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64, out output) *results.Record {
 	rec := c.record(id)
 	if c.cfg.Client.timeouts() && status != results.Abandoned {
 		if gone, why, at := c.clientVerdict(rec, atNs); gone {
@@ -334,9 +344,13 @@ func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, 
 		}
 	}
 	if status == results.Abandoned && rec.FirstTokenNs > atNs {
-		rec.FirstTokenNs = 0
+		rec.FirstTokenNs = 0 // it gave up before the first token reached it
 	}
 	rec.Status, rec.Reason, rec.FinishNs = status, reason, atNs
+	rec.OutputTokens = int32(out.seen(rec))
+	if status != results.Completed {
+		settleTime(rec)
+	}
 	c.ended++
 	c.recs.end(id)
 	if c.cfg.Client.Concurrency > 0 {

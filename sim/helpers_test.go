@@ -210,9 +210,7 @@ func checkConservation(t testing.TB, recs []results.Record, arrived int) {
 			t.Errorf("request %d finished at %d ns before arriving at %d ns", r.ID, r.FinishNs, r.ArrivalNs)
 		}
 		checkStatus(t, r)
-		if r.Status == results.Completed {
-			checkAttribution(t, r)
-		}
+		checkAttribution(t, r)
 	}
 	if counts[results.Completed]+counts[results.Rejected]+counts[results.Dropped]+counts[results.Failed]+counts[results.Abandoned] != arrived {
 		t.Errorf("statuses %v do not sum to %d arrivals", counts, arrived)
@@ -268,10 +266,17 @@ func mustRun(t testing.TB, cfg *Config) *Result {
 	return res
 }
 
-// checkAttribution asserts that a completed request's time components add
-// up exactly: the TTFT ones to its TTFT, the decode ones to the rest.
+// checkAttribution asserts that an ended request's time components add up
+// exactly, none negative: the TTFT ones to its TTFT when it had a first
+// token, all of them to its life (FinishNs − ArrivalNs) — for a completed
+// request, the decode ones to the time from its first token to its end.
+// A request that delivered tokens had a first token after its arrival.
 func checkAttribution(t testing.TB, r *results.Record) {
 	t.Helper()
+	if r.OutputTokens > 0 && r.FirstTokenNs <= r.ArrivalNs {
+		t.Errorf("request %d: %d output tokens, first token at %d ns for an arrival at %d ns", r.ID,
+			r.OutputTokens, r.FirstTokenNs, r.ArrivalNs)
+	}
 	var ttft, decode int64
 	for k, v := range r.Time {
 		if v < 0 {
@@ -282,6 +287,13 @@ func checkAttribution(t testing.TB, r *results.Record) {
 		} else {
 			decode += v
 		}
+	}
+	if r.FirstTokenNs != 0 && ttft != r.FirstTokenNs-r.ArrivalNs || ttft+decode != r.FinishNs-r.ArrivalNs {
+		t.Errorf("request %d (%v): components sum to TTFT %d and in all %d ns, want %d (first token at %d) and %d (%v)",
+			r.ID, r.Status, ttft, ttft+decode, r.FirstTokenNs-r.ArrivalNs, r.FirstTokenNs, r.FinishNs-r.ArrivalNs, r.Time)
+	}
+	if r.Status != results.Completed {
+		return
 	}
 	waited, queued := int64(0), r.Time[results.TPrefillQueue]+r.Time[results.TDecodeFirst]+
 		r.Time[results.TDecodeQueue]+r.Time[results.TReprefill]+r.Time[results.TRejection]
@@ -294,10 +306,6 @@ func checkAttribution(t testing.TB, r *results.Record) {
 	if waited > queued {
 		t.Errorf("request %d: waits by cause %v sum to %d ns, more than its %d ns of queueing (%v)", r.ID,
 			r.Waits, waited, queued, r.Time)
-	}
-	if ttft != r.FirstTokenNs-r.ArrivalNs || decode != r.FinishNs-r.FirstTokenNs {
-		t.Errorf("request %d: components sum to TTFT %d and decode %d ns, want %d and %d (%v)",
-			r.ID, ttft, decode, r.FirstTokenNs-r.ArrivalNs, r.FinishNs-r.FirstTokenNs, r.Time)
 	}
 }
 

@@ -93,6 +93,10 @@ const seqPad = 40
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
 
+// Recovering reports whether s was preempted and has not yet recovered
+// (re-prefilled or swapped back in).
+func (s *Seq) Recovering() bool { return s.victim }
+
 // Finished reports whether the sequence has generated all it will here.
 func (s *Seq) Finished() bool { return s.state == stateHolding || s.state == stateDone }
 
