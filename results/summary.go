@@ -93,6 +93,10 @@ type Summary struct {
 	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
 	Waits              WaitSummary       `json:"waits"`              // why requests waited for admission
 	Fleet              *FleetSummary     `json:"fleet,omitempty"`    // a changing fleet's cost, sizes and faults (fleet.go)
+	// Warnings are what the run changed of its input, one line each (a
+	// trace's 0-token prompts and outputs served as 1 token); the caller
+	// that knows the input fills them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summarize computes a run's Summary. recs is not modified; itl (may be nil)

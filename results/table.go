@@ -8,7 +8,7 @@ import (
 
 // WriteTable writes s as a human-readable summary for a terminal: a header,
 // request counts, a line per kind of reject and drop reason (at most
-// maxReasonLines of each), a latency table (TTFT, TPOT, ITL in ms; E2E
+// maxReasonLines of each), the warnings, a latency table (TTFT, TPOT, ITL in ms; E2E
 // in s), the time attribution (mean TTFT components in ms, decode
 // components in s, each owner's share), throughput, SLO attainment and
 // request goodput, cache hit rate, preemption statistics (when there were any) and
@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, s Summary) error {
 	writeReasons(&b, "dropped", "drop_reasons", s.DropReasons)
 	writeReasons(&b, "failed", "fail_reasons", s.FailReasons)
 	writeReasons(&b, "abandoned", "abandon_reasons", s.AbandonReasons)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "%-11s %s\n", "warning", w)
+	}
 	b.WriteByte('\n')
 	writeLatency(&b, s)
 	b.WriteByte('\n')

@@ -7,6 +7,7 @@ import (
 
 	"handoff/results"
 	"handoff/scenarios"
+	"handoff/scenarios/workload"
 	"handoff/sim"
 )
 
@@ -15,7 +16,8 @@ import (
 // KeepRecords), simulates it and summarises the run: from the records
 // streamed as requests end (stream.go; Result.Records is then nil), or
 // from every record with KeepRecords. The scenario's warnings (deprecated fields) go to warn, one
-// line each (nil: dropped). A workload with no requests is an error: a
+// line each (nil: dropped); what the run changed of its trace (0-token prompts and outputs served
+// as 1 token) goes to the summary's Warnings. A workload with no requests is an error: a
 // summary of nothing would read as a cluster that served nothing.
 func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
 	b, err := l.Build()
@@ -50,11 +52,14 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 		return results.Summary{}, nil, fmt.Errorf("%s: the workload has no requests: there is nothing to measure", WorkloadName(l))
 	}
 	info := runInfo(l, b, res, time.Since(start).Seconds())
+	var sum results.Summary
 	if t == nil {
-		return results.Summarize(res.Records, res.ITL, info), res, nil
+		sum = results.Summarize(res.Records, res.ITL, info)
+	} else {
+		sum = t.sum.Summary(res.ITL, info)
+		t.sum, t.next = nil, nil // what Unserved and LimitShares need stays
 	}
-	sum := t.sum.Summary(res.ITL, info)
-	t.sum, t.next = nil, nil // what Unserved and LimitShares need stays
+	sum.Warnings = workload.ClampedCount(b.Config.Source).Warnings()
 	return sum, res, nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"handoff/results"
 	"handoff/scenarios"
 	"handoff/scenarios/workload"
 	"handoff/sim"
@@ -54,6 +56,39 @@ func TestRun(t *testing.T) {
 	l.Workload.Synthetic, l.Workload.Trace = nil, &workload.Trace{Format: "azure", Path: empty}
 	if _, _, err := Run(l, nil); err == nil || !strings.Contains(err.Error(), "empty.csv: the workload has no requests") {
 		t.Errorf("a workload without requests: %v", err)
+	}
+}
+
+// TestRunWarnsOfClamps: a trace's 0-token prompts and outputs, served as
+// 1 token, are counted in the summary's warnings, which the printed
+// summary shows; a run that changed nothing has none.
+func TestRunWarnsOfClamps(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "zeros.csv")
+	rows := "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:00:00,0,5\n2023-11-16 18:00:01,40,0\n" +
+		"2023-11-16 18:00:02,0,0\n2023-11-16 18:00:03,50,6\n"
+	if err := os.WriteFile(trace, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t)
+	l.Workload.Synthetic, l.Workload.Trace = nil, &workload.Trace{Format: "azure", Path: trace}
+	sum, _, err := Run(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"workload: 2 requests had a 0-token prompt, served as 1 token",
+		"workload: 2 requests had 0 output tokens, served as 1 token"}
+	if !slices.Equal(sum.Warnings, want) {
+		t.Errorf("warnings %q, want %q", sum.Warnings, want)
+	}
+	var table bytes.Buffer
+	if err := results.WriteTable(&table, sum); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "warning     "+want[0]) || !strings.Contains(table.String(), want[1]) {
+		t.Errorf("the printed summary does not show the warnings:\n%s", table.String())
+	}
+	if sum, _, err := Run(load(t), nil); err != nil || sum.Warnings != nil {
+		t.Errorf("a synthetic workload: warnings %q, error %v", sum.Warnings, err)
 	}
 }
 

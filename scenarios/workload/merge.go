@@ -99,10 +99,10 @@ func (m *merged) Next(r *sim.Request) (bool, error) {
 }
 
 // Clamped sums the sources' counts (see Clamper).
-func (m *merged) Clamped() int {
-	n := 0
+func (m *merged) Clamped() Clamps {
+	var n Clamps
 	for _, s := range m.srcs {
-		n += ClampedCount(s)
+		n = n.plus(ClampedCount(s))
 	}
 	return n
 }

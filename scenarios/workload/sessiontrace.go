@@ -115,10 +115,10 @@ func (s *sessionTrace) checkStart() error {
 	return nil
 }
 
-// clamp raises a zero length to 1, counting it (see Clamped).
-func (s *sessionTrace) clamp(n int) int {
+// clamp raises a zero length to 1, counting it in *count (see Clamped).
+func clamp(n int, count *int) int {
 	if n == 0 {
-		s.clamped++
+		*count++
 	}
 	return max(n, 1)
 }
@@ -135,7 +135,7 @@ func (s *sessionTrace) readSession() (*session, error) {
 	}
 	p := &session{id: s.started}
 	s.started++
-	p.add(s.clamp(head.input), s.clamp(head.output), 0)
+	p.add(clamp(head.input, &s.clamped.Prompts), clamp(head.output, &s.clamped.Outputs), 0)
 	for s.readAhead() {
 		row := &s.ahead
 		switch want := len(p.outputs) + 1; {
@@ -146,7 +146,7 @@ func (s *sessionTrace) readSession() (*session, error) {
 				row.turn, quote(row.id), want-1, quote(head.id), want)
 		case row.turn != want:
 			return nil, s.errorf(row.line, "turn", "turn %d of session %s is out of order: want turn %d", row.turn, quote(row.id), want)
-		case !p.add(s.clamp(row.input), s.clamp(row.output), row.thinkNs):
+		case !p.add(clamp(row.input, &s.clamped.Prompts), clamp(row.output, &s.clamped.Outputs), row.thinkNs):
 			return nil, s.errorf(row.line, "input_tokens", "session %s's prompt passes %d tokens at turn %d", quote(row.id), maxTokens, row.turn)
 		}
 	}

@@ -43,17 +43,49 @@ func (e *ParseError) format() string {
 // Clamper is implemented by trace sources that raise zero token counts to 1
 // (see Clamped). Scale and Limit forward it.
 type Clamper interface {
-	// Clamped returns how many rows so far had a zero prompt or output
-	// length that the source raised to 1.
-	Clamped() int
+	// Clamped returns how many rows so far had a zero prompt length, and
+	// how many a zero output length, that the source raised to 1.
+	Clamped() Clamps
 }
 
-// ClampedCount returns src's Clamped() count, or 0 when src does not clamp.
-func ClampedCount(src sim.Source) int {
+// Clamps counts a trace's rows whose prompt, or output, length was 0 and
+// was served as 1 token: a request needs a prompt token to run and an
+// output token to end. A row with both counts in both.
+type Clamps struct {
+	Prompts, Outputs int
+}
+
+// plus is c and d together.
+func (c Clamps) plus(d Clamps) Clamps { return Clamps{c.Prompts + d.Prompts, c.Outputs + d.Outputs} }
+
+// Warnings are the lines a run's summary reports for c: one for the
+// prompts and one for the outputs served as 1 token, none for no clamp.
+func (c Clamps) Warnings() []string {
+	var w []string
+	if c.Prompts > 0 {
+		w = append(w, fmt.Sprintf("workload: %s a 0-token prompt, served as 1 token", requestsHad(c.Prompts)))
+	}
+	if c.Outputs > 0 {
+		w = append(w, fmt.Sprintf("workload: %s 0 output tokens, served as 1 token", requestsHad(c.Outputs)))
+	}
+	return w
+}
+
+// requestsHad is "1 request had" or "n requests had".
+func requestsHad(n int) string {
+	if n == 1 {
+		return "1 request had"
+	}
+	return strconv.Itoa(n) + " requests had"
+}
+
+// ClampedCount returns src's Clamped() counts, or none when src does not
+// clamp.
+func ClampedCount(src sim.Source) Clamps {
 	if c, ok := src.(Clamper); ok {
 		return c.Clamped()
 	}
-	return 0
+	return Clamps{}
 }
 
 // maxTraceSpanNs bounds absolute timestamps so that differences cannot
@@ -68,7 +100,7 @@ type sequencer struct {
 	nextID  int64
 	firstNs int64
 	prevNs  int64
-	clamped int
+	clamped Clamps
 	err     error
 	done    bool
 }
@@ -96,8 +128,11 @@ func (s *sequencer) emit(r *sim.Request, line int, field string, absNs int64, pr
 			strconv.FormatFloat(float64(s.prevNs-absNs)/1e9, 'f', -1, 64))
 	}
 	s.prevNs = absNs
-	if prompt == 0 || output == 0 {
-		s.clamped++
+	if prompt == 0 {
+		s.clamped.Prompts++
+	}
+	if output == 0 {
+		s.clamped.Outputs++
 	}
 	*r = sim.Request{
 		ID:           s.nextID,
@@ -109,8 +144,9 @@ func (s *sequencer) emit(r *sim.Request, line int, field string, absNs int64, pr
 	return nil
 }
 
-// Clamped returns how many rows had a zero prompt or output length raised to 1.
-func (s *sequencer) Clamped() int { return s.clamped }
+// Clamped returns how many rows had a zero prompt, and a zero output,
+// length raised to 1.
+func (s *sequencer) Clamped() Clamps { return s.clamped }
 
 // parseTokens parses a token count: a non-negative decimal integer. Some
 // exports write counts as floats ("12.0"); an integral float is accepted.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestAzureFixture(t *testing.T) {
 	if !equalReq(reqs[9], last) {
 		t.Errorf("last = %+v, want %+v", reqs[9], last)
 	}
-	if c := ClampedCount(src); c != 0 {
-		t.Errorf("Clamped = %d, want 0", c)
+	if c := ClampedCount(src); c != (Clamps{}) {
+		t.Errorf("Clamped = %+v, want none", c)
 	}
 }
 
@@ -64,8 +65,8 @@ func TestAzure2024Offsets(t *testing.T) {
 			t.Errorf("request %d arrives at %d ns, want %d", i, reqs[i].ArrivalNs, w)
 		}
 	}
-	if reqs[1].OutputTokens != 1 || ClampedCount(src) != 1 {
-		t.Errorf("0 generated tokens: got output %d, clamped %d; want 1, 1", reqs[1].OutputTokens, ClampedCount(src))
+	if reqs[1].OutputTokens != 1 || ClampedCount(src) != (Clamps{Outputs: 1}) {
+		t.Errorf("0 generated tokens: got output %d, clamped %+v; want 1, one output", reqs[1].OutputTokens, ClampedCount(src))
 	}
 }
 
@@ -99,19 +100,19 @@ func TestBurstGPTLayouts(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
 		want    []sim.Request
-		clamped int
+		clamped Clamps
 	}{
 		{"testdata/burstgpt-v1-sample.csv", []sim.Request{
 			{ID: 0, ArrivalNs: 0, PromptTokens: 472, OutputTokens: 18},
 			{ID: 1, ArrivalNs: 40e9, PromptTokens: 1087, OutputTokens: 1}, // failure: 0 response tokens
 			{ID: 2, ArrivalNs: 113e9, PromptTokens: 417, OutputTokens: 276},
 			{ID: 3, ArrivalNs: 113.5e9, PromptTokens: 91, OutputTokens: 120},
-		}, 1},
+		}, Clamps{Outputs: 1}},
 		{"testdata/burstgpt-v3-sample.csv", []sim.Request{
 			{ID: 0, ArrivalNs: 0, PromptTokens: 300, OutputTokens: 40},
 			{ID: 1, ArrivalNs: 1.5e9, PromptTokens: 512, OutputTokens: 1},
 			{ID: 2, ArrivalNs: 2.75e9, PromptTokens: 128, OutputTokens: 256},
-		}, 1},
+		}, Clamps{Outputs: 1}},
 	} {
 		src := NewBurstGPT(openFile(t, tc.file), tc.file)
 		reqs, err := drain(src, 100)
@@ -127,7 +128,7 @@ func TestBurstGPTLayouts(t *testing.T) {
 			}
 		}
 		if c := ClampedCount(src); c != tc.clamped {
-			t.Errorf("%s: Clamped = %d, want %d", tc.file, c, tc.clamped)
+			t.Errorf("%s: Clamped = %+v, want %+v", tc.file, c, tc.clamped)
 		}
 	}
 }
@@ -157,8 +158,8 @@ func TestFullTraces(t *testing.T) {
 		if span := reqs[len(reqs)-1].ArrivalNs; span < 3000e9 || span > 3700e9 {
 			t.Errorf("%s: spans %d ns, want about 1 h", tc.path, span)
 		}
-		if c := ClampedCount(src); c != 0 {
-			t.Errorf("%s: Clamped = %d, want 0", tc.path, c)
+		if c := ClampedCount(src); c != (Clamps{}) {
+			t.Errorf("%s: Clamped = %+v, want none", tc.path, c)
 		}
 	}
 }
@@ -308,4 +309,32 @@ func segTokens(p []kv.Segment) int {
 		n += s.Tokens
 	}
 	return n
+}
+
+// TestZeroPromptClamped: an Azure row with a 0-token prompt is served as a
+// 1-token prompt and counted apart from 0-token outputs, and each kind
+// gets its warning line.
+func TestZeroPromptClamped(t *testing.T) {
+	const csv = "TIMESTAMP,ContextTokens,GeneratedTokens\n" +
+		"2023-11-16 18:00:00,0,5\n2023-11-16 18:00:01,0,0\n2023-11-16 18:00:02,7,3\n"
+	src := NewAzure(strings.NewReader(csv), "t.csv")
+	reqs, err := drain(src, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs[0].PromptTokens != 1 || reqs[1].PromptTokens != 1 || reqs[1].OutputTokens != 1 {
+		t.Errorf("requests %+v, want 0 lengths served as 1", reqs)
+	}
+	c := ClampedCount(src)
+	if c != (Clamps{Prompts: 2, Outputs: 1}) {
+		t.Errorf("clamped %+v, want 2 prompts and 1 output", c)
+	}
+	want := []string{"workload: 2 requests had a 0-token prompt, served as 1 token",
+		"workload: 1 request had 0 output tokens, served as 1 token"}
+	if got := c.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if w := (Clamps{}).Warnings(); len(w) != 0 {
+		t.Errorf("no clamp: warnings %q", w)
+	}
 }

@@ -36,7 +36,7 @@ func (s *scaled) Next(r *sim.Request) (bool, error) {
 }
 
 // Clamped forwards the wrapped source's count (see Clamper).
-func (s *scaled) Clamped() int { return ClampedCount(s.src) }
+func (s *scaled) Clamped() Clamps { return ClampedCount(s.src) }
 
 // Limit returns a source that yields at most the first n requests of src
 // (then reports exhaustion without reading further). n ≤ 0 means no limit
@@ -66,4 +66,4 @@ func (l *limited) Next(r *sim.Request) (bool, error) {
 }
 
 // Clamped forwards the wrapped source's count (see Clamper).
-func (l *limited) Clamped() int { return ClampedCount(l.src) }
+func (l *limited) Clamped() Clamps { return ClampedCount(l.src) }

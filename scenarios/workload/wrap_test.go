@@ -22,8 +22,8 @@ func TestScaleAndLimit(t *testing.T) {
 			t.Errorf("request %d = %+v, want arrival %d, prompt %d", i, reqs[i], w, 10*(i+1))
 		}
 	}
-	if ClampedCount(src) != 2 {
-		t.Errorf("Clamped through Scale = %d, want 2", ClampedCount(src))
+	if ClampedCount(src) != (Clamps{Outputs: 2}) {
+		t.Errorf("Clamped through Scale = %+v, want 2 outputs", ClampedCount(src))
 	}
 
 	lim := Limit(Scale(NewAzure(strings.NewReader(csv), "t.csv"), 0.5), 3)
@@ -34,8 +34,8 @@ func TestScaleAndLimit(t *testing.T) {
 	if len(reqs) != 3 || reqs[2].ArrivalNs != 6e9 {
 		t.Errorf("Limit 3 at half rate: %+v, want 3 requests, the last at 6 s", reqs)
 	}
-	if ClampedCount(lim) != 1 {
-		t.Errorf("Clamped through Limit = %d, want 1 (only 3 rows read)", ClampedCount(lim))
+	if ClampedCount(lim) != (Clamps{Outputs: 1}) {
+		t.Errorf("Clamped through Limit = %+v, want 1 output (only 3 rows read)", ClampedCount(lim))
 	}
 	if src := NewAzure(strings.NewReader(csv), "t.csv"); Limit(src, 0) != src || Scale(src, 1) != src {
 		t.Error("Limit 0 and Scale 1 should return the source itself")
