@@ -174,7 +174,7 @@ type Config struct {
 	// occupancy, batch, queue and preemptions at every multiple of it into
 	// Result.Timelines, idle or not; a run that would take more than
 	// TimelineSamples samples per instance is sampled at a coarser multiple
-	// (see Timeline).
+	// (see Timeline); fewer than 3 count as 3.
 	TimelineIntervalNs int64
 	TimelineSamples    int
 

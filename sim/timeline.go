@@ -50,7 +50,10 @@ func newTimelines(cfg *Config) timelines {
 		return t
 	}
 	n := len(cfg.Instances)
-	t.list, t.pend, t.nextNs, t.max = make([]Timeline, n), make([]int32, n), 0, max(cfg.TimelineSamples, 2)
+	// At least 3: coarsening 2 samples keeps only the one at 0, so the
+	// grid would never reach the run's end (its interval doubling until it
+	// overflows).
+	t.list, t.pend, t.nextNs, t.max = make([]Timeline, n), make([]int32, n), 0, max(cfg.TimelineSamples, 3)
 	for i := range t.list {
 		in := &cfg.Instances[i]
 		t.list[i] = Timeline{Instance: in.Name, Pool: in.Pool, MaxSeqs: in.Engine.MaxSeqs, IntervalNs: cfg.TimelineIntervalNs}

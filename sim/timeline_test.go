@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestTimelineSamplesAFixedGridIdleIncluded: one colocated instance serves
 // a request arriving at 0 (prompt 100: a 2,000 ns prefill step, then four
@@ -34,17 +37,26 @@ func TestTimelineSamplesAFixedGridIdleIncluded(t *testing.T) {
 // 40 intervals is sampled at a coarser multiple of the interval, from 0 to
 // its end, and no preemption is lost in coarsening.
 func TestTimelineCoarsensInsteadOfStopping(t *testing.T) {
+	for _, samples := range []int{8, 3, 2, 1} {
+		t.Run(fmt.Sprintf("samples=%d", samples), func(t *testing.T) { checkCoarsening(t, samples) })
+	}
+}
+
+// checkCoarsening runs TestTimelineCoarsensInsteadOfStopping's load with
+// a budget of samples; a budget under 3 (found by the swarm) coarsened
+// away the sample just taken every time, until the interval overflowed.
+func checkCoarsening(t *testing.T, samples int) {
 	var reqs []Request
 	for k := range 6 {
 		reqs = append(reqs, Request{ArrivalNs: int64(k) * 2000, PromptTokens: 60, OutputTokens: 60})
 	}
 	cfg := colocatedConfig(t, 4096, reqs)
 	cfg.Instances[0].Engine.NumBlocks = 12 // 192 tokens for 720: preemptions
-	cfg.TimelineIntervalNs, cfg.TimelineSamples = 1000, 8
+	cfg.TimelineIntervalNs, cfg.TimelineSamples = 1000, samples
 	res := mustRun(t, cfg)
 	tl := res.Timelines[0]
-	if len(tl.Samples) > 8 || tl.IntervalNs <= 1000 {
-		t.Fatalf("%d samples every %d ns: want at most 8, coarser than 1000 ns", len(tl.Samples), tl.IntervalNs)
+	if n := max(samples, 3); len(tl.Samples) > n || tl.IntervalNs <= 1000 {
+		t.Fatalf("%d samples every %d ns: want at most %d, coarser than 1000 ns", len(tl.Samples), tl.IntervalNs, n)
 	}
 	var preemptions int64
 	for k, s := range tl.Samples {
