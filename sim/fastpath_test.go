@@ -24,7 +24,8 @@ func TestViewsSkippedMatchFilled(t *testing.T) {
 		cases++
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			skipped, filled := swarmCase(t, seed), swarmCase(t, seed)
-			filled.allViews = true
+			skipped.allViews, filled.allViews = false, true // the swarm draws it
+			skipped.Records, filled.Records = nil, nil      // compare every record
 			if d := sameResult(mustRun(t, skipped), mustRun(t, filled)); d != "" {
 				t.Fatalf("seed %d: views skipped vs filled: %s", seed, d)
 			}
@@ -66,10 +67,8 @@ func TestRunsMatchEagerOnAGrid(t *testing.T) {
 					})
 				}
 			}
-			reqs := cfg.Source.(*sliceSource).reqs
-			for i := range reqs {
-				reqs[i].ArrivalNs = reqs[i].ArrivalNs / grid * grid
-			}
+			onGridSource(cfg.Source, grid)
+			cfg.eager, cfg.Records = false, nil // the swarm draws them
 			return cfg
 		}
 		fast, eager := onGrid(), onGrid()
@@ -90,6 +89,24 @@ func TestRunsMatchEagerOnAGrid(t *testing.T) {
 	}
 }
 
+// onGridSource rounds a swarm source's arrivals (and think times) down to
+// multiples of grid.
+func onGridSource(src Source, grid int64) {
+	if s, ok := src.(*scriptSessions); ok {
+		for i := range s.startsNs {
+			s.startsNs[i] = s.startsNs[i] / grid * grid
+			for k := range s.turns[i] {
+				s.turns[i][k].thinkNs = s.turns[i][k].thinkNs / grid * grid
+			}
+		}
+		return
+	}
+	reqs := src.(*sliceSource).reqs
+	for i := range reqs {
+		reqs[i].ArrivalNs = reqs[i].ArrivalNs / grid * grid
+	}
+}
+
 // TestFastPathsMatchEager is metamorphic: over random swarm
 // configurations (disaggregated or not, preemption, tiers, crashes and
 // drains, every router), a run whose engines cruise and take steady
@@ -103,7 +120,8 @@ func TestFastPathsMatchEager(t *testing.T) {
 	for seed := *swarmSeed; seed < *swarmSeed+seeds; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			fast, eager := swarmCase(t, seed), swarmCase(t, seed)
-			eager.eager = true
+			fast.eager, eager.eager = false, true  // the swarm draws it
+			fast.Records, eager.Records = nil, nil // compare every record
 			got, want := mustRun(t, fast), mustRun(t, eager)
 			for i := range got.Instances {
 				got.Instances[i].Stats.SteadySteps = 0 // the counters that differ by design

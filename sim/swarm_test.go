@@ -23,7 +23,10 @@ var (
 // swarmCase draws a small random cluster and workload from seed: roles,
 // instance counts, pool sizes (often tight enough to preempt), budgets,
 // sequence caps, chunking, prefix caching, link speed, router, and a burst
-// of requests with shared prefixes. The same seed always gives the same
+// of requests with shared prefixes; then, each from a stream of its own,
+// the client, tiers, topology, sessions, fleet changes and the rest
+// (swarm_draws_test.go): every field of Config, as
+// TestSwarmDrawsEveryField checks. The same seed always gives the same
 // configuration, built fresh (routers and sources carry state).
 func swarmCase(t testing.TB, seed uint64) *Config {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -47,7 +50,10 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	cfg.Source = &sliceSource{reqs: swarmRequests(rng)}
 	swarmClient(cfg, rand.New(rand.NewPCG(seed, 0xc11e)))
 	swarmTiers(t, cfg, rand.New(rand.NewPCG(seed, 0x7135)))
+	swarmTopology(cfg, rand.New(rand.NewPCG(seed, 0x70b0)))
+	swarmSessions(cfg, rand.New(rand.NewPCG(seed, 0x5e55)))
 	swarmFleet(cfg, rand.New(rand.NewPCG(seed, 0xf1ee7)))
+	swarmExtras(t, cfg, rand.New(rand.NewPCG(seed, 0xe7a5)))
 	return cfg
 }
 
@@ -194,8 +200,16 @@ func swarmClient(cfg *Config, rng *rand.Rand) {
 	}
 }
 
-// swarmArrivals is how many requests a swarm case's client sends.
+// swarmArrivals is how many requests a swarm case's client sent, once
+// its run is over.
 func swarmArrivals(cfg *Config) int {
+	if s, ok := cfg.Source.(*scriptSessions); ok {
+		n := 0
+		for _, k := range s.next {
+			n += k // turns handed out
+		}
+		return n
+	}
 	n := len(cfg.Source.(*sliceSource).reqs)
 	if l := cfg.Client.Requests; cfg.Client.Concurrency > 0 && l > 0 {
 		n = min(n, int(l))
@@ -388,6 +402,7 @@ func TestSwarm(t *testing.T) {
 
 func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	cfg := swarmCase(t, seed)
+	cfg.Records = nil // the audited run reads every record from the cluster
 	c, err := drive(t, cfg, 1)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
@@ -398,7 +413,7 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 		checkAtMost(t, c.recs.all, n)
 		tally.closed++
 	}
-	a, b := mustRun(t, swarmCase(t, seed)), mustRun(t, swarmCase(t, seed))
+	a, b := swarmRun(t, seed), swarmRun(t, seed)
 	if d := sameResult(a, b); d != "" {
 		t.Fatalf("seed %d: two runs differ: %s", seed, d)
 	}
@@ -451,6 +466,21 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 			tally.abandoned++
 		}
 	}
+}
+
+// swarmRun runs seed's case through Run; a record sink's records, checked
+// for conservation, stand for Result.Records.
+func swarmRun(t *testing.T, seed uint64) *Result {
+	cfg := swarmCase(t, seed)
+	res := mustRun(t, cfg)
+	if sink, ok := cfg.Records.(*collect); ok {
+		if res.Records != nil {
+			t.Fatalf("seed %d: records kept beside a sink", seed)
+		}
+		checkConservation(t, sink.recs, swarmArrivals(cfg))
+		res.Records = sink.recs
+	}
+	return res
 }
 
 // groupTimer prices a data-parallel group's step as its slowest rank's

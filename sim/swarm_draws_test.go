@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"handoff/hardware"
+	"handoff/models/kv"
+	"handoff/models/network"
+	"handoff/results"
+)
+
+// The swarm's draws of what the others leave out, each from a stream of
+// its own: a placed topology (NVLink domains, datacenters joined by a
+// WAN), sessions, and what a run may be given besides its cluster —
+// owners, per-decoder KV sizes, an SLO, a lock-up threshold, a timeline,
+// a tracer, a progress callback, a record sink, and the test switches
+// that must change nothing (every view filled, every step planned
+// eagerly). TestSwarmDrawsEveryField keeps the list whole.
+
+// swarmTopology draws, for half the disaggregated cases, a placed
+// cluster in place of the NIC topology: one to three datacenters, up to
+// three NVLink domains in each, one to four GPUs an instance, and links
+// of random speeds for each level.
+func swarmTopology(cfg *Config, rng *rand.Rand) {
+	if cfg.Topology == nil || rng.IntN(2) == 0 {
+		return
+	}
+	link := func(name string, bps float64, latencyNs int64) hardware.Link {
+		return hardware.Link{Name: name, BandwidthBps: bps * float64(1+rng.IntN(100)), LatencyNs: rng.Int64N(latencyNs)}
+	}
+	h := network.Hierarchy{Domain: link("domain", 1e9, 5_000), ScaleOut: link("scale-out", 1e8, 20_000),
+		WAN: link("wan", 1e7, 2_000_000)}
+	for k := range 1 + rng.IntN(3) {
+		h.Datacenters = append(h.Datacenters, fmt.Sprintf("dc%d", k))
+	}
+	names := make([]string, len(cfg.Instances))
+	places := make([]network.Place, len(cfg.Instances))
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		in.GPUs = 1 + rng.IntN(4)
+		names[i] = in.Name
+		places[i] = network.Place{Datacenter: rng.IntN(len(h.Datacenters)), Domain: rng.IntN(3), GPUs: in.GPUs}
+	}
+	cfg.Topology = network.NewHierarchy(h, names, places)
+}
+
+// swarmSessions makes, for a quarter of the open-loop cases, the
+// requests multi-turn sessions: two to eight sessions of one to five
+// turns, each turn's prompt the conversation so far (shared content, its
+// answers named) plus new input, with think times between turns.
+func swarmSessions(cfg *Config, rng *rand.Rand) {
+	if cfg.Client.Concurrency > 0 || rng.IntN(4) > 0 {
+		return
+	}
+	n := 2 + rng.IntN(7)
+	starts := make([]int64, n)
+	turns := make([][]scriptTurn, n)
+	for i := range n {
+		starts[i] = rng.Int64N(2_000_000)
+		var chain []kv.Segment
+		prompt := 0
+		for t := range 1 + rng.IntN(5) {
+			if t > 0 {
+				chain = append(chain, turns[i][t-1].out)
+				prompt += turns[i][t-1].out.Tokens
+			}
+			in := kv.Segment{ID: uint64(i)<<20 | uint64(t+1)<<1, Tokens: 1 + rng.IntN(64)}
+			chain = append(chain, in)
+			prompt += in.Tokens
+			out := 1 + rng.IntN(40)
+			turns[i] = append(turns[i], scriptTurn{prompt: prompt, output: out, prefix: chain[:len(chain):len(chain)],
+				out: kv.Segment{ID: in.ID | 1, Tokens: out}, thinkNs: rng.Int64N(2) * rng.Int64N(200_000)})
+		}
+	}
+	cfg.Source = newScript(sortedStarts(starts), turns)
+}
+
+// sortedStarts sorts session start times in place (a source hands out
+// arrivals in order) and returns them.
+func sortedStarts(s []int64) []int64 {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}
+
+// swarmExtras draws the rest of a run's configuration, each for some
+// cases: owners, decoders' own KV sizes, an SLO, a lock-up threshold, a
+// timeline, a tracer, a progress callback that checks simulated time and
+// ended requests never go back, a record sink, and the switches that
+// must change nothing (allViews, eager).
+func swarmExtras(t testing.TB, cfg *Config, rng *rand.Rand) {
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		if rng.IntN(3) == 0 {
+			in.Owner = fmt.Sprintf("vendor-%d", rng.IntN(3))
+		}
+		if in.Role == RoleDecode && rng.IntN(3) == 0 {
+			in.KVIn = KVSize{PerToken: float64(rng.IntN(100_000)), WindowPerToken: float64(rng.IntN(50_000)),
+				WindowTokens: rng.IntN(200)}
+		}
+	}
+	if rng.IntN(2) == 0 {
+		cfg.SLO = results.SLO{TTFTNs: 1 + rng.Int64N(2_000_000), TPOTNs: 1 + rng.Int64N(50_000), Attainment: rng.Float64()}
+	}
+	if rng.IntN(2) == 0 {
+		cfg.LockupThresholdNs = 1 + rng.Int64N(1_000_000)
+	}
+	if rng.IntN(3) == 0 {
+		cfg.TimelineIntervalNs, cfg.TimelineSamples = 1+rng.Int64N(1_000_000), 1+rng.IntN(50)
+	}
+	if rng.IntN(3) == 0 {
+		cfg.Tracer, cfg.TraceRequests = &countTracer{}, rng.Int64N(20)
+		if rng.IntN(2) == 0 {
+			k := 1 + rng.Int64N(4)
+			cfg.TraceSelect = func(id int64) bool { return id%k == 0 }
+		}
+	}
+	if rng.IntN(3) == 0 {
+		cfg.Progress = monotoneProgress(t)
+	}
+	if rng.IntN(3) == 0 {
+		cfg.Records = &collect{}
+	}
+	cfg.allViews, cfg.eager = rng.IntN(4) == 0, rng.IntN(4) == 0
+}
+
+// countTracer counts what a run traces.
+type countTracer struct{ spans, instants, flows, counters int }
+
+func (c *countTracer) Span(int64, Track, string, int64, int64) { c.spans++ }
+func (c *countTracer) Instant(int64, Track, string, int64)     { c.instants++ }
+func (c *countTracer) Flow(int64, Track, int64, Track, int64)  { c.flows++ }
+func (c *countTracer) Counter(Track, string, int64, float64)   { c.counters++ }
+
+// monotoneProgress is a progress callback that fails the test when the
+// simulated time or the requests ended go back, or more requests end
+// than the source said it had.
+func monotoneProgress(t testing.TB) func(simNs, ended, total int64) {
+	var lastNs, lastEnded int64
+	return func(simNs, ended, total int64) {
+		if simNs < lastNs || ended < lastEnded || total >= 0 && ended > total {
+			t.Errorf("progress went from %d ns and %d ended to %d ns and %d ended of %d", lastNs, lastEnded,
+				simNs, ended, total)
+		}
+		lastNs, lastEnded = simNs, ended
+	}
+}
