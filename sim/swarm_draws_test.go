@@ -3,16 +3,19 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"handoff/hardware"
 	"handoff/models/kv"
 	"handoff/models/network"
+	"handoff/models/router"
+	"handoff/models/units"
 	"handoff/results"
 )
 
-// The swarm's draws of what the others leave out, each from a stream of
-// its own: a placed topology (NVLink domains, datacenters joined by a
+// The swarm's draws of routers and their knobs, and of what swarmCase's
+// first draws leave out, each from a stream of its own: a placed topology (NVLink domains, datacenters joined by a
 // WAN), sessions, and what a run may be given besides its cluster —
 // owners, per-decoder KV sizes, an SLO, a lock-up threshold, a timeline,
 // a tracer, a progress callback, a record sink, and the test switches
@@ -74,18 +77,8 @@ func swarmSessions(cfg *Config, rng *rand.Rand) {
 				out: kv.Segment{ID: in.ID | 1, Tokens: out}, thinkNs: rng.Int64N(2) * rng.Int64N(200_000)})
 		}
 	}
-	cfg.Source = newScript(sortedStarts(starts), turns)
-}
-
-// sortedStarts sorts session start times in place (a source hands out
-// arrivals in order) and returns them.
-func sortedStarts(s []int64) []int64 {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
+	slices.Sort(starts) // a source hands out arrivals in order
+	cfg.Source = newScript(starts, turns)
 }
 
 // swarmExtras draws the rest of a run's configuration, each for some
@@ -149,4 +142,73 @@ func monotoneProgress(t testing.TB) func(simNs, ended, total int64) {
 		}
 		lastNs, lastEnded = simNs, ended
 	}
+}
+
+// swarmRouters names the policies the swarm draws from, one each: every
+// router the scenarios can build.
+var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
+
+// swarmRouter draws a router and its knobs.
+func swarmRouter(rng *rand.Rand) router.Router {
+	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
+	switch swarmRouters[rng.IntN(len(swarmRouters))] {
+	case "round_robin":
+		return &router.RoundRobin{}
+	case "least_loaded":
+		return router.LeastLoaded{}
+	case "dynamo":
+		return router.NewDynamo(swarmDynamo(rng), stream)
+	case "llmd":
+		return router.NewLLMD(swarmLLMD(rng), stream)
+	default:
+		c := swarmDynamo(rng)
+		c.ConditionalDisagg = false // the pair search replaces it
+		return router.NewTopologyAware(c, rng.Float64()*4, stream)
+	}
+}
+
+// swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
+// temperature, a queue threshold, the router's own index instead of KV
+// events, and conditional disaggregation.
+func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
+	c := router.DefaultDynamoConfig()
+	c.OverlapScoreCredit = float64(rng.IntN(3))
+	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
+	c.PrefillLoadScale = 0.5 * float64(rng.IntN(4))
+	c.DecodeActiveRequestWeight = float64(rng.IntN(3))
+	if rng.IntN(3) == 0 {
+		c.Temperature = rng.Float64()
+	}
+	if rng.IntN(3) == 0 {
+		c.QueueThreshold = 0.5 + 4*rng.Float64()
+	}
+	if rng.IntN(3) == 0 {
+		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
+	}
+	c.AssumeKVReuse = rng.IntN(2) == 0
+	if rng.IntN(2) == 0 {
+		c.ConditionalDisagg = true
+		c.EffISLThreshold = 1 + rng.IntN(400)
+		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
+		if k := rng.IntN(2) * rng.IntN(400); k > 0 {
+			c.ConditionalPolicy, c.BypassBelowTokens = router.ConditionalTokenCap, k
+		}
+	}
+	return c
+}
+
+// swarmLLMD draws llm-d's scorers and weights, picker, decider threshold
+// and index capacity.
+func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
+	c := router.DefaultLLMDConfig()
+	c.Scorers = nil
+	for _, name := range router.ScorerNames() {
+		if rng.IntN(2) == 0 {
+			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(rng.IntN(4))})
+		}
+	}
+	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]
+	c.NonCachedTokens = rng.IntN(2) * rng.IntN(300)
+	c.LRUCapacityPerServer = 1 + rng.IntN(64)
+	return c
 }

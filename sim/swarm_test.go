@@ -11,7 +11,6 @@ import (
 	"handoff/models/kv"
 	"handoff/models/perf"
 	"handoff/models/router"
-	"handoff/models/units"
 	"handoff/results"
 )
 
@@ -215,75 +214,6 @@ func swarmArrivals(cfg *Config) int {
 		n = min(n, int(l))
 	}
 	return n
-}
-
-// swarmRouters names the policies the swarm draws from, one each: every
-// router the scenarios can build.
-var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
-
-// swarmRouter draws a router and its knobs.
-func swarmRouter(rng *rand.Rand) router.Router {
-	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
-	switch swarmRouters[rng.IntN(len(swarmRouters))] {
-	case "round_robin":
-		return &router.RoundRobin{}
-	case "least_loaded":
-		return router.LeastLoaded{}
-	case "dynamo":
-		return router.NewDynamo(swarmDynamo(rng), stream)
-	case "llmd":
-		return router.NewLLMD(swarmLLMD(rng), stream)
-	default:
-		c := swarmDynamo(rng)
-		c.ConditionalDisagg = false // the pair search replaces it
-		return router.NewTopologyAware(c, rng.Float64()*4, stream)
-	}
-}
-
-// swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
-// temperature, a queue threshold, the router's own index instead of KV
-// events, and conditional disaggregation.
-func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
-	c := router.DefaultDynamoConfig()
-	c.OverlapScoreCredit = float64(rng.IntN(3))
-	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
-	c.PrefillLoadScale = 0.5 * float64(rng.IntN(4))
-	c.DecodeActiveRequestWeight = float64(rng.IntN(3))
-	if rng.IntN(3) == 0 {
-		c.Temperature = rng.Float64()
-	}
-	if rng.IntN(3) == 0 {
-		c.QueueThreshold = 0.5 + 4*rng.Float64()
-	}
-	if rng.IntN(3) == 0 {
-		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
-	}
-	c.AssumeKVReuse = rng.IntN(2) == 0
-	if rng.IntN(2) == 0 {
-		c.ConditionalDisagg = true
-		c.EffISLThreshold = 1 + rng.IntN(400)
-		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
-		if k := rng.IntN(2) * rng.IntN(400); k > 0 {
-			c.ConditionalPolicy, c.BypassBelowTokens = router.ConditionalTokenCap, k
-		}
-	}
-	return c
-}
-
-// swarmLLMD draws llm-d's scorers and weights, picker, decider threshold
-// and index capacity.
-func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
-	c := router.DefaultLLMDConfig()
-	c.Scorers = nil
-	for _, name := range router.ScorerNames() {
-		if rng.IntN(2) == 0 {
-			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(rng.IntN(4))})
-		}
-	}
-	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]
-	c.NonCachedTokens = rng.IntN(2) * rng.IntN(300)
-	c.LRUCapacityPerServer = 1 + rng.IntN(64)
-	return c
 }
 
 // swarmPool draws one to three instances of a role with a shared engine
