@@ -156,3 +156,23 @@ func TestAbandonedOutputIsWhatTheClientSaw(t *testing.T) {
 		})
 	}
 }
+
+// A request the server ends while its first token is still on its way to
+// the client ends for the client behind that token, which goes the same
+// way: alone on a colocated instance whose first token takes 1 ms to
+// reach the client, it makes its first token at +2000 ns and then fails
+// over eight times (crashes every 100 ns from +2500): failed, its end no
+// earlier than its first token, its components its TTFT and nothing
+// after.
+func TestServerEndBehindTheFirstToken(t *testing.T) {
+	cfg := colocatedConfig(t, 4096, []Request{{ArrivalNs: 1000, PromptTokens: 100, OutputTokens: 50}})
+	cfg.Instances[0].FirstEmitNs, cfg.Instances[0].FinalEmitNs = 1_000_000, 1_000_000
+	for k := range int64(maxFailovers) {
+		cfg.Faults = append(cfg.Faults, Fault{Kind: FaultCrash, AtNs: 3500 + 100*k})
+	}
+	r := runDrained(t, cfg)[0] // checks the components (checkAttribution)
+	if r.Status != results.Failed || r.FirstTokenNs != 1000+2000+1_000_000 || r.FinishNs != r.FirstTokenNs {
+		t.Errorf("%v (%s) at %d ns, first token at %d; want failed at its first token, %d ns", r.Status, r.Reason,
+			r.FinishNs, r.FirstTokenNs, 1000+2000+1_000_000)
+	}
+}

@@ -338,6 +338,12 @@ func (c *cluster) closeRecord(id int64, status results.Status, reason string, ou
 // saw, and its time components are settled to its end (settleTime).
 func (c *cluster) closeRecordAt(id int64, status results.Status, reason string, atNs int64, out output) *results.Record {
 	rec := c.record(id)
+	if status != results.Abandoned && rec.FirstTokenNs > atNs {
+		// The server ended it (a failure, a drop or a refusal after a
+		// fail-over or a rejection) while its first token was on its way:
+		// the end goes the same way, behind it.
+		atNs = rec.FirstTokenNs
+	}
 	if c.cfg.Client.timeouts() && status != results.Abandoned {
 		if gone, why, at := c.clientVerdict(rec, atNs); gone {
 			status, reason, atNs = results.Abandoned, why, at
