@@ -132,18 +132,29 @@ func (p *Pool) instances() int {
 	return p.Count
 }
 
-// validateAutoscale checks every pool's autoscaler.
+// validateAutoscale checks every pool's autoscaler, and that the
+// instances built, each autoscaled pool at its max, stay within the limit.
 func (l *Loaded) validateAutoscale() error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
-		a := p.Autoscale
-		if a == nil {
-			continue
+		if a := p.Autoscale; a != nil {
+			if err := l.checkAutoscale(fmt.Sprintf("pools[%d].autoscale.", i), p, a); err != nil {
+				return err
+			}
 		}
-		at := fmt.Sprintf("pools[%d].autoscale.", i)
-		if err := l.checkAutoscale(at, p, a); err != nil {
-			return err
+	}
+	instances := 0
+	for i := range l.Pools {
+		p := &l.Pools[i]
+		if n := p.instances(); n > maxInstances-instances {
+			at := fmt.Sprintf("pools[%d].count", i)
+			if p.Autoscale != nil {
+				at = fmt.Sprintf("pools[%d].autoscale.max", i)
+			}
+			return l.errorf(at, "the pools build more than %d instances (each autoscaled pool at its max; %d before this one, "+
+				"%d in it)", maxInstances, instances, n)
 		}
+		instances += p.instances()
 	}
 	return nil
 }

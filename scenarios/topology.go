@@ -141,12 +141,18 @@ func (l *Loaded) place() ([]network.Place, error) {
 	return all, nil
 }
 
+// placePool places pool i's instances. An autoscaled pool is built, and
+// so placed, at its max: every instance it may start has its place from
+// the start, the ones beyond its count after those of the count (by the
+// rule, in further domains or the room left in the last; in a named
+// domain, which must hold them all).
 func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, error) {
 	p := &l.Pools[i]
 	at := fmt.Sprintf("pools[%d]", i)
 	pl := p.Placement
 	dc := l.datacenterIndex(pl.Datacenter)
 	rule, ok := placementRules[pl.Rule]
+	n := p.instances() * p.DP
 	switch {
 	case dc < 0 && len(l.Topology.Datacenters) == 0:
 		return nil, l.errorf(at+".placement.datacenter", "unknown datacenter %q: topology.datacenters names none", pl.Datacenter)
@@ -156,19 +162,28 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	case pl.Domain != "" && pl.Rule != "":
 		return nil, l.errorf(at+".placement", "give either domain or rule, not both")
 	case pl.Domain != "":
-		ps, err := placer.Named(dc, pl.Domain, p.Count*p.DP, p.TP)
+		ps, err := placer.Named(dc, pl.Domain, n, p.TP)
 		if err != nil {
-			return nil, l.errorf(at+".placement.domain", "%v (topology.domain_size)", err)
+			return nil, l.errorf(at+".placement.domain", "%v (topology.domain_size)%s", err, scaledNote(p))
 		}
 		return ps, nil
 	case !ok:
 		return nil, l.errorf(at+".placement.rule", "unknown rule %q (known: pack, spread)", pl.Rule)
 	}
-	ps, err := placer.ByRule(dc, rule, p.Count*p.DP, p.TP)
+	ps, err := placer.ByRule(dc, rule, n, p.TP)
 	if err != nil {
 		return nil, l.errorf(at+".tp", "%v: lower tp or raise topology.domain_size", err)
 	}
 	return ps, nil
+}
+
+// scaledNote explains, for a pool that autoscales above its count, why a
+// domain must hold more instances than the count.
+func scaledNote(p *Pool) string {
+	if p.Autoscale == nil || p.Autoscale.Max == p.Count {
+		return ""
+	}
+	return fmt.Sprintf("; the pool autoscales up to max %d instances, and each needs a place", p.Autoscale.Max)
 }
 
 // datacenterIndex is name's index in topology.datacenters, 0 for "" when

@@ -249,3 +249,74 @@ func FuzzTopology(f *testing.F) {
 		}
 	})
 }
+
+// TestAutoscaledPoolIsPlacedToItsMax: an autoscaled pool is built at its
+// max, so every instance it may start has a place — the extra ones by the
+// pool's rule after those of its count, or in its named domain, which must
+// hold them all. The run then scales up into them.
+func TestAutoscaledPoolIsPlacedToItsMax(t *testing.T) {
+	scaled := "tp: 2\n    autoscale: {policy: schedule, min: 1, max: 4, interval: 50ms, schedule: [{at: 100ms, count: 4}]}\n    placement"
+	tests := []struct {
+		name, placement string
+		together        bool // the four decode instances share a domain (else each has its own)
+	}{
+		{"spread", "placement: {datacenter: west, rule: spread}", false},
+		{"pack", "placement: {datacenter: west, rule: pack}", true}, // 4 × tp 2 fill a domain of 8
+		{"named", "placement: {datacenter: west, domain: w0}", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := strings.Replace(topoEdit(t, "tp: 2\n    placement", scaled),
+				"placement: {datacenter: west, rule: spread}", tt.placement, 1)
+			_, b, err := parseBuild(t, doc, "t.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(b.Config.Instances); n != 6 {
+				t.Fatalf("%d instances, want 2 prefill + 4 decode", n)
+			}
+			topo := b.Config.Topology
+			for k := 1; k < 4; k++ {
+				if got := topo.Level(2, 2+k); (got == network.LevelDomain) != tt.together {
+					t.Errorf("decode-0 → decode-%d at level %v; want them together in a domain: %v", k, got, tt.together)
+				}
+			}
+			res, err := sim.Run(b.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			served := false // by an instance beyond the count
+			for _, r := range res.Records {
+				served = served || r.DecodeInstance >= 4
+			}
+			if len(res.ScaleUpsNs) != 2 || !served {
+				t.Errorf("%d scale-ups, want 2; decode-2 or -3 served a request: %v", len(res.ScaleUpsNs), served)
+			}
+		})
+	}
+}
+
+// TestAutoscaledPoolFromTheIssue: a P/D scenario with a default topology
+// and a decode pool autoscaled above its count builds (it used to panic
+// with names and places of different lengths).
+func TestAutoscaledPoolFromTheIssue(t *testing.T) {
+	doc := edit(t, "  - name: decode\n    role: decode\n    count: 2\n",
+		"  - name: decode\n    role: decode\n    count: 1\n    autoscale: {policy: fixed, min: 1, max: 2}\n")
+	doc = strings.Replace(doc, "pools:\n", "topology: {}\npools:\n", 1)
+	if _, _, err := parseBuild(t, doc, "t.yaml"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAutoscaledPoolOverfillsNamedDomain: a named domain must hold the
+// pool's max, not its count, and the error says so.
+func TestAutoscaledPoolOverfillsNamedDomain(t *testing.T) {
+	doc := topoEdit(t, "tp: 2\n    placement: {datacenter: west, rule: spread}",
+		"tp: 2\n    autoscale: {policy: fixed, min: 1, max: 5}\n    placement: {datacenter: west, domain: w0}")
+	_, _, err := parseBuild(t, doc, "t.yaml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	checkError(t, err, `t.yaml:28: field pools[1].placement.domain: domain "w0" would hold 10 GPUs`,
+		"the pool autoscales up to max 5 instances, and each needs a place")
+}

@@ -92,12 +92,35 @@ func (l *Loaded) validateClient() error {
 		return l.errorf("workload.client.concurrency", "think_time and requests need a closed loop: set concurrency > 0")
 	case c.Requests > 0 && c.Requests < int64(c.Concurrency):
 		return l.errorf("workload.client.requests", "must be at least concurrency (%d), got %d", c.Concurrency, c.Requests)
-	case c.Concurrency > 0 && l.Workload.RateScale != defaultRateScale:
-		// 1 is accepted: a saved effective scenario writes it.
-		return l.errorf("workload.rate_scale", "cannot be set with workload.client.concurrency: a closed loop ignores the source's arrival times")
 	}
 	return nil
 }
+
+// RateFixedBy names the field whose workload workload.rate_scale cannot
+// speed up or slow down, and says why in a clause; "" when it can. Two
+// kinds of workload set their own arrival rate: a closed loop, whose users
+// send when their last request ends, and sessions, whose turns follow the
+// answers to the turns before.
+func (l *Loaded) RateFixedBy() (field, why string) {
+	w := &l.Workload
+	switch {
+	case w.Client.Concurrency > 0:
+		return "workload.client.concurrency", fmt.Sprintf("a closed loop of %d users sends a request only when one "+
+			"of theirs has ended, so its arrival rate is an outcome of the fleet, not an input", w.Client.Concurrency)
+	case w.Sessions != nil:
+		return "workload.sessions", "a session sends each turn a think time after the answer to the one before, so " +
+			"the turns' arrival rate is an outcome of the fleet; the sessions start at workload.sessions.arrival.rate"
+	case w.Trace != nil && w.Trace.Format == workload.FormatSessions:
+		return "workload.trace.format", "a session sends each turn a think time after the answer to the one before, so " +
+			"the turns' arrival rate is an outcome of the fleet; the sessions start at the trace's timestamps"
+	}
+	return "", ""
+}
+
+// FieldError returns an error at the scenario's field path, as the
+// loader's are: at the field's line in the file, or naming the --set that
+// wrote it.
+func (l *Loaded) FieldError(path, msg string) error { return l.errorf(path, "%s", msg) }
 
 func (l *Loaded) validateWorkload() error {
 	w := &l.Workload
@@ -113,6 +136,10 @@ func (l *Loaded) validateWorkload() error {
 	if err := l.validateSessions(); err != nil {
 		return err
 	}
+	// 1 is accepted: a saved effective scenario writes it.
+	if field, why := l.RateFixedBy(); field != "" && w.RateScale != defaultRateScale {
+		return l.errorf("workload.rate_scale", "cannot be set with %s: %s", field, why)
+	}
 	switch {
 	case w.Sessions != nil:
 		return l.locate("workload.sessions", w.Sessions.Validate())
@@ -127,21 +154,12 @@ func (l *Loaded) validateWorkload() error {
 }
 
 // validateSessions refuses what a session workload cannot do: it paces
-// its own turns, so no closed loop, and its arrivals are not rescaled.
+// its own turns, so no closed loop.
 func (l *Loaded) validateSessions() error {
 	w := &l.Workload
-	at := "workload.sessions.arrival.rate"
-	switch {
-	case w.Trace != nil && w.Trace.Format == workload.FormatSessions:
-		at = "the trace's timestamps"
-	case w.Sessions == nil:
-		return nil
-	}
-	if w.Client.Concurrency > 0 {
+	sessions := w.Sessions != nil || w.Trace != nil && w.Trace.Format == workload.FormatSessions
+	if sessions && w.Client.Concurrency > 0 {
 		return l.errorf("workload.client.concurrency", "must be 0 with sessions: a session sends its next turn think_ms after the previous one ends")
-	}
-	if w.RateScale != defaultRateScale { // 1, as a saved effective scenario writes it, is no scaling
-		return l.errorf("workload.rate_scale", "cannot scale a session workload: its starts come from %s", at)
 	}
 	return nil
 }

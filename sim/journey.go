@@ -38,11 +38,18 @@ func (c *cluster) pullArrival() {
 // checkNext checks the lengths of the request read from the source.
 func (c *cluster) checkNext() error { return c.checkRequest(&c.next) }
 
-// checkRequest checks the lengths of a request read from the source.
+// checkRequest checks the lengths of a request read from the source, and
+// that a turn of a session comes from a source that can say what follows
+// it (a wrapper that hides NextTurn would otherwise leave the session
+// nowhere to go when the turn ends).
 func (c *cluster) checkRequest(r *Request) error {
-	if prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1 {
+	switch {
+	case prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1:
 		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
 			c.recs.next, r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
+	case r.Turn > 0 && c.sessions.src == nil:
+		return fmt.Errorf("sim: request %d is turn %d of session %d, but the source yields no sessions (it is no SessionSource)",
+			c.recs.next, r.Turn, r.Session)
 	}
 	return nil
 }

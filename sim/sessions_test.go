@@ -187,3 +187,21 @@ func TestSessionNotClosedLoop(t *testing.T) {
 		t.Fatal("a session source ran in a closed loop")
 	}
 }
+
+// hiddenSessions hides its source's NextTurn: a source that yields turns
+// of sessions without being a SessionSource, as a wrapper that forgets to
+// forward NextTurn would.
+type hiddenSessions struct{ src Source }
+
+func (h hiddenSessions) Next(r *Request) (bool, error) { return h.src.Next(r) }
+
+// TestTurnFromNoSessionSource: a turn read from a source that yields no
+// sessions ends the run with an error naming the request, not a panic.
+func TestTurnFromNoSessionSource(t *testing.T) {
+	cfg := colocatedConfig(t, 4096, nil)
+	cfg.Source = hiddenSessions{chatSessions(2, 2, 0)}
+	_, err := Run(cfg)
+	if err == nil || err.Error() != "sim: request 0 is turn 1 of session 0, but the source yields no sessions (it is no SessionSource)" {
+		t.Fatalf("error %v", err)
+	}
+}

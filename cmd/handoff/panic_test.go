@@ -169,3 +169,86 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// oneRun is a test-only panic hook: it panics in the run whose effective
+// scenario (plan and sweep blocks aside) is the first that pick chose,
+// wherever that scenario comes from — a search's probe, a sweep's point or
+// a replay — and simulates every other.
+type oneRun struct {
+	pick   func(*scenarios.Loaded) bool
+	target []byte // the chosen run's effective scenario; nil until chosen
+}
+
+func (o *oneRun) bad(l *scenarios.Loaded) bool {
+	c := *l
+	c.Plan, c.Sweep = nil, nil
+	eff, err := c.Effective("")
+	if err != nil {
+		panic(err)
+	}
+	if o.target == nil && o.pick(l) {
+		o.target = eff
+	}
+	return o.target != nil && bytes.Equal(eff, o.target)
+}
+
+// replayArgs splits a replay command, "handoff run ARGS...", into its
+// arguments; the runs here need no shell quoting.
+func replayArgs(t *testing.T, msg string) []string {
+	t.Helper()
+	_, cmd, ok := strings.Cut(msg, "replay with: ")
+	if !ok || strings.ContainsAny(cmd, `'"\`) || !strings.HasPrefix(cmd, "handoff run ") {
+		t.Fatalf("no replay command to split in %q", msg)
+	}
+	return strings.Fields(strings.TrimPrefix(cmd, "handoff run "))
+}
+
+// TestReplayReproducesInternalError: for goodput, plan and sweep, the
+// replay command an internal error prints, run as printed, loads the very
+// scenario that failed and fails with the same internal error.
+func TestReplayReproducesInternalError(t *testing.T) {
+	small := "workload.synthetic.requests=20"
+	for _, tc := range []struct {
+		name string
+		pick func(*scenarios.Loaded) bool
+		run  func(simulateFunc) error
+	}{
+		{"goodput", func(l *scenarios.Loaded) bool { return l.Workload.RateScale > 1.5 }, func(s simulateFunc) error {
+			return runGoodput(&goodputOptions{scenario: quickstart, sets: []string{small}, tolerance: 0.5, maxRuns: 5,
+				simulate: s}, io.Discard)
+		}},
+		{"plan", func(l *scenarios.Loaded) bool { return l.Pools[1].Count == 2 }, func(s simulateFunc) error {
+			return runPlan(&planOptions{scenario: quickstart, sets: []string{small}, targetRate: 5, maxCount: 2, maxRuns: 10,
+				simulate: s}, io.Discard)
+		}},
+		{"sweep", func(l *scenarios.Loaded) bool { return l.Pools[1].Count == 2 && l.Workload.RateScale == 2 }, func(s simulateFunc) error {
+			opts := &sweepOptions{scenario: quickstart, outDir: filepath.Join(t.TempDir(), "out"), sets: []string{small},
+				vary: []string{"pools.decode.count=1,2", "workload.rate_scale=1,2"}, jobs: 1, noPlots: true, failFast: true, simulate: s}
+			return runSweep(context.Background(), opts, io.Discard, io.Discard)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := &oneRun{pick: tc.pick}
+			simF := panicking(hook.bad)
+			var first *experiment.InternalError
+			if err := tc.run(simF); !errors.As(err, &first) {
+				t.Fatalf("error %v, want an internal error", err)
+			}
+			args := replayArgs(t, first.Error())
+			cmd := newRunCmd(io.Discard, io.Discard, func(o *runOptions, w io.Writer) error {
+				o.simulate = simF
+				return runScenario(o, w)
+			})
+			cmd.SetArgs(args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			var again *experiment.InternalError
+			if err := cmd.Execute(); !errors.As(err, &again) {
+				t.Fatalf("handoff run %s: error %v, want the internal error %q", strings.Join(args, " "), err, first)
+			}
+			if again.Error() != first.Error() {
+				t.Errorf("the replay failed otherwise:\n%s\nthe %s:\n%s", again, tc.name, first)
+			}
+		})
+	}
+}

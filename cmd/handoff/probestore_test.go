@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,6 +165,69 @@ func TestGoodputRefusesChangedTrace(t *testing.T) {
 	for k, v := range before {
 		if after[k] != v {
 			t.Errorf("%s changed", k)
+		}
+	}
+}
+
+// damageProbes rewrites every probe.json of dir with change applied to
+// its decoded record, re-encoded as the store writes it.
+func damageProbes(t *testing.T, dir string, change func(rec map[string]any)) {
+	t.Helper()
+	recs, _ := filepath.Glob(filepath.Join(dir, results.ProbesDir, "*", results.ProbeRecordFile))
+	for _, path := range recs {
+		var rec map[string]any
+		if err := json.Unmarshal(readFile(t, path), &rec); err != nil {
+			t.Fatal(err)
+		}
+		change(rec)
+		data, _ := json.MarshalIndent(rec, "", "  ")
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDamagedProbeRunsAgain: a probe.json changed after it was written —
+// a figure the summary holds, one it does not, the overrides it names, or
+// its text cut short — is named on stderr, one line per probe, and run
+// again, so goodput and plan print what they printed before. (An edited
+// attainment used to be believed: goodput fell from 61.51 to 19.94 req/s
+// and plan chose a fleet that missed the target.)
+func TestDamagedProbeRunsAgain(t *testing.T) {
+	damages := map[string]func(rec map[string]any){
+		"attainment": func(rec map[string]any) { rec["probe"].(map[string]any)["Attainment"] = 0.1 },
+		"TTFT share": func(rec map[string]any) { rec["probe"].(map[string]any)["TTFTShare"] = 0.1 },
+		"GPUs":       func(rec map[string]any) { rec["probe"].(map[string]any)["GPUs"] = 1 },
+		"sets":       func(rec map[string]any) { rec["sets"] = []string{"workload.rate_scale=1e6"} },
+	}
+	for _, args := range [][]string{{"goodput", quickstart, "--set", smallSets[0], "--tolerance", "0.2"}, planArgs} {
+		dir := filepath.Join(t.TempDir(), "out")
+		args = append(slices.Clip(args), "-o", dir)
+		code, first, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+		}
+		n := countProbes(dir)
+		for name, change := range damages {
+			damageProbes(t, dir, change)
+			code, stdout, stderr := runCLI(t, args...)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if code != 0 || stdout != first || len(lines) != n {
+				t.Errorf("%s, %s changed: exit %d, same stdout %v, %d warnings for %d probes:\n%s",
+					args[0], name, code, stdout == first, len(lines), n, stderr)
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "warning: probe "+filepath.Join(dir, results.ProbesDir)) ||
+					!strings.Contains(l, ": probe.json does not match its checksum") || !strings.HasSuffix(l, "; it runs again") {
+					t.Errorf("%s, %s changed: warning %q", args[0], name, l)
+				}
+			}
+		}
+		recs, _ := filepath.Glob(filepath.Join(dir, results.ProbesDir, "*", results.ProbeRecordFile))
+		os.WriteFile(recs[0], readFile(t, recs[0])[:40], 0o644)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 || stdout != first || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "probe.json: unexpected EOF; it runs again") {
+			t.Errorf("%s, probe.json cut short: exit %d, same stdout %v, stderr %q", args[0], code, stdout == first, stderr)
 		}
 	}
 }

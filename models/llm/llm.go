@@ -115,8 +115,8 @@ func (m *Model) KVBytesForContext(contextTokens int) float64 {
 // ExpertBytesTotal: shared_params·weight_bytes + expert_params·
 // expert_weight_bytes, params_total·weight_bytes for a dense model.
 // Examples: Llama-3.1-70B, 70.6e9·2 = 141.2 GB; gpt-oss-120b (BF16
-// attention and embeddings, MXFP4 experts) 1.9e9·2 + 114.9e9·0.53125 ≈
-// 64.86 GB.
+// attention and embeddings, MXFP4 experts) 2.12e9·2 + 114.71e9·0.53125 ≈
+// 65.17 GB.
 func (m *Model) WeightBytesTotal() float64 { return m.SharedBytesTotal() + m.ExpertBytesTotal() }
 
 // SharedBytesTotal is the size of the weights every token touches,

@@ -10,7 +10,9 @@
 // No process state: warnings go to the writer in the options, progress to
 // the callback given, notes to the writer given.
 //
-// Reading guide: probe.go, one run of a search and what it measured;
+// Reading guide: fixedrate.go, the workloads both searches refuse (a
+// closed loop, sessions: their rate is no input); probe.go, one run of a
+// search and what it measured;
 // probestore.go, the probes/ directory, checked before a probe is reused;
 // goodput.go, Goodput and its two searches; goodput_out.go, its table,
 // JSON, goodput.csv and plot; plan.go, Plan, its options and the search

@@ -54,6 +54,9 @@ func Goodput(opts GoodputOptions) (g *GoodputSearch, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkScalable(l, "goodput"); err != nil {
+		return nil, err
+	}
 	defer experiment.RecoverRun(&err, rp)
 	opts.Simulate = opts.Simulate.Or(opts.Warn)
 	return measureGoodput(l, &opts)
@@ -170,14 +173,18 @@ func (g *GoodputSearch) searchLoose(b search.Bisection, runs map[float64]Probe,
 	return b.Search(meets)
 }
 
-// runAt simulates the scenario with its arrival rate scaled by scale.
+// runAt simulates the scenario with its arrival rate scaled by scale. The
+// scaled scenario is loaded from the file with the rate as one more --set,
+// as the replay command loads it, so that it is checked as every run is and
+// a replay runs what failed.
 func (g *GoodputSearch) runAt(l *scenarios.Loaded, scale float64) (m Probe, err error) {
-	scaled := *l
-	scaled.Workload.RateScale = l.Workload.RateScale * scale
-	own := []string{"workload.rate_scale=" + strconv.FormatFloat(scaled.Workload.RateScale, 'g', -1, 64)}
+	own := []string{"workload.rate_scale=" + strconv.FormatFloat(l.Workload.RateScale*scale, 'g', -1, 64)}
 	rp := experiment.Replay{File: l.File, Seed: l.Seed, Sets: append(slices.Clip(g.sets), own...)}
 	defer experiment.RecoverRun(&err, &rp)
-	m, err = g.store.run(&scaled, own, g.simulate)
+	scaled, err := experiment.Load(rp.File, rp.Sets, rp.Seed)
+	if err == nil {
+		m, err = g.store.run(scaled, own, g.simulate)
+	}
 	if err != nil {
 		return m, fmt.Errorf("at %.4g× the arrival rate: %w", scale, err)
 	}

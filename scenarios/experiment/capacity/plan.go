@@ -58,6 +58,9 @@ func Plan(opts PlanOptions) (p *Planner, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkScalable(l, "plan"); err != nil {
+		return nil, err
+	}
 	defer experiment.RecoverRun(&err, rp)
 	opts.Simulate = opts.Simulate.Or(opts.Warn)
 	if p, err = newPlanner(l, &opts); err != nil {

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 
 	"handoff/results"
@@ -76,9 +77,25 @@ func runProbe(l *scenarios.Loaded, simF experiment.Simulate) (Probe, results.Sum
 	if err != nil {
 		return Probe{}, sum, err
 	}
-	m := Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
-		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
+	m := summaryFigures(&sum)
 	m.TTFTShare, m.TPOTShare = experiment.LimitShares(res, results.SLO{TTFTNs: int64(l.SLO.TTFT), TPOTNs: int64(l.SLO.TPOT)})
 	m.unserved = experiment.Unserved(res, experiment.WorkloadName(l))
 	return m, sum, nil
+}
+
+// summaryFigures returns the figures of a probe that its summary holds.
+func summaryFigures(sum *results.Summary) Probe {
+	return Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
+		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
+}
+
+// probe returns the saved probe: the figures its summary holds from sum,
+// the others from the record.
+func (sp *savedProbe) probe(sum *results.Summary) Probe {
+	m := summaryFigures(sum)
+	m.TTFTShare, m.TPOTShare = sp.TTFTShare, sp.TPOTShare
+	if sp.Unserved != "" {
+		m.unserved = errors.New(sp.Unserved)
+	}
+	return m
 }

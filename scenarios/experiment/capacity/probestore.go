@@ -29,14 +29,20 @@ import (
 //
 // <id> is a hash of the probe's own overrides (the rate scale, the fleet).
 // A rerun of the command on the same directory takes a finished probe from
-// its record instead of simulating it again, so an interrupted search
+// its files instead of simulating it again, so an interrupted search
 // resumes, and refuses one made from another version of the scenario or
-// its input files.
+// its input files. Before it trusts them it checks them, as a sweep checks
+// its points: probe.json against the checksum it carries of itself,
+// summary.json against the hash probe.json holds of it and as a summary
+// this build writes. A probe that fails a check is damaged: it is named on
+// stderr and run again. The figures the summary holds are read from it;
+// probe.json adds those it does not (the shares within each limit, the
+// unserved requests).
 
 const (
 	probesDir          = results.ProbesDir
 	probeRecordFile    = results.ProbeRecordFile
-	probeLayoutVersion = 1
+	probeLayoutVersion = 2 // 2: probe.json carries record_sha256
 )
 
 // probeRecord is a probe's probe.json: what it was run from and what it
@@ -50,6 +56,14 @@ type probeRecord struct {
 	Inputs         []sweepdir.InputFile `json:"inputs"`          // the files it read
 	SummarySHA256  string               `json:"summary_sha256"`  // of the summary.json beside it
 	Probe          savedProbe           `json:"probe"`
+	RecordSHA256   string               `json:"record_sha256"` // of this record with this field empty (checksum)
+}
+
+// checksum returns the hash of rec with its RecordSHA256 empty, as JSON.
+func (rec probeRecord) checksum() (string, error) {
+	rec.RecordSHA256 = ""
+	data, err := json.Marshal(rec)
+	return sweepdir.SHA256(data), err
 }
 
 // savedProbe is a probe as probe.json holds it.
@@ -135,7 +149,7 @@ func (s *probeStore) run(l *scenarios.Loaded, sets []string, simF experiment.Sim
 		return Probe{}, err
 	}
 	id := probeID(sets)
-	if m, ok, err := s.saved(id, rec); ok || err != nil {
+	if m, ok, err := s.saved(id, rec, l.Name); ok || err != nil {
 		return m, err
 	}
 	m, sum, err := runProbe(l, simF)
@@ -167,21 +181,27 @@ func probeID(sets []string) string { return sweepdir.SHA256([]byte(strings.Join(
 // probeRel returns a probe's file name inside the directory.
 func probeRel(id, name string) string { return probesDir + "/" + id + "/" + name }
 
-// saved returns the probe saved as id when it was made from what want
-// says. A probe made otherwise is an error; one damaged (its files do not
-// match) is named on stderr and reported as not saved, to run again.
-func (s *probeStore) saved(id string, want *probeRecord) (Probe, bool, error) {
+// saved returns the probe saved as id, of scenario name, when it was made
+// from what want says. A probe made otherwise, or by another layout, is an
+// error; one damaged (its files fail their checks) is named on stderr and
+// reported as not saved, to run again.
+func (s *probeStore) saved(id string, want *probeRecord, name string) (Probe, bool, error) {
 	data, err := outdir.ReadIn(s.dir, probeRel(id, probeRecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Probe{}, false, nil
 	}
 	at := filepath.Join(s.dir, probesDir, id)
 	var rec probeRecord
+	var sum results.Summary
 	if err == nil {
-		err = json.Unmarshal(data, &rec)
+		err = strictJSON(data, &rec)
+	}
+	if err == nil && rec.Version != want.Version {
+		return Probe{}, false, fmt.Errorf("%s: will not mix results: its probes have layout version %d, this build's %d; "+
+			"use another directory", at, rec.Version, want.Version)
 	}
 	if err == nil {
-		err = s.checkSummary(id, &rec)
+		sum, err = s.checkFiles(id, &rec, name)
 	}
 	if err != nil {
 		if s.stderr != nil {
@@ -195,32 +215,43 @@ func (s *probeStore) saved(id string, want *probeRecord) (Probe, bool, error) {
 	if path, why := s.sums.Changed(rec.Inputs); why != "" {
 		return Probe{}, false, fmt.Errorf("%s: will not mix results: the probe read %s, which %s; use another directory", at, path, why)
 	}
-	m := rec.Probe.Probe
-	if rec.Probe.Unserved != "" {
-		m.unserved = errors.New(rec.Probe.Unserved)
-	}
-	return m, true, nil
+	return rec.Probe.probe(&sum), true, nil
 }
 
-// checkSummary checks that the summary.json beside rec is the one saved
-// with it.
-func (s *probeStore) checkSummary(id string, rec *probeRecord) error {
-	sum, err := outdir.ReadIn(s.dir, probeRel(id, results.SummaryFile))
-	if err != nil {
-		return err
-	}
-	if sweepdir.SHA256(sum) != rec.SummarySHA256 {
-		return fmt.Errorf("%s is not the file saved with the probe (its hash differs)", results.SummaryFile)
+// strictJSON decodes data into v, refusing fields v does not have.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", probeRecordFile, err)
 	}
 	return nil
+}
+
+// checkFiles checks a probe's files: rec (its probe.json) against its
+// checksum, and the summary.json beside it against rec's hash of it and as
+// a summary of scenario name, which it returns.
+func (s *probeStore) checkFiles(id string, rec *probeRecord, name string) (results.Summary, error) {
+	if sum, err := rec.checksum(); err != nil || sum != rec.RecordSHA256 {
+		return results.Summary{}, fmt.Errorf("%s does not match its checksum (it changed after it was written)", probeRecordFile)
+	}
+	data, err := outdir.ReadIn(s.dir, probeRel(id, results.SummaryFile))
+	if err != nil {
+		return results.Summary{}, err
+	}
+	if sweepdir.SHA256(data) != rec.SummarySHA256 {
+		return results.Summary{}, fmt.Errorf("%s is not the file saved with the probe (its hash differs)", results.SummaryFile)
+	}
+	if err := sweepdir.CheckSummary(data, name); err != nil {
+		return results.Summary{}, fmt.Errorf("%s: %w", results.SummaryFile, err)
+	}
+	return results.ParseSummary(data, results.SummaryFile)
 }
 
 // recordDifference says how the saved probe rec was made otherwise than
 // want; "" when it was not.
 func recordDifference(rec, want *probeRecord) string {
 	switch {
-	case rec.Version != want.Version:
-		return fmt.Sprintf("its probes have layout version %d, this build's %d", rec.Version, want.Version)
 	case !slices.Equal(rec.Sets, want.Sets):
 		return fmt.Sprintf("probe %s is of %v, not %v", probeID(want.Sets), rec.Sets, want.Sets)
 	case rec.Seed != want.Seed:
@@ -246,6 +277,10 @@ func (s *probeStore) write(id string, rec *probeRecord, m Probe, sum results.Sum
 	rec.SummarySHA256, rec.Probe = sweepdir.SHA256(summary.Bytes()), savedProbe{Probe: m}
 	if m.unserved != nil {
 		rec.Probe.Unserved = m.unserved.Error()
+	}
+	var err error
+	if rec.RecordSHA256, err = rec.checksum(); err != nil {
+		return err
 	}
 	if err := outdir.WriteIn(s.dir, probeRel(id, results.SummaryFile), func(w io.Writer) error { _, err := w.Write(summary.Bytes()); return err }); err != nil {
 		return err
