@@ -203,8 +203,9 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	}
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
-		NoChunkedPrefill: !*e.ChunkedPrefill, SharedQueue: e.RemoteKVQueue == "shared",
-		AsyncScheduling: *e.AsyncScheduling}
+		NoChunkedPrefill: !*e.ChunkedPrefill, AsyncScheduling: *e.AsyncScheduling,
+		Rules: engineRules(&e), KVConsumer: p.Role == "decode" || len(p.KVTiers) > 0}
+	cfg.WatermarkBlocks = int(*e.Watermark * float64(cfg.NumBlocks)) // vLLM: int(watermark × num_gpu_blocks)
 	if g := m.KVGroups(); g.Sliding > 0 {
 		cfg.SlidingWindow, cfg.SlidingGroups = m.SlidingWindow, g.Sliding
 	}

@@ -79,14 +79,11 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	seqs, tokens := l.batchDefaults(p.Hardware)
 	fill(l, at+"max_num_batched_tokens", &e.MaxNumBatchedTokens, tokens)
 	fill(l, at+"max_num_seqs", &e.MaxNumSeqs, seqs)
-	fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, defaultRemoteKVQueue)
+	l.releaseDefaults(at, p)
 	fill(l, at+"block_size", &e.BlockSize, defaultBlockSize)
 	fill(l, at+"memory_utilization", &e.MemoryUtilization, defaultMemoryUtilization)
 	if e.PrefixCaching == nil {
 		e.PrefixCaching = ptr(true)
-	}
-	if e.AsyncScheduling == nil {
-		e.AsyncScheduling = ptr(true)
 	}
 	if e.ChunkedPrefill == nil {
 		e.ChunkedPrefill = ptr(true)

@@ -145,17 +145,25 @@ type Metrics struct {
 	LockupAbort     units.Duration `yaml:"lockup_abort"`     // queued work and no step for this long: its requests fail
 }
 
-// Engine holds the vLLM engine limits of a pool's instances.
+// Engine holds the vLLM engine limits of a pool's instances, and the
+// release whose scheduling rules they follow (release.go), each of which
+// may also be set on its own.
 type Engine struct {
-	MaxNumBatchedTokens int     `yaml:"max_num_batched_tokens"`
-	MaxNumSeqs          int     `yaml:"max_num_seqs"`
-	BlockSize           int     `yaml:"block_size"`
-	MemoryUtilization   float64 `yaml:"memory_utilization"` // share of device memory for weights + KV
-	MaxModelLen         int     `yaml:"max_model_len"`      // 0 = the model's context length
-	RemoteKVQueue       string  `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
-	PrefixCaching       *bool   `yaml:"prefix_caching"`
-	ChunkedPrefill      *bool   `yaml:"chunked_prefill"`
-	AsyncScheduling     *bool   `yaml:"async_scheduling"` // vLLM's default since Nov 2025: plan step k+1 while step k runs
+	VLLM                string   `yaml:"vllm,omitempty"`             // release preset: "0.10" … "0.33", or latest
+	Admission           string   `yaml:"admission,omitempty"`        // first_chunk | full_sequence
+	ReserveInflight     *bool    `yaml:"reserve_inflight,omitempty"` // async loads leave the blocks running prefills need
+	DeferredFree        *bool    `yaml:"deferred_free,omitempty"`    // frees wait for the step in flight (async, KV consumers)
+	FencedVictim        string   `yaml:"fenced_victim,omitempty"`    // cascade | wait
+	Watermark           *float64 `yaml:"watermark,omitempty"`        // share of the pool admission keeps free while any request runs
+	MaxNumBatchedTokens int      `yaml:"max_num_batched_tokens"`
+	MaxNumSeqs          int      `yaml:"max_num_seqs"`
+	BlockSize           int      `yaml:"block_size"`
+	MemoryUtilization   float64  `yaml:"memory_utilization"` // share of device memory for weights + KV
+	MaxModelLen         int      `yaml:"max_model_len"`      // 0 = the model's context length
+	RemoteKVQueue       string   `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
+	PrefixCaching       *bool    `yaml:"prefix_caching"`
+	ChunkedPrefill      *bool    `yaml:"chunked_prefill"`
+	AsyncScheduling     *bool    `yaml:"async_scheduling"` // vLLM's default since v0.14: plan step k+1 while step k runs
 }
 
 // StepTime chooses and tunes the step-time model of a pool. Each model's

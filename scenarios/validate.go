@@ -285,7 +285,7 @@ func (l *Loaded) validateEngine(at string, e *Engine) error {
 	case !slices.Contains(remoteKVQueues, e.RemoteKVQueue):
 		return l.errorf(at+".remote_kv_queue", "unknown order %q (known: %v)", e.RemoteKVQueue, remoteKVQueues)
 	}
-	return nil
+	return l.validateRelease(at, e)
 }
 
 // validatePolicy checks a pool's swap, reject and claims settings.

@@ -180,7 +180,7 @@ func (l *Loaded) waferEngine(at string, p *Pool, hw *hardware.Catalog, dev hardw
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		MaxModelLen: maxLen, NoChunkedPrefill: !*e.ChunkedPrefill, Layouts: engineLayouts(layouts),
 		Pressure: pressurePolicies[w.PressurePolicy], RecompileNs: int64(w.RecompileTime),
-		SharedQueue: e.RemoteKVQueue == "shared"}
+		Rules: engine.Rules{SharedQueue: e.RemoteKVQueue == "shared"}}
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, l.errorf(at+".engine", "%v", err)
 	}

@@ -25,12 +25,14 @@ var swarmNotDrawn = map[string]string{
 // swarmEnums are the enumerated fields' types and how many values each
 // has: the swarm must draw every one.
 var swarmEnums = map[reflect.Type]int{
-	reflect.TypeFor[Role]():            3,
-	reflect.TypeFor[engine.Policy]():   3,
-	reflect.TypeFor[engine.Pressure](): 3,
-	reflect.TypeFor[engine.TierKind](): int(engine.NumTiers),
-	reflect.TypeFor[engine.Offload]():  3, // on completion, on eviction, both
-	reflect.TypeFor[FaultKind]():       len(faultNames),
+	reflect.TypeFor[Role]():                3,
+	reflect.TypeFor[engine.Policy]():       3,
+	reflect.TypeFor[engine.Admission]():    2,
+	reflect.TypeFor[engine.FencedVictim](): 2,
+	reflect.TypeFor[engine.Pressure]():     3,
+	reflect.TypeFor[engine.TierKind]():     int(engine.NumTiers),
+	reflect.TypeFor[engine.Offload]():      3, // on completion, on eviction, both
+	reflect.TypeFor[FaultKind]():           len(faultNames),
 }
 
 // swarmKinds are the interface fields whose dynamic types the swarm must

@@ -216,13 +216,28 @@ func swarmArrivals(cfg *Config) int {
 	return n
 }
 
+// swarmRules draws an engine's release rules: a vLLM release's, or each
+// rule on its own.
+func swarmRules(rng *rand.Rand) engine.Rules {
+	if rng.IntN(2) == 0 {
+		vs := engine.VLLMVersions()
+		r, err := engine.VLLM(vs[rng.IntN(len(vs))])
+		if err != nil {
+			panic(err)
+		}
+		return r.Rules
+	}
+	return engine.Rules{Admission: engine.Admission(rng.IntN(2)), SharedQueue: rng.IntN(3) == 0,
+		ReserveInflight: rng.IntN(2) == 0, DeferFrees: rng.IntN(2) == 0, FencedVictim: engine.FencedVictim(rng.IntN(2))}
+}
+
 // swarmPool draws one to three instances of a role with a shared engine
 // configuration and step timer.
 func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	ec := engine.Config{MaxBatchedTokens: 16 << rng.IntN(6), MaxSeqs: 1 + rng.IntN(16),
 		BlockSize: 4 << rng.IntN(3), NumBlocks: 8 + rng.IntN(120), MaxModelLen: 1 << 20,
-		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0, SharedQueue: rng.IntN(3) == 0,
-		AsyncScheduling: rng.IntN(2) == 0}
+		PrefixCaching: rng.IntN(2) == 0, NoChunkedPrefill: rng.IntN(5) == 0, AsyncScheduling: rng.IntN(2) == 0,
+		Rules: swarmRules(rng), KVConsumer: role == RoleDecode || rng.IntN(4) == 0}
 	if rng.IntN(4) == 0 {
 		ec.MaxModelLen = 64 + rng.IntN(512)
 	}
@@ -246,6 +261,8 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 		ec.Layouts = [][]engine.SlotClass{{{Count: 1 + rng.IntN(6), ContextTokens: 64 << rng.IntN(4)}},
 			{{Count: 1 + rng.IntN(2), ContextTokens: 1024}}}
 		ec.Pressure, ec.RecompileNs = engine.Pressure(rng.IntN(3)), rng.Int64N(100_000)
+	} else if rng.IntN(4) == 0 {
+		ec.WatermarkBlocks = rng.IntN(ec.NumBlocks / 4)
 	}
 	if err := ec.Validate(); err != nil {
 		t.Fatal(err)

@@ -41,18 +41,18 @@ type Config struct {
 	SlidingWindow int
 	SlidingGroups int
 
-	// SharedQueue keeps decode-role sequences that wait for remote KV, or
-	// whose KV has arrived, in the waiting queue with everything else, as
-	// vLLM's scheduler did before it kept such requests in a queue of
-	// their own (skipped_waiting) served first. A preempted sequence at the
-	// head that cannot get its blocks then stops admission before the
-	// sequences behind it that hold theirs, and a decoder can deadlock.
-	// False (the default) is today's vLLM: sequences whose KV arrived are
-	// admitted first (see Instance.KVArrived).
-	SharedQueue bool
+	// Rules are the scheduling rules that differ between engine releases
+	// (rules.go); the zero value is vLLM v0.10's.
+	Rules
 
-	// AsyncScheduling is vLLM V1's asynchronous scheduling, on by default
-	// since vLLM PR #27614 (Nov 2025): the engine core schedules step k+1
+	// KVConsumer: the instance receives KV through a connector — a
+	// decode instance, or one with lower KV tiers — which is where vLLM
+	// defers frees (Rules.DeferFrees) under asynchronous scheduling.
+	KVConsumer bool
+
+	// AsyncScheduling is vLLM V1's asynchronous scheduling (PR #19970,
+	// behind --async-scheduling from v0.10; on by default since v0.14, PR
+	// #27614): the engine core schedules step k+1
 	// as soon as it has launched step k, before step k's outputs are back
 	// (vllm/v1/engine/core.py, step_with_batch_queue, two batches in
 	// flight; vllm/v1/core/sched/async_scheduler.py). A request that
@@ -91,6 +91,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("KV pool has %d blocks: no room for any KV cache", c.NumBlocks)
 	case c.MaxModelLen <= 0:
 		return fmt.Errorf("max_model_len must be positive, got %d", c.MaxModelLen)
+	case c.WatermarkBlocks < 0 || c.WatermarkBlocks >= c.NumBlocks:
+		return fmt.Errorf("watermark of %d blocks: want at least 0 and fewer than the pool's %d", c.WatermarkBlocks, c.NumBlocks)
 	case c.HostBlocks < 0:
 		return fmt.Errorf("host tier must not be negative, got %d blocks", c.HostBlocks)
 	case c.SlidingWindow < 0 || c.SlidingGroups < 0 || (c.SlidingWindow > 0) != (c.SlidingGroups > 0):
@@ -111,6 +113,11 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
+
+// defersFrees reports whether a departing sequence's blocks wait for the
+// step it was last scheduled in (Rules.DeferFrees): vLLM defers them on a
+// KV consumer when more than one batch may be in flight.
+func (c *Config) defersFrees() bool { return c.DeferFrees && c.AsyncScheduling && c.KVConsumer }
 
 // CapacityTokens is the most tokens one sequence can hold in this instance:
 // its largest slot in slot mode.

@@ -26,6 +26,7 @@ func (in *Instance) Drop(s *Seq) {
 // it holds, and so, here, do the host and disk tiers. It panics unless
 // every sequence has left the instance (Drop, or they ended).
 func (in *Instance) Fresh() *Instance {
+	in.drainDeferred(in.stats.Steps)
 	if !in.Idle() || in.pool.UsedBlocks() != 0 || in.mem.hostBlocks() != 0 {
 		panic("engine: restarting an instance that still holds sequences")
 	}

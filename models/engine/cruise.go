@@ -116,12 +116,13 @@ func (in *Instance) joinPhase(pos int, p int16, from int64) {
 	in.phaseCount[p]++
 }
 
-// UncountedBlocks is how many blocks cruising sequences hold beyond their
+// UncountedBlocks is how many blocks are held back for departed sequences
+// (deferred.go) plus how many cruising sequences hold beyond their
 // SeqBlocks (taken while cruising, added to their tables when they settle,
 // less the sliding-window blocks they dropped): with those, the sequences'
 // blocks add up to the pool's references. Cost O(running): for audits.
 func (in *Instance) UncountedBlocks() int {
-	n := 0
+	n := in.deferredBlocks
 	for i, t := range in.trip {
 		n += int(t.grown) * (1 + in.cfg.SlidingGroups)
 		if p := in.phase[i]; p != noPhase {
@@ -249,6 +250,7 @@ func (in *Instance) settle(pos int) {
 	}
 	s.computed += int(k)
 	s.Generated += int(k)
+	s.lastStep = k
 	s.Acct[AcctCompute] += in.busyNs
 	s.Acct[AcctQueue] += in.lastEndNs - in.busyNs
 	s.markNs, s.LastTokenNs = in.lastEndNs, in.lastEndNs

@@ -44,6 +44,19 @@ type Instance struct {
 
 	mem memory // the paged pool or the slots (memory.go)
 
+	// Deferred frees (deferred.go): departed sequences' blocks held back,
+	// how many, tables to reuse, and the last step processed as of the
+	// pass under way.
+	deferred       []deferredFree
+	deferredBlocks int
+	spare          [][]kv.BlockID
+	processed      int64
+
+	// The running sequences the pass under way left out of its step (the
+	// budget ran out, or a fenced victim stopped it): positions cut to
+	// cutEnd (Rules.ReserveInflight counts their prefills).
+	cut, cutEnd int
+
 	// Why queued sequences wait (waits.go): the time spent in each cause
 	// so far, the cause since waitSince, and why the pass under way
 	// stopped admitting.

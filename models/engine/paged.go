@@ -36,7 +36,8 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
 	in.slidingFree(s, start)
 	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
-	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+	room := in.admissionRoom(s, hit, false)
+	if need+sliding > room || in.cfg.Admission == FullSequence && in.wholeNeed(s, start, hit) > room {
 		return 0, false
 	}
 	in.acquire(s, hit)
@@ -68,7 +69,8 @@ func (p *paged) firstAdmission(s *Seq, start int) {
 // the room is not there.
 func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	in := p.in
-	if lower > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+	room := in.admissionRoom(s, hit, false)
+	if lower > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room {
 		return false
 	}
 	in.acquire(s, hit)
@@ -90,7 +92,7 @@ func (p *paged) reserve(s *Seq) bool {
 	// The sliding-window groups take the prompt's last window only
 	// (allocate_new_computed_blocks pads the rest with null blocks).
 	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
-	if need+sliding > in.pool.FreeBlocks()-in.freeAmong(s, hit) {
+	if need+sliding > in.admissionRoom(s, hit, true) {
 		return false
 	}
 	in.acquire(s, hit)
@@ -124,9 +126,13 @@ func (p *paged) grow(s *Seq, tokens int) bool {
 // then any host-tier blocks.
 func (p *paged) release(s *Seq) {
 	in := p.in
-	in.slidingFreeAll(s)
-	in.pool.FreeSettled(s.blocks, s.shared, s.committed)
-	s.blocks = s.blocks[:0]
+	if in.deferrable(s) {
+		in.deferFree(s, s.shared, s.committed)
+	} else {
+		in.slidingFreeAll(s)
+		in.pool.FreeSettled(s.blocks, s.shared, s.committed)
+		s.blocks = s.blocks[:0]
+	}
 	p.freeHost(s)
 }
 
@@ -217,4 +223,72 @@ func (p *paged) swapIn(s *Seq, budget int) (int, bool) {
 	in.unmarkVictim(s)
 	in.plan(s, pos, n)
 	return n, true
+}
+
+// admissionRoom is how many blocks the waiting sequence s, with hit blocks
+// found in the prefix cache, may take: the free blocks less the hit blocks
+// that sit in the free queue, less the watermark while anything runs
+// (Rules.WatermarkBlocks: allocate_slots with has_scheduled_reqs), and,
+// for an async load, less what the prefills in flight still need
+// (Rules.ReserveInflight).
+func (in *Instance) admissionRoom(s *Seq, hit int, load bool) int {
+	room := in.pool.FreeBlocks() - in.freeAmong(s, hit)
+	if len(in.running) > 0 {
+		room -= in.cfg.WatermarkBlocks
+	}
+	if load {
+		room -= in.inflightReserve()
+	}
+	return room
+}
+
+// wholeNeed is how many blocks s's whole context needs beyond its table
+// and its hit blocks: what FullSequence admission asks to be free
+// (allocate_slots with full_sequence_must_fit: min(num_tokens,
+// max_model_len), less the blocks held and hit). A hybrid model's sliding
+// groups count at most the blocks a window and a budget's chunk span, as
+// vLLM caps them (max_admission_blocks_per_request, PR #40946), charged as
+// slidingNeed charges a chunk. Call it after slidingFree for start.
+func (in *Instance) wholeNeed(s *Seq, start, hit int) int {
+	blocks := in.blocksFor(min(s.Tokens(), in.cfg.MaxModelLen))
+	need := max(0, blocks-len(s.blocks)-hit)
+	if g := in.cfg.SlidingGroups; g > 0 {
+		cap := (in.cfg.SlidingWindow-1+in.cfg.MaxBatchedTokens+in.cfg.BlockSize-1)/in.cfg.BlockSize + 1
+		need += min(in.slidingNeed(s, start, len(s.blocks)+hit+need), g*cap)
+	}
+	return need
+}
+
+// inflightReserve is what the prefills in flight still need to hold
+// their whole sequences, which an async load may not take
+// (Rules.ReserveInflight; 0 without it): for each running sequence with
+// more than its next token to compute, the blocks of min(tokens,
+// max_model_len) beyond its table (Scheduler._inflight_prefill_reserved_
+// blocks, _request_remaining_blocks). A parked load holds its prompt's
+// blocks and needs none. Prefills are planned in the step (in.step) unless
+// the running pass left them out (in.cut to in.cutEnd); cruising
+// sequences decode.
+// Sliding-window groups are not counted.
+func (in *Instance) inflightReserve() int {
+	if !in.cfg.ReserveInflight {
+		return 0
+	}
+	n := 0
+	for _, e := range in.step {
+		n += in.remaining(e.s)
+	}
+	for i := in.cut; i < in.cutEnd; i++ {
+		if in.due[i] == 0 {
+			n += in.remaining(in.running[i])
+		}
+	}
+	return n
+}
+
+// remaining is what running s, if it prefills, needs beyond its table.
+func (in *Instance) remaining(s *Seq) int {
+	if s.computed >= s.Tokens()-1 {
+		return 0 // it decodes
+	}
+	return max(0, in.blocksFor(min(s.Tokens(), in.cfg.MaxModelLen))-len(s.blocks))
 }

@@ -12,9 +12,13 @@ func (in *Instance) preempt(s *Seq) {
 	}
 	in.settlePrivate(s)
 	s.stale = append(s.stale[:0], s.blocks...)
-	in.slidingFreeAll(s)
-	in.pool.Free(s.blocks)
-	s.blocks = s.blocks[:0]
+	if in.deferrable(s) {
+		in.deferFree(s, 0, 0) // the retry gains nothing from it this pass
+	} else {
+		in.slidingFreeAll(s)
+		in.pool.Free(s.blocks)
+		s.blocks = s.blocks[:0]
+	}
 	s.computed, s.committed = 0, 0
 	s.reprefill = true
 	s.Preemptions++

@@ -26,7 +26,7 @@ func (in *Instance) RunSteps(most int) int {
 	n := in.cruising
 	if !in.inStep || len(in.step) != 0 || n == 0 || n != len(in.running) || in.noCruise || in.lostStep ||
 		in.waiting.len()+in.ready.len()+in.swapped.len() != 0 || len(in.cruiseNext) != 0 ||
-		in.cfg.SlidingGroups > 0 || len(in.cfg.Tiers) != 0 || in.pulling != 0 {
+		in.cfg.SlidingGroups > 0 || len(in.cfg.Tiers) != 0 || in.pulling != 0 || len(in.deferred) != 0 {
 		return 0
 	}
 	// No sequence is due before nextDue (a lower bound, exact since the

@@ -30,10 +30,16 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	in.batch = perf.Batch{}
 	in.cutoffNs = math.MaxInt64
 	pipelined := in.cfg.AsyncScheduling && in.stats.Steps > 0 && nowNs == in.lastEndNs
+	in.processed = in.stats.Steps
 	if pipelined {
 		in.cutoffNs = in.lastStart
+		in.processed-- // vLLM's step k is in flight while it plans k+1 (deferred.go)
+	}
+	if len(in.deferred) > 0 {
+		in.drainDeferred(in.processed)
 	}
 	in.startCruises()
+	in.cut, in.cutEnd = 0, 0
 	k := in.stats.Steps + 1 // the step being planned
 	if budget := in.cfg.MaxBatchedTokens - len(in.running); in.steady(k) {
 		if in.waiting.len()+in.ready.len()+in.swapped.len() > 0 {
@@ -42,6 +48,7 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	} else {
 		in.schedulePass(k, pipelined)
 	}
+	in.planAgainIdle(k)
 	in.settleEvictions()
 	if len(in.step)+in.cruising == 0 {
 		return nil, &in.res
@@ -67,6 +74,22 @@ func (in *Instance) schedulePass(k int64, pipelined bool) {
 		in.cutoffNs = math.MaxInt64 // nothing else to run: the engine is idle, not pipelined
 		in.admitAll(in.cfg.MaxBatchedTokens)
 	}
+}
+
+// planAgainIdle plans step k again when the pass planned nothing while,
+// in vLLM's terms, step k−1 was still in flight and held frees back
+// (deferred.go): vLLM's engine loop then waits for that step, processes
+// its output — the deferred frees drain, no victim is fenced any more —
+// and schedules again, at once.
+func (in *Instance) planAgainIdle(k int64) {
+	if len(in.step)+in.cruising > 0 || in.processed == in.stats.Steps ||
+		len(in.deferred) == 0 && in.cut == in.cutEnd {
+		return
+	}
+	in.processed = in.stats.Steps
+	in.drainDeferred(in.processed)
+	in.cutoffNs = math.MaxInt64
+	in.schedulePass(k, false)
 }
 
 // steady plans the running set's part of step k if it is steady: every
@@ -168,6 +191,10 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 		s := in.running[i]
 		n := min(s.Tokens()-s.computed, budget)
 		for !in.grow(s, s.computed+n) {
+			if in.victimFenced() {
+				in.cutAt(i) // s and those after it sit this step out
+				return budget, preempted
+			}
 			in.settle(len(in.running) - 1)
 			victim := in.popRunning()
 			in.preempt(victim)
@@ -179,8 +206,27 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 		in.plan(s, i, n)
 		i, budget = i+1, budget-n
 	}
-	in.settleFrom(i)
+	in.cutAt(i)
 	return budget, preempted
+}
+
+// cutAt leaves the running sequences from position i on out of the step
+// being planned, bringing any that cruise up to date.
+func (in *Instance) cutAt(i int) {
+	in.settleFrom(i)
+	in.cut, in.cutEnd = i, len(in.running)
+}
+
+// victimFenced reports whether the running pass must leave the victim it
+// would preempt next — the last running sequence — and stop: its free
+// would be deferred (Rules.DeferFrees), and the release preempts nobody
+// then (FencedVictim Wait).
+func (in *Instance) victimFenced() bool {
+	if in.cfg.FencedVictim != Wait || !in.cfg.defersFrees() {
+		return false
+	}
+	last := len(in.running) - 1
+	return in.due[last] > 0 || in.running[last].lastStep > in.processed // a cruising one is in every step
 }
 
 // notDue counts the cruising sequences from position i on, at most most,
@@ -337,6 +383,7 @@ func (in *Instance) acquire(s *Seq, hit int) {
 // batch summary.
 func (in *Instance) plan(s *Seq, pos, n int) {
 	in.step = append(in.step, stepEntry{s: s, pos: int32(pos), tokens: int32(n)})
+	s.lastStep = in.stats.Steps + 1
 	if s.Hold && s.computed+n == s.Tokens() {
 		in.res.FinalChunks = append(in.res.FinalChunks, s)
 	}

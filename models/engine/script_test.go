@@ -21,6 +21,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actua
 // either way. Commands:
 //
 //	new blocks=N budget=T seqs=M [size=B] [maxlen=L] [nocache] [nochunk] [async] [shared]
+//	    [full] [reserve] [defer] [wait] [watermark=N] (Rules; defer makes it a KV consumer)
 //	    [policy=recompute|swap|reject] [host=H] [window=W groups=G]
 //	    [slots=CxT,CxT;CxT,... pressure=queue|reject|recompile]   a fresh instance
 //	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [output=ID:TOKENS] [remote] [hold] [threshold=F]
@@ -156,6 +157,15 @@ func (e *engineScript) newInstance(a map[string]string) {
 	_, cfg.NoChunkedPrefill = a["nochunk"]
 	_, cfg.AsyncScheduling = a["async"]
 	_, cfg.SharedQueue = a["shared"]
+	if _, ok := a["full"]; ok {
+		cfg.Admission = FullSequence
+	}
+	_, cfg.ReserveInflight = a["reserve"]
+	_, cfg.DeferFrees = a["defer"]
+	cfg.KVConsumer = cfg.DeferFrees
+	if _, ok := a["wait"]; ok {
+		cfg.FencedVictim = Wait
+	}
 	if _, ok := a["nocache"]; ok {
 		cfg.PrefixCaching = false
 	}
@@ -173,6 +183,8 @@ func (e *engineScript) newInstance(a map[string]string) {
 			cfg.MaxModelLen = e.atoi(v)
 		case "host":
 			cfg.HostBlocks = e.atoi(v)
+		case "watermark":
+			cfg.WatermarkBlocks = e.atoi(v)
 		case "window":
 			cfg.SlidingWindow = e.atoi(v)
 		case "groups":
@@ -347,8 +359,12 @@ func (e *engineScript) state() string {
 		fmt.Fprintf(&b, "slots: layout=%d free=%v draining=%t paused=%t\n", st.layout, st.free, st.draining, st.paused)
 	}
 	stats := in.Stats()
-	fmt.Fprintf(&b, "free=%d host=%d pulling=%d holding=%d victims=%d preemptions=%d swapouts=%d rejections=%d hit=%d\n",
+	fmt.Fprintf(&b, "free=%d host=%d pulling=%d holding=%d victims=%d preemptions=%d swapouts=%d rejections=%d hit=%d",
 		in.Pool().FreeBlocks(), in.HostBlocksUsed(), in.Pulling(), in.Holding(), in.Victims(),
 		stats.Preemptions, stats.SwapOuts, stats.Rejections, stats.PrefixHitTokens)
+	if in.deferredBlocks > 0 {
+		fmt.Fprintf(&b, " deferred=%d", in.deferredBlocks)
+	}
+	b.WriteString("\n")
 	return b.String()
 }

@@ -76,6 +76,7 @@ type Seq struct {
 	Wait     Waits
 	waitSnap Waits // the instance's wait totals when it joined the queue
 
+	lastStep   int64 // the last step it was planned into, but while it cruises (deferred frees: rules.go)
 	onboarding int32 // blocks being copied up from lower tiers
 	hostBlocks int   // blocks it holds in the host tier while swapped out
 	slotClass  int   // slot mode: the class of the slot it holds
@@ -88,7 +89,7 @@ type Seq struct {
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 40
+const seqPad = 32
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }

@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+
+	"handoff/models/engine"
+	"handoff/models/strictyaml"
+)
+
+// Engine releases. A pool's engine.vllm names the vLLM release whose
+// scheduling rules its instances follow (engine.VLLM: each rule with the
+// release that brought it); its rules fill the engine fields the file
+// leaves out. The default, latest, is the newest release, and any rule may
+// be set apart from it: a what-if. A numbered release is that release, so
+// a rule it did not have, set in the file, is an error naming the release
+// that brought it. Wafer pools run no vLLM: only remote_kv_queue applies
+// to them.
+
+// releaseDefaults fills the engine fields of pool p (at "pools[i].engine.")
+// that the file leaves out from its release's rules.
+func (l *Loaded) releaseDefaults(at string, p *Pool) {
+	e := &p.Engine
+	if p.Wafer != nil { // only the queue order applies
+		fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, defaultRemoteKVQueue)
+		e.AsyncScheduling = orDefaultPtr(e.AsyncScheduling, true)
+		return
+	}
+	fill(l, at+"vllm", &e.VLLM, engine.Latest)
+	r, err := engine.VLLM(e.VLLM)
+	if err != nil {
+		r, _ = engine.VLLM(engine.Latest) // validation reports the name
+	}
+	fill(l, at+"admission", &e.Admission, r.Rules.Admission.String())
+	fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, map[bool]string{true: "shared", false: "separate"}[r.Rules.SharedQueue])
+	e.AsyncScheduling = orDefaultPtr(e.AsyncScheduling, r.AsyncScheduling)
+	e.ReserveInflight = orDefaultPtr(e.ReserveInflight, r.Rules.ReserveInflight)
+	e.DeferredFree = orDefaultPtr(e.DeferredFree, r.Rules.DeferFrees)
+	fill(l, at+"fenced_victim", &e.FencedVictim, r.Rules.FencedVictim.String())
+	e.Watermark = orDefaultPtr(e.Watermark, 0.0)
+}
+
+// orDefaultPtr is v, or a pointer to def when v is nil.
+func orDefaultPtr[T any](v *T, def T) *T {
+	if v != nil {
+		return v
+	}
+	return &def
+}
+
+// validateRelease checks a pool's release and rule values (at
+// "pools[i].engine"): a release handoff knows, rule values it knows, and,
+// for a numbered release, rules set in the file that the release had.
+func (l *Loaded) validateRelease(at string, e *Engine) error {
+	pool := strings.TrimSuffix(at, ".engine")
+	if e.VLLM == "" { // a wafer pool
+		if l.given(at + ".vllm") {
+			return l.errorf(at+".vllm", "a wafer pool runs its vendor's compiled runtime, not vLLM")
+		}
+		return nil
+	}
+	if _, err := engine.VLLM(e.VLLM); err != nil {
+		return l.errorf(at+".vllm", "%v", err)
+	}
+	switch {
+	case e.Admission != "first_chunk" && e.Admission != "full_sequence":
+		return l.errorf(at+".admission", "unknown rule %q (known: first_chunk, full_sequence)", e.Admission)
+	case e.FencedVictim != "cascade" && e.FencedVictim != "wait":
+		return l.errorf(at+".fenced_victim", "unknown rule %q (known: cascade, wait)", e.FencedVictim)
+	case !(*e.Watermark >= 0 && *e.Watermark < 1):
+		return l.errorf(at+".watermark", "must be in [0, 1), got %g", *e.Watermark)
+	}
+	if e.VLLM == engine.Latest || !l.given(at+".vllm") {
+		return nil // latest, the default, takes any rule: a what-if
+	}
+	for _, rule := range engine.VLLMRules() {
+		if !strings.HasPrefix(rule.Field, "engine.") || !l.given(pool+"."+rule.Field) {
+			continue
+		}
+		if err := rule.Check(e.VLLM, ruleValue(rule.Field, e)); err != nil {
+			return l.errorf(pool+"."+rule.Field, "%v", err)
+		}
+	}
+	return nil
+}
+
+// given reports whether the scenario (file and --set flags) sets the
+// field at path.
+func (l *Loaded) given(path string) bool {
+	n := strictyaml.Find(l.root, path)
+	return n != nil && n.Tag != "!!null"
+}
+
+// ruleValue is the value of a release rule's field as engine.VLLMRules
+// names it.
+func ruleValue(field string, e *Engine) string {
+	switch field {
+	case "engine.admission":
+		return e.Admission
+	case "engine.remote_kv_queue":
+		return e.RemoteKVQueue
+	case "engine.async_scheduling":
+		return strconv.FormatBool(*e.AsyncScheduling)
+	case "engine.reserve_inflight":
+		return strconv.FormatBool(*e.ReserveInflight)
+	case "engine.deferred_free":
+		return strconv.FormatBool(*e.DeferredFree)
+	case "engine.fenced_victim":
+		return e.FencedVictim
+	case "engine.watermark":
+		if *e.Watermark == 0 {
+			return "0"
+		}
+		return "any"
+	}
+	panic("scenarios: no release rule " + field)
+}
+
+// engineRules is the engine.Rules a pool's engine fields describe.
+func engineRules(e *Engine) engine.Rules {
+	r := engine.Rules{SharedQueue: e.RemoteKVQueue == "shared", ReserveInflight: *e.ReserveInflight,
+		DeferFrees: *e.DeferredFree}
+	if e.Admission == "full_sequence" {
+		r.Admission = engine.FullSequence
+	}
+	if e.FencedVictim == "wait" {
+		r.FencedVictim = engine.Wait
+	}
+	return r
+}
