@@ -4,27 +4,32 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"handoff/hardware"
+	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/units"
 )
 
 func newCatalogCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:       "catalog hardware|models",
-		Short:     "List the built-in hardware (accelerators and links) or served models",
+		Use:       "catalog hardware|models|engines",
+		Short:     "List the built-in hardware (accelerators and links), served models, or engine releases and their rules",
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		ValidArgs: []string{"hardware", "models"},
+		ValidArgs: []string{"hardware", "models", "engines"},
 		RunE: func(_ *cobra.Command, args []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			if args[0] == "hardware" {
+			switch args[0] {
+			case "hardware":
 				listHardware(tw, hardware.Default())
-			} else {
+			case "models":
 				listModels(tw, llm.Default())
+			default:
+				listEngines(tw)
 			}
 			return tw.Flush()
 		},
@@ -66,6 +71,20 @@ func listServing(w io.Writer, c *hardware.Catalog) {
 		fmt.Fprintf(w, "%s\t%.2f\t%s\t%s\t%s\t%s / %s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.EffectiveDecodeMFU(), allReduceBW(v.AllReduceBW),
 			ns(v.StepPerSeqNs), ns(v.StepPerTokenNs), ns(v.LayerFloorNs), ns(v.LayerFloorMixedNs), ns(v.FrontendNs),
 			ns(v.TokenizeNsPerToken), ns(v.FirstEmitNs), ns(v.FinalEmitNs), factors)
+	}
+}
+
+// listEngines prints every rule that changed between the vLLM releases
+// handoff has presets for: from which release each value is the default,
+// the values a pool may set there, what changed it and where it lives.
+func listEngines(w io.Writer) {
+	vs := engine.VLLMVersions()
+	fmt.Fprintf(w, "vLLM releases (engine.vllm): %s … %s, and %s (%s)\n\n", vs[0], vs[len(vs)-2], vs[len(vs)-1], vs[len(vs)-2])
+	fmt.Fprintln(w, "RULE\tFROM\tDEFAULT\tALLOWED\tCHANGE\tWHERE")
+	for _, r := range engine.VLLMRules() {
+		for _, st := range r.Steps {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Field, st.From, st.Value, strings.Join(st.Allowed, ", "), st.Change, r.Source)
+		}
 	}
 }
 
