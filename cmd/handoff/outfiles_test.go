@@ -146,3 +146,29 @@ func TestOutputsStayInside(t *testing.T) {
 		t.Errorf("files were written outside every output folder: %v", entries)
 	}
 }
+
+// TestRunRemovesStaleTemps: a run into a folder where a killed run left
+// its requests.csv (and summary.json) half-written as temporaries
+// removes them, and leaves every other file, even one named like the
+// temporary of a file the run does not write.
+func TestRunRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{".requests.csv.Q2FKT6Y7MIER.tmp", ".summary.json.Q2FKT6Y7MIER.tmp"}
+	kept := []string{".notes.txt.Q2FKT6Y7MIER.tmp", ".requests.csv.tmp", "notes.tmp"}
+	for _, n := range append(stale, kept...) {
+		write(t, dir, n, "half a file")
+	}
+	if code, _, stderr := runCLI(t, "run", quickstart, "-o", dir, "--set", "workload.synthetic.requests=20"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("the killed run's %s is still there", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s, not a temporary of a file the run writes, was removed: %v", n, err)
+		}
+	}
+}
