@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -169,6 +170,44 @@ func TestRunRemovesStaleTemps(t *testing.T) {
 	for _, n := range kept {
 		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
 			t.Errorf("%s, not a temporary of a file the run writes, was removed: %v", n, err)
+		}
+	}
+}
+
+// TestRunWarnsLargeOutput: run -o warns, one line before it simulates,
+// when requests.csv is projected above 100 MB, and says nothing below.
+func TestRunWarnsLargeOutput(t *testing.T) {
+	stop := func(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
+		b, err := l.Build()
+		if err != nil {
+			return results.Summary{}, nil, err
+		}
+		defer b.Close()
+		for _, f := range configure {
+			f(b.Config)
+		}
+		return results.Summary{}, nil, context.Canceled // no need to simulate a million requests
+	}
+	for _, tt := range []struct {
+		requests string
+		want     string
+	}{
+		{"1000000", "warning: %s will take about 240 MB (1000000 requests at about 240 bytes a row; handoff warns above 100 MB)\n"},
+		{"400000", ""},
+	} {
+		dir := t.TempDir()
+		var stderr strings.Builder
+		opts := &runOptions{scenario: quickstart, outDir: dir, sets: []string{"workload.synthetic.requests=" + tt.requests},
+			traceRequests: 1, stderr: &stderr, simulate: stop}
+		if err := runScenario(opts, io.Discard); err != context.Canceled {
+			t.Fatalf("%s requests: %v", tt.requests, err)
+		}
+		want := tt.want
+		if want != "" {
+			want = fmt.Sprintf(want, filepath.Join(dir, "requests.csv"))
+		}
+		if stderr.String() != want {
+			t.Errorf("%s requests: stderr %q, want %q", tt.requests, stderr.String(), want)
 		}
 	}
 }

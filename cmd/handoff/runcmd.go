@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -113,7 +114,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 			return err
 		}
 		defer dir.Close()
-		configure = append(configure, experiment.WithTimeline, dir.Attach)
+		configure = append(configure, experiment.WithTimeline, dir.Attach, warnLargeOutput(opts.stderr, opts.outDir))
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
@@ -147,6 +148,34 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	return incomplete(run.Unserved())
+}
+
+// requestsRowBytes is about what one request's row of requests.csv
+// takes: 236 bytes measured on scenarios/perf/reference.yaml (1,000,000
+// requests), 240 on the quickstart, 248 with sessions and KV tiers.
+const requestsRowBytes = 240
+
+// largeRequestsBytes is the projected size of requests.csv above which
+// run -o warns: see the README (Output files) for why 100 MB.
+const largeRequestsBytes = 100e6
+
+// warnLargeOutput returns a configure function that warns on w (nil:
+// nowhere), one line, when the run's requests.csv is projected above
+// largeRequestsBytes: its request count (known to a sim.Counted source,
+// a synthetic workload's requests) × requestsRowBytes.
+func warnLargeOutput(w io.Writer, dir string) func(*sim.Config) {
+	return func(cfg *sim.Config) {
+		s, ok := cfg.Source.(sim.Counted)
+		if w == nil || !ok {
+			return
+		}
+		n := int64(s.MaxRequests())
+		if size := float64(n * requestsRowBytes); size > largeRequestsBytes {
+			fmt.Fprintf(w, "warning: %s will take about %.0f MB (%d requests at about %d bytes a row; "+
+				"handoff warns above %.0f MB)\n", filepath.Join(dir, results.RequestsFile),
+				size/1e6, n, requestsRowBytes, largeRequestsBytes/1e6)
+		}
+	}
 }
 
 // checkOutputs checks -o and --trace before anything is simulated.
