@@ -116,6 +116,9 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 	for i := range labels {
 		labels[i] = orElse(labels[i], ids[i])
 	}
+	if err := c.check(dir, ids); err != nil {
+		return nil, err
+	}
 	labels, attrs = c.choose(ids, labels, attrs)
 	return append(figs, attributionFigures(labels, attrs, header)...), nil
 }
