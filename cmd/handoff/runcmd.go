@@ -51,8 +51,11 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			"  handoff run scenarios/quickstart.yaml -o out --set pools.decode.count=4 --seed 7\n" +
 			"  handoff run scenarios/quickstart.yaml --trace journey.json --trace-requests 20",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.scenario = args[0]
+			if err := traceFlagsNeedTrace(cmd.Flags(), opts.tracePath); err != nil {
+				return err
+			}
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
@@ -76,6 +79,21 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
+}
+
+// traceFlagsNeedTrace refuses --trace-requests and --trace-select
+// without --trace: they choose what the trace holds, and a run without
+// one would silently ignore them.
+func traceFlagsNeedTrace(f *pflag.FlagSet, tracePath string) error {
+	if tracePath != "" {
+		return nil
+	}
+	for _, name := range []string{"trace-requests", "trace-select"} {
+		if f.Changed(name) {
+			return fmt.Errorf("--%s chooses the requests --trace follows, and there is no --trace: add --trace FILE, or drop --%s", name, name)
+		}
+	}
+	return nil
 }
 
 // scenarioFlags adds the --set and (when seed is not nil) --seed flags that
