@@ -196,7 +196,9 @@ func warnLargeOutput(w io.Writer, dir string) func(*sim.Config) {
 	}
 }
 
-// checkOutputs checks -o and --trace before anything is simulated.
+// checkOutputs checks -o, --trace and --bench-json before anything is
+// simulated; a file in -o's folder may name it before it exists, since
+// the run creates it before it writes the file.
 func (o *runOptions) checkOutputs() error {
 	if o.outDir != "" {
 		if err := outdir.CheckDir("-o", o.outDir); err != nil {
@@ -204,12 +206,12 @@ func (o *runOptions) checkOutputs() error {
 		}
 	}
 	if o.tracePath != "" {
-		if err := outdir.CheckFile("--trace", o.tracePath); err != nil {
+		if err := outdir.CheckFileIn("--trace", o.tracePath, o.outDir); err != nil {
 			return err
 		}
 	}
 	if o.benchJSON != "" {
-		return outdir.CheckFile("--bench-json", o.benchJSON)
+		return outdir.CheckFileIn("--bench-json", o.benchJSON, o.outDir)
 	}
 	return nil
 }

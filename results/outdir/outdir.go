@@ -231,6 +231,28 @@ func CheckFile(flag, file string) error {
 	return probeWritable(flag, file, parent)
 }
 
+// CheckFileIn is CheckFile for a command that also creates the folder
+// made (its -o DIR; "" none) before it writes file: a file straight in
+// made needs made to take it, which CheckDir checks, and must not be a
+// folder; made need not exist yet.
+func CheckFileIn(flag, file, made string) error {
+	if made == "" || !samePath(filepath.Dir(file), made) {
+		return CheckFile(flag, file)
+	}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s %s: is a directory, want a file name", flag, file)
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same path, once absolute and
+// cleaned (not following links).
+func samePath(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
+}
+
 // checkParent checks the nearest existing parent of the missing dir: it
 // must be a folder that takes a new file.
 func checkParent(flag, dir string) error {
