@@ -75,7 +75,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		"how many requests --trace follows (`N` > 0)")
 	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
 	cmd.Flags().StringVar(&opts.benchJSON, "bench-json", "",
-		"also write the run as the result JSON of `vllm bench serve --save-result` to `FILE`, for dashboards that read those")
+		"also write the run to `FILE` as the result JSON that vllm bench serve --save-result writes, for dashboards that read those")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
