@@ -45,7 +45,8 @@
 //     re-sending (RFC #24256 phases 1 and 2), drops, and requests that
 //     fail wherever they are (endFlight).
 //   - views.go, book.go, shared.go: what routers see (stale views refreshed
-//     every interval), their bookkeeping of routed work (Dynamo's: uncached
+//     every interval; bookkeeping brought up to date only where it changed,
+//     and told to a router's indexes), their bookkeeping of routed work (Dynamo's: uncached
 //     prefill tokens, full blocks, shared blocks once), the decoder chosen
 //     after the prefill, requests they hold, and the capacity checks that
 //     drop requests no instance can hold.

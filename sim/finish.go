@@ -49,6 +49,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 		rec.CachedTokens = int32(s.CachedTokens)
 	}
 	c.replicas[i].outstanding--
+	c.loadChanged(i)
 	c.unbook(f)
 	c.free(ref)
 	c.recycle(i, s, rec)
@@ -75,6 +76,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
 	c.replicas[i].outstanding--
+	c.loadChanged(i)
 	c.unbook(f)
 	generated := s.Generated
 	c.recycle(i, s, rec)
@@ -156,6 +158,7 @@ func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	c.touch(i).Abort(s)
 	c.recycle(i, s, rec)
 	rp.outstanding--
+	c.loadChanged(i)
 	c.kickSoon(i)
 }
 

@@ -214,7 +214,7 @@ func swarmRouter(rng *rand.Rand) router.Router {
 	case "round_robin":
 		return &router.RoundRobin{}
 	case "least_loaded":
-		return router.LeastLoaded{}
+		return &router.LeastLoaded{}
 	case "dynamo":
 		return router.NewDynamo(swarmDynamo(rng), stream)
 	case "llmd":

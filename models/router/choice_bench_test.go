@@ -101,25 +101,36 @@ func choiceRequest(r *Request, i int) *Request {
 
 // choiceMove is the bookkeeping a decision brings: the chosen instances
 // take the request, and another instance, drawn by rng, finishes one, so
-// the fleet's load stays about where it was.
-func choiceMove(c *Cluster, d Decision, rng *rand.Rand) {
-	take := func(vs []View, inst int) {
-		v := &vs[inst-vs[0].Index] // the views are in index order, without gaps
+// the fleet's load stays about where it was. An Indexer is told, as the
+// core tells it.
+func choiceMove(c *Cluster, d Decision, rt Router, rng *rand.Rand) {
+	ix, _ := rt.(Indexer)
+	changed := func(decode bool, k int) {
+		if ix != nil {
+			ix.Changed(c, decode, k)
+		}
+	}
+	take := func(vs []View, decode bool, inst int) {
+		k := inst - vs[0].Index // the views are in index order, without gaps
+		v := &vs[k]
 		v.Outstanding++
 		v.ActivePrefillTokens += choiceBlocks * testBlock
 		v.ActiveBlocks += choiceBlocks
+		changed(decode, k)
 	}
-	finish := func(vs []View) {
-		v := &vs[rng.IntN(len(vs))]
+	finish := func(vs []View, decode bool) {
+		k := rng.IntN(len(vs))
+		v := &vs[k]
 		v.Outstanding = max(0, v.Outstanding-1)
 		v.ActivePrefillTokens = max(0, v.ActivePrefillTokens-choiceBlocks*testBlock)
 		v.ActiveBlocks = max(0, v.ActiveBlocks-choiceBlocks)
+		changed(decode, k)
 	}
-	take(c.Prefill, d.Prefill)
-	finish(c.Prefill)
+	take(c.Prefill, false, d.Prefill)
+	finish(c.Prefill, false)
 	if len(c.Decode) > 0 && d.Decode >= 0 {
-		take(c.Decode, d.Decode)
-		finish(c.Decode)
+		take(c.Decode, true, d.Decode)
+		finish(c.Decode, true)
 	}
 }
 
@@ -138,7 +149,7 @@ func choiceRouters() []struct {
 		make          func() Router
 	}{
 		{"round_robin", false, func() Router { return &RoundRobin{} }},
-		{"least_loaded", false, func() Router { return LeastLoaded{} }},
+		{"least_loaded", false, func() Router { return &LeastLoaded{} }},
 		{"dynamo", false, func() Router { return NewDynamo(DefaultDynamoConfig(), seeded()) }},
 		{"dynamo-t0.5", false, func() Router { return NewDynamo(hot, seeded()) }},
 		{"llmd", false, func() Router { return NewLLMD(DefaultLLMDConfig(), seeded()) }},
@@ -148,7 +159,8 @@ func choiceRouters() []struct {
 
 // BenchmarkRouterChoice is the cost of one routing decision per router at
 // 16, 1,024 and 16,384 instances (the most a scenario may have): the
-// decision, and the bookkeeping it brings to the views. dynamo-t0.5 is
+// decision, and the bookkeeping it brings to the views and to the
+// router's indexes (Indexer), reindexed once before. dynamo-t0.5 is
 // Dynamo at temperature 0.5, whose softmax reads every worker's cost;
 // topology_aware prices every (prefiller, decoder) pair of a
 // disaggregated fleet (its colocated choice is Dynamo's).
@@ -159,12 +171,15 @@ func BenchmarkRouterChoice(b *testing.B) {
 				c, holds := choiceFleet(n, rt.disaggregated)
 				router := rt.make()
 				seedPrefixes(router, holds)
+				if ix, ok := router.(Indexer); ok {
+					ix.Reindex(c)
+				}
 				rng := rand.New(rand.NewPCG(3, 4))
 				var r Request
 				i := 0
 				for b.Loop() {
 					c.NowNs = int64(i) * 1000
-					choiceMove(c, router.Route(choiceRequest(&r, i), c), rng)
+					choiceMove(c, router.Route(choiceRequest(&r, i), c), router, rng)
 					i++
 				}
 			})

@@ -1,0 +1,159 @@
+package router
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// The property every Indexer keeps: its choice from its indexes is the
+// choice its scan makes — the same decisions, random tie-breaks and draws
+// included — over random fleets and random sequences of changes to
+// their views, each told to the indexes as the core tells them.
+
+// indexSeeds is how many random fleets each router is checked on.
+func indexSeeds() int {
+	if testing.Short() {
+		return 60
+	}
+	return 400
+}
+
+// randomFleet draws a fleet of 1–40 instances (half of the fleets
+// disaggregated) whose views take few distinct values, so that ties are
+// common, and whose instances hold prefixes of the requests' families.
+type randomFleet struct {
+	c     *Cluster
+	holds map[int][choiceFamilies]int // leading blocks of each family held, by instance
+	rng   *rand.Rand
+}
+
+func newRandomFleet(seed uint64, disaggregated bool) *randomFleet {
+	rng := rand.New(rand.NewPCG(seed, 0x1dec5))
+	f := &randomFleet{holds: map[int][choiceFamilies]int{}, rng: rng}
+	n := 1 + rng.IntN(40)
+	if disaggregated {
+		n = 2 + rng.IntN(39)
+	}
+	vs := make([]View, n)
+	for i := range vs {
+		vs[i] = View{Index: 3 * i, TotalBlocks: 64, BlockSize: testBlock, MaxBatchedTokens: 16 * (1 + rng.IntN(3))}
+		f.perturb(&vs[i])
+	}
+	f.c = &Cluster{Prefill: vs, BlockSize: testBlock,
+		KVBytes: func(_, tokens int) float64 { return 1000 * float64(tokens) },
+		TransferNs: func(src, dst int, bytes float64) int64 {
+			if src == dst {
+				return 0
+			}
+			return int64(src%3)*1000 + int64(bytes)
+		},
+		Overlap: func(i int, hashes []uint64) int {
+			if len(hashes) == 0 {
+				return 0
+			}
+			return min(f.holds[i][hashes[0]>>32], len(hashes))
+		}}
+	if disaggregated {
+		k := 1 + rng.IntN(n-1)
+		f.c.Prefill, f.c.Decode = vs[:k], vs[k:]
+	}
+	for range rng.IntN(6) {
+		f.cache()
+	}
+	return f
+}
+
+// perturb gives v new random state: small counts, so that many views tie.
+func (f *randomFleet) perturb(v *View) {
+	rng := f.rng
+	v.Outstanding = rng.IntN(4)
+	v.Running, v.Waiting = rng.IntN(4), rng.IntN(4)
+	v.ActivePrefillTokens = 8 * rng.IntN(5)
+	v.ActiveBlocks = rng.IntN(5)
+	v.FreeBlocks = rng.IntN(v.TotalBlocks + 1)
+}
+
+// cache makes a random instance hold a random number of a random family's
+// leading blocks (0: none).
+func (f *randomFleet) cache() {
+	vs := append(append([]View(nil), f.c.Prefill...), f.c.Decode...)
+	i := vs[f.rng.IntN(len(vs))].Index
+	m := f.holds[i]
+	m[f.rng.IntN(choiceFamilies)] = f.rng.IntN(5)
+	f.holds[i] = m
+}
+
+// request draws a request of a random family, 0–6 blocks long.
+func (f *randomFleet) request(r *Request) *Request {
+	fam := uint64(f.rng.IntN(choiceFamilies))
+	*r = Request{PromptTokens: f.rng.IntN(7*testBlock + 1), OutputTokens: 1}
+	for b := range r.PromptTokens / testBlock {
+		r.Hashes = append(r.Hashes, fam<<32|uint64(b+1))
+	}
+	return r
+}
+
+// change perturbs a random view and reports its leg and position.
+func (f *randomFleet) change() (decode bool, k int) {
+	decode = len(f.c.Decode) > 0 && f.rng.IntN(2) == 0
+	vs := f.c.Prefill
+	if decode {
+		vs = f.c.Decode
+	}
+	k = f.rng.IntN(len(vs))
+	f.perturb(&vs[k])
+	return decode, k
+}
+
+// checkIndexed routes random requests through an indexed router and its
+// scanning twin (both made by make, with the same random stream) over a
+// random fleet, changing views between decisions and telling only the
+// indexed one, and fails at the first decision that differs.
+func checkIndexed(t *testing.T, disaggregated bool, make func(rng *rand.Rand) Router) {
+	t.Helper()
+	for seed := range uint64(indexSeeds()) {
+		f := newRandomFleet(seed, disaggregated)
+		indexed := make(rand.New(rand.NewPCG(seed, 9)))
+		scanned := make(rand.New(rand.NewPCG(seed, 9)))
+		ix := indexed.(Indexer)
+		ix.Reindex(f.c)
+		var r Request
+		for step := range 60 {
+			f.c.NowNs = int64(step) * 1000
+			f.request(&r)
+			if got, want := indexed.Route(&r, f.c), scanned.Route(&r, f.c); got != want {
+				t.Fatalf("seed %d, decision %d: indexed %+v, scan %+v\nprefill %+v\ndecode %+v", seed, step, got, want,
+					f.c.Prefill, f.c.Decode)
+			}
+			f.routeDecode(t, indexed, scanned, &r, seed, step)
+			for range f.rng.IntN(4) {
+				decode, k := f.change()
+				ix.Changed(f.c, decode, k)
+			}
+			if f.rng.IntN(4) == 0 {
+				f.cache()
+			}
+		}
+	}
+}
+
+// routeDecode compares the decoders two DecodeRouters choose, if they are.
+func (f *randomFleet) routeDecode(t *testing.T, indexed, scanned Router, r *Request, seed uint64, step int) {
+	t.Helper()
+	di, ok := indexed.(DecodeRouter)
+	if !ok || len(f.c.Decode) == 0 {
+		return
+	}
+	if got, want := di.RouteDecode(r, f.c), scanned.(DecodeRouter).RouteDecode(r, f.c); got != want {
+		t.Fatalf("seed %d, decision %d: decoder indexed %d, scan %d\ndecode %+v", seed, step, got, want, f.c.Decode)
+	}
+}
+
+func TestLeastLoadedIndexMatchesScan(t *testing.T) {
+	for _, disaggregated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disaggregated=%v", disaggregated), func(t *testing.T) {
+			checkIndexed(t, disaggregated, func(*rand.Rand) Router { return &LeastLoaded{} })
+		})
+	}
+}
