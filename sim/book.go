@@ -43,6 +43,9 @@ func (c *cluster) bookDecode(f *flight) {
 	}
 	f.bookedBlocks -= rp.shared.add(f.req.Prefix, bs)
 	rp.blocks = rp.shared.distinct + rp.uniqueBlocks(f.bookedBlocks)
+	if rp.shared.first(f.req.Prefix) == 1 {
+		c.noteSharing(decodingInstance(f), f.req.Prefix, true)
+	}
 }
 
 // unbookPrefill ends a flight's prefill bookkeeping.
@@ -81,6 +84,9 @@ func (c *cluster) unbookDecode(f *flight) {
 	} else {
 		rp.shared.remove(f.req.Prefix, c.routing.view.BlockSize)
 		rp.blocks = rp.shared.distinct + rp.uniqueBlocks(-f.bookedBlocks)
+		if len(f.req.Prefix) > 0 && rp.shared.first(f.req.Prefix) == 0 {
+			c.noteSharing(decodingInstance(f), f.req.Prefix, false)
+		}
 	}
 	f.bookedBlocks = 0
 }

@@ -217,6 +217,9 @@ type Config struct {
 	// checkViews checks before each decision that every view holds the
 	// router's current bookkeeping: a test's switch.
 	checkViews bool
+	// indexAlways keeps the router's indexes however few the instances
+	// (indexFrom): a test's switch.
+	indexAlways bool
 	// eager plans every engine step the general way (engine.Instance.Eager):
 	// a test's switch, to show that the fast paths change nothing.
 	eager bool

@@ -370,7 +370,7 @@ func (c *cluster) drained(i int) bool {
 func (c *cluster) stop(i int) {
 	rp := &c.replicas[i]
 	c.become(i, lifeOff)
-	rp.eng = rp.eng.Fresh()
+	c.restartCold(i)
 	rp.metrics.progressNs = -1
 	rp.staleSeq = c.q.seq // a recompile pause in flight goes moot
 }

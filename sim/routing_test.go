@@ -17,14 +17,14 @@ import (
 // the present (steprun.go) and, when a step of it ends at that very
 // instant, ends the run there.
 func TestIndexedRoutingMatchesScan(t *testing.T) {
-	seeds := uint64(200)
+	seeds := uint64(1000)
 	if testing.Short() {
-		seeds = 40
+		seeds = 100
 	}
 	for seed := *swarmSeed; seed < *swarmSeed+seeds; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			indexed, scanned := swarmCase(t, seed), swarmCase(t, seed)
-			indexed.checkViews, scanned.scanViews = true, true
+			indexed.checkViews, indexed.indexAlways, scanned.scanViews = true, true, true
 			got, want := mustRun(t, indexed), mustRun(t, scanned)
 			for i := range got.Instances {
 				got.Instances[i].Stats.SteadySteps = want.Instances[i].Stats.SteadySteps

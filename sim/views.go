@@ -43,6 +43,11 @@ type routing struct {
 	capacityTokens int
 }
 
+// indexFrom is the fewest instances for which the core keeps a router's
+// indexes (router.Indexer): in a smaller fleet a scan of the views costs
+// less than keeping them (BenchmarkRouterChoice).
+const indexFrom = 64
+
 func (c *cluster) initRouting() {
 	r := &c.routing
 	r.view = router.Cluster{Prefill: make([]router.View, 0, len(c.prefillIdx)),
@@ -52,7 +57,8 @@ func (c *cluster) initRouting() {
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
 	r.instanceRead = router.ReadsInstanceState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
-	if ix, ok := c.cfg.Router.(router.Indexer); ok && !c.cfg.scanViews {
+	ix, ok := c.cfg.Router.(router.Indexer)
+	if ok && !c.cfg.scanViews && (len(c.replicas) >= indexFrom || c.cfg.indexAlways) {
 		r.indexer = ix
 	}
 	r.slots, r.marked = make([]int32, len(c.replicas)), make([]bool, len(c.replicas))

@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// choiceIndexFrom is the fewest instances for which the core keeps a
+// router's indexes (sim's indexFrom); below it routers scan.
+const choiceIndexFrom = 64
+
 // choiceFamilies is how many prompt families the choice benchmark's
 // requests come from; each family's prefix is cached on choiceHolders
 // instances.
@@ -53,6 +57,14 @@ func choiceFleet(n int, disaggregated bool) (*Cluster, map[int][choiceFamilies]i
 				return 0
 			}
 			return min(holds[i][hashes[0]>>32], len(hashes))
+		},
+		Caching: func(dst []int, hashes []uint64) []int {
+			for i, m := range holds {
+				if m[hashes[0]>>32] > 0 {
+					dst = append(dst, i)
+				}
+			}
+			return dst
 		}}
 	if disaggregated {
 		c.Prefill, c.Decode = vs[:n/2], vs[n/2:]
@@ -106,7 +118,7 @@ func choiceRequest(r *Request, i int) *Request {
 func choiceMove(c *Cluster, d Decision, rt Router, rng *rand.Rand) {
 	ix, _ := rt.(Indexer)
 	changed := func(decode bool, k int) {
-		if ix != nil {
+		if ix != nil && len(c.Prefill)+len(c.Decode) >= choiceIndexFrom {
 			ix.Changed(c, decode, k)
 		}
 	}
@@ -160,7 +172,8 @@ func choiceRouters() []struct {
 // BenchmarkRouterChoice is the cost of one routing decision per router at
 // 16, 1,024 and 16,384 instances (the most a scenario may have): the
 // decision, and the bookkeeping it brings to the views and to the
-// router's indexes (Indexer), reindexed once before. dynamo-t0.5 is
+// router's indexes (Indexer), reindexed once before, from as many
+// instances as the core keeps them (choiceIndexFrom). dynamo-t0.5 is
 // Dynamo at temperature 0.5, whose softmax reads every worker's cost;
 // topology_aware prices every (prefiller, decoder) pair of a
 // disaggregated fleet (its colocated choice is Dynamo's).
@@ -171,7 +184,7 @@ func BenchmarkRouterChoice(b *testing.B) {
 				c, holds := choiceFleet(n, rt.disaggregated)
 				router := rt.make()
 				seedPrefixes(router, holds)
-				if ix, ok := router.(Indexer); ok {
+				if ix, ok := router.(Indexer); ok && n >= choiceIndexFrom {
 					ix.Reindex(c)
 				}
 				rng := rand.New(rand.NewPCG(3, 4))

@@ -13,6 +13,10 @@ type TTLIndex struct {
 	last  map[ttlKey]int64 // routed-at time of each live entry
 	fifo  []ttlEntry       // writes in time order, for expiry
 	head  int              // fifo[:head] is expired
+	// first lists, by a recorded prompt's first block, the instances
+	// holding a live entry of it (a block hash is a first block's or
+	// another's, never both: it chains the blocks before it).
+	first map[uint64][]int32
 }
 
 type ttlKey struct {
@@ -31,13 +35,18 @@ func NewTTLIndex(ttlNs int64) *TTLIndex {
 	if ttlNs <= 0 {
 		panic("router: TTLIndex needs a positive ttl")
 	}
-	return &TTLIndex{ttlNs: ttlNs, last: map[ttlKey]int64{}}
+	return &TTLIndex{ttlNs: ttlNs, last: map[ttlKey]int64{}, first: map[uint64][]int32{}}
 }
 
 // Record notes that a request with these block hashes was routed to inst
 // at nowNs. Times must not go back.
 func (x *TTLIndex) Record(inst int, hashes []uint64, nowNs int64) {
 	x.expire(nowNs)
+	if len(hashes) > 0 {
+		if _, ok := x.last[ttlKey{inst, hashes[0]}]; !ok {
+			x.first[hashes[0]] = append(x.first[hashes[0]], int32(inst))
+		}
+	}
 	for _, h := range hashes {
 		k := ttlKey{inst, h}
 		x.last[k] = nowNs
@@ -59,6 +68,17 @@ func (x *TTLIndex) Overlap(inst int, hashes []uint64, nowNs int64) int {
 	return n
 }
 
+// Holders appends to dst the instances the index believes hold the first
+// of hashes at nowNs — those whose Overlap is positive — in no particular
+// order.
+func (x *TTLIndex) Holders(dst []int, hashes []uint64, nowNs int64) []int {
+	x.expire(nowNs)
+	for _, i := range x.first[hashes[0]] {
+		dst = append(dst, int(i))
+	}
+	return dst
+}
+
 // Len is the number of live entries (after the last call's expiry).
 func (x *TTLIndex) Len() int { return len(x.last) }
 
@@ -68,12 +88,34 @@ func (x *TTLIndex) expire(nowNs int64) {
 		e := x.fifo[x.head]
 		if x.last[e.key] == e.atNs { // not rewritten since
 			delete(x.last, e.key)
+			x.forgetFirst(e.key)
 		}
 		x.head++
 	}
 	if x.head > 1024 && x.head > len(x.fifo)/2 {
 		x.fifo = append(x.fifo[:0], x.fifo[x.head:]...)
 		x.head = 0
+	}
+}
+
+// forgetFirst drops k's instance from the holders of k's block, if that
+// is a first block.
+func (x *TTLIndex) forgetFirst(k ttlKey) {
+	insts, ok := x.first[k.hash]
+	if !ok {
+		return
+	}
+	for j, i := range insts {
+		if int(i) == k.inst {
+			insts[j] = insts[len(insts)-1]
+			insts = insts[:len(insts)-1]
+			break
+		}
+	}
+	if len(insts) == 0 {
+		delete(x.first, k.hash)
+	} else {
+		x.first[k.hash] = insts
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"handoff/models/units"
 )
 
 // The property every Indexer keeps: its choice from its indexes is the
@@ -23,14 +25,15 @@ func indexSeeds() int {
 // disaggregated) whose views take few distinct values, so that ties are
 // common, and whose instances hold prefixes of the requests' families.
 type randomFleet struct {
-	c     *Cluster
-	holds map[int][choiceFamilies]int // leading blocks of each family held, by instance
-	rng   *rand.Rand
+	c      *Cluster
+	holds  map[int][choiceFamilies]int // leading blocks of each family held, by instance
+	shares map[int][choiceFamilies]int // leading blocks of each family active requests hold, by instance
+	rng    *rand.Rand
 }
 
 func newRandomFleet(seed uint64, disaggregated bool) *randomFleet {
 	rng := rand.New(rand.NewPCG(seed, 0x1dec5))
-	f := &randomFleet{holds: map[int][choiceFamilies]int{}, rng: rng}
+	f := &randomFleet{holds: map[int][choiceFamilies]int{}, shares: map[int][choiceFamilies]int{}, rng: rng}
 	n := 1 + rng.IntN(40)
 	if disaggregated {
 		n = 2 + rng.IntN(39)
@@ -58,10 +61,51 @@ func newRandomFleet(seed uint64, disaggregated bool) *randomFleet {
 		k := 1 + rng.IntN(n-1)
 		f.c.Prefill, f.c.Decode = vs[:k], vs[k:]
 	}
+	f.c.Caching = f.caching
+	if rng.IntN(3) == 0 {
+		f.c.NewBlocks, f.c.Sharing = f.newBlocks, f.sharing
+	}
+	if rng.IntN(6) == 0 {
+		f.c.TierOverlap = func(i int, hashes []uint64, from int) TierBlocks { return TierBlocks{i % 2, 0, i % 3} }
+		f.c.OnboardNs = func(i int, blocks TierBlocks) int64 { return int64(1000 * blocks.Sum()) }
+	}
 	for range rng.IntN(6) {
 		f.cache()
 	}
 	return f
+}
+
+// caching names the instances holding the first of hashes, and a random
+// other one now and then (Caching may name a few more).
+func (f *randomFleet) caching(dst []int, hashes []uint64) []int {
+	for i, m := range f.holds {
+		if m[hashes[0]>>32] > 0 || f.rng.IntN(8) == 0 {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
+// newBlocks is Cluster.NewBlocks from f.shares.
+func (f *randomFleet) newBlocks(i int, r *Request) int {
+	blocks := r.PromptTokens / testBlock
+	if len(r.Hashes) == 0 {
+		return blocks
+	}
+	return blocks - min(blocks, f.shares[i][r.Hashes[0]>>32])
+}
+
+// sharing is Cluster.Sharing from f.shares.
+func (f *randomFleet) sharing(dst []int, r *Request) []int {
+	if len(r.Hashes) == 0 {
+		return dst
+	}
+	for i, m := range f.shares {
+		if m[r.Hashes[0]>>32] > 0 {
+			dst = append(dst, i)
+		}
+	}
+	return dst
 }
 
 // perturb gives v new random state: small counts, so that many views tie.
@@ -79,9 +123,13 @@ func (f *randomFleet) perturb(v *View) {
 func (f *randomFleet) cache() {
 	vs := append(append([]View(nil), f.c.Prefill...), f.c.Decode...)
 	i := vs[f.rng.IntN(len(vs))].Index
-	m := f.holds[i]
+	held := f.holds
+	if f.rng.IntN(3) == 0 {
+		held = f.shares
+	}
+	m := held[i]
 	m[f.rng.IntN(choiceFamilies)] = f.rng.IntN(5)
-	f.holds[i] = m
+	held[i] = m
 }
 
 // request draws a request of a random family, 0–6 blocks long.
@@ -112,7 +160,9 @@ func (f *randomFleet) change() (decode bool, k int) {
 // indexed one, and fails at the first decision that differs.
 func checkIndexed(t *testing.T, disaggregated bool, make func(rng *rand.Rand) Router) {
 	t.Helper()
+	defer func(n int) { maxListedTies = n }(maxListedTies)
 	for seed := range uint64(indexSeeds()) {
+		maxListedTies = []int{0, 64}[seed%2] // every other fleet finds a drawn tie by rank
 		f := newRandomFleet(seed, disaggregated)
 		indexed := make(rand.New(rand.NewPCG(seed, 9)))
 		scanned := make(rand.New(rand.NewPCG(seed, 9)))
@@ -154,6 +204,56 @@ func TestLeastLoadedIndexMatchesScan(t *testing.T) {
 	for _, disaggregated := range []bool{false, true} {
 		t.Run(fmt.Sprintf("disaggregated=%v", disaggregated), func(t *testing.T) {
 			checkIndexed(t, disaggregated, func(*rand.Rand) Router { return &LeastLoaded{} })
+		})
+	}
+}
+
+// randomDynamo draws Dynamo's knobs as the swarm does: credits, decay,
+// scale, request weight, a queue threshold, the router's own index, reuse,
+// conditional disaggregation, and now and then a temperature (which
+// scans) — weights that are not dyadic included, so that costs round.
+func randomDynamo(rng *rand.Rand) DynamoConfig {
+	c := DefaultDynamoConfig()
+	c.OverlapScoreCredit = float64(rng.IntN(3))
+	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
+	c.PrefillLoadScale = []float64{0, 0.5, 1, 0.7, 1.3}[rng.IntN(5)]
+	c.DecodeActiveRequestWeight = []float64{0, 1, 2, 0.1}[rng.IntN(4)]
+	if rng.IntN(6) == 0 {
+		c.Temperature = rng.Float64()
+	}
+	if rng.IntN(3) == 0 {
+		c.QueueThreshold = 0.5 + rng.Float64()
+	}
+	c.UseKVEvents = rng.IntN(3) > 0
+	c.TTL = units.Duration(1 + 3000*rng.IntN(30))
+	c.AssumeKVReuse = rng.IntN(2) == 0
+	if rng.IntN(2) == 0 {
+		c.ConditionalDisagg = true
+		c.ConditionalPolicy = []string{ConditionalISLBounding, ConditionalTokenCap}[rng.IntN(2)]
+		c.EffISLThreshold, c.BypassBelowTokens = rng.IntN(100), 1+rng.IntN(100)
+		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(3)*16, rng.IntN(3)*32
+	}
+	return c
+}
+
+func TestDynamoIndexMatchesScan(t *testing.T) {
+	for _, disaggregated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disaggregated=%v", disaggregated), func(t *testing.T) {
+			checkIndexed(t, disaggregated, func(rng *rand.Rand) Router {
+				return NewDynamo(randomDynamo(rand.New(rand.NewPCG(rng.Uint64(), 1))), rng)
+			})
+		})
+	}
+}
+
+func TestTopologyAwareIndexMatchesScan(t *testing.T) {
+	for _, disaggregated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disaggregated=%v", disaggregated), func(t *testing.T) {
+			checkIndexed(t, disaggregated, func(rng *rand.Rand) Router {
+				c := randomDynamo(rand.New(rand.NewPCG(rng.Uint64(), 1)))
+				c.ConditionalDisagg = false
+				return NewTopologyAware(c, 0.5, rng)
+			})
 		})
 	}
 }

@@ -85,6 +85,17 @@ type Cluster struct {
 	// full prompt blocks no request active on instance i holds; nil
 	// otherwise.
 	NewBlocks func(i int, r *Request) int
+
+	// Caching, when not nil, appends to dst every instance whose device
+	// cache holds the first block of hashes — every i with Overlap(i,
+	// hashes) > 0 — and perhaps a few others, in no particular order, so
+	// that a router need not ask every instance. nil: any instance may.
+	Caching func(dst []int, hashes []uint64) []int
+	// Sharing, when not nil, appends to dst every instance with an active
+	// request sharing r's prompt prefix — every i with NewBlocks(i, r)
+	// below r's full blocks — and perhaps a few others. nil with
+	// NewBlocks: any instance may.
+	Sharing func(dst []int, r *Request) []int
 }
 
 // TierBlocks counts blocks per lower KV tier: host, disk, store.

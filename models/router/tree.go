@@ -159,6 +159,25 @@ func (t *rankTree) kth(j int) int {
 	}
 }
 
+// appendRange appends to dst the positions of ranks [from, to), in order.
+func (t *rankTree) appendRange(dst []int, from, to int) []int {
+	return t.appendRanks(dst, t.root, from, to)
+}
+
+// appendRanks appends the positions of the subtree at n whose ranks within
+// it are in [from, to).
+func (t *rankTree) appendRanks(dst []int, n int32, from, to int) []int {
+	if n < 0 || from >= to || to <= 0 || from >= int(t.size[n]) {
+		return dst
+	}
+	ls := int(t.sizeOf(t.left[n]))
+	dst = t.appendRanks(dst, t.left[n], from, to)
+	if from <= ls && ls < to {
+		dst = append(dst, int(n))
+	}
+	return t.appendRanks(dst, t.right[n], from-ls-1, to-ls-1)
+}
+
 // before counts the positions ordered before (key, pos).
 func (t *rankTree) before(key *rankKey, pos int) int {
 	count := 0
