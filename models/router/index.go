@@ -1,5 +1,7 @@
 package router
 
+import "slices"
+
 // The routers' own prefix indexes: what a router believes each instance
 // caches, learnt from its own decisions rather than from KV events.
 
@@ -69,8 +71,8 @@ func (x *TTLIndex) Overlap(inst int, hashes []uint64, nowNs int64) int {
 }
 
 // Holders appends to dst the instances the index believes hold the first
-// of hashes at nowNs — those whose Overlap is positive — in no particular
-// order.
+// of hashes (not empty) at nowNs — those whose Overlap is positive — in no
+// particular order.
 func (x *TTLIndex) Holders(dst []int, hashes []uint64, nowNs int64) []int {
 	x.expire(nowNs)
 	for _, i := range x.first[hashes[0]] {
@@ -105,12 +107,9 @@ func (x *TTLIndex) forgetFirst(k ttlKey) {
 	if !ok {
 		return
 	}
-	for j, i := range insts {
-		if int(i) == k.inst {
-			insts[j] = insts[len(insts)-1]
-			insts = insts[:len(insts)-1]
-			break
-		}
+	if j := slices.Index(insts, int32(k.inst)); j >= 0 {
+		insts[j] = insts[len(insts)-1]
+		insts = insts[:len(insts)-1]
 	}
 	if len(insts) == 0 {
 		delete(x.first, k.hash)
@@ -125,6 +124,9 @@ func (x *TTLIndex) forgetFirst(k ttlKey) {
 // O(capacity) per instance routed to.
 type LRUIndex struct {
 	sets []*lruSet // by instance index, nil until first routed to
+	// first lists, by a recorded prompt's first block, the instances
+	// whose LRU holds it.
+	first map[uint64][]int32
 }
 
 // lruSet is one instance's LRU: a doubly linked list over slots, most
@@ -138,7 +140,7 @@ type lruSet struct {
 }
 
 // NewLRUIndex returns an empty index.
-func NewLRUIndex() *LRUIndex { return &LRUIndex{} }
+func NewLRUIndex() *LRUIndex { return &LRUIndex{first: map[uint64][]int32{}} }
 
 // Record notes a request with these block hashes routed to inst, whose
 // LRU holds capacity blocks (fixed the first time inst is recorded). The
@@ -157,8 +159,43 @@ func (x *LRUIndex) Record(inst int, hashes []uint64, capacity int) {
 		s = &lruSet{capacity: capacity, slot: map[uint64]int32{}, headIdx: -1, tailIdx: -1}
 		x.sets[inst] = s
 	}
+	if len(hashes) == 0 {
+		return
+	}
 	for i := len(hashes) - 1; i >= 0; i-- {
-		s.touch(hashes[i])
+		if h, evicted := s.touch(hashes[i]); evicted {
+			x.forgetFirst(inst, h)
+		}
+	}
+	if insts := x.first[hashes[0]]; !slices.Contains(insts, int32(inst)) {
+		x.first[hashes[0]] = append(insts, int32(inst))
+	}
+}
+
+// Holders appends to dst the instances whose LRU holds the first of
+// hashes (not empty) — those whose Matched is positive — in no particular
+// order.
+func (x *LRUIndex) Holders(dst []int, hashes []uint64) []int {
+	for _, i := range x.first[hashes[0]] {
+		dst = append(dst, int(i))
+	}
+	return dst
+}
+
+// forgetFirst drops inst from the holders of h, if h is a first block.
+func (x *LRUIndex) forgetFirst(inst int, h uint64) {
+	insts, ok := x.first[h]
+	if !ok {
+		return
+	}
+	if k := slices.Index(insts, int32(inst)); k >= 0 {
+		insts[k] = insts[len(insts)-1]
+		insts = insts[:len(insts)-1]
+	}
+	if len(insts) == 0 {
+		delete(x.first, h)
+	} else {
+		x.first[h] = insts
 	}
 }
 
@@ -188,12 +225,12 @@ func (x *LRUIndex) Len(inst int) int {
 }
 
 // touch makes h the most recent entry, inserting it (evicting the least
-// recent when full) if absent.
-func (s *lruSet) touch(h uint64) {
+// recent when full) if absent; it returns the hash it evicted, if any.
+func (s *lruSet) touch(h uint64) (evictedHash uint64, evicted bool) {
 	if i, ok := s.slot[h]; ok {
 		s.unlink(i)
 		s.pushFront(i)
-		return
+		return 0, false
 	}
 	var i int32
 	if len(s.hash) < s.capacity {
@@ -203,10 +240,12 @@ func (s *lruSet) touch(h uint64) {
 		i = s.tailIdx
 		s.unlink(i)
 		delete(s.slot, s.hash[i])
+		evictedHash, evicted = s.hash[i], true
 		s.hash[i] = h
 	}
 	s.slot[h] = i
 	s.pushFront(i)
+	return evictedHash, evicted
 }
 
 func (s *lruSet) unlink(i int32) {

@@ -110,12 +110,16 @@ func (f *randomFleet) sharing(dst []int, r *Request) []int {
 
 // perturb gives v new random state: small counts, so that many views tie.
 func (f *randomFleet) perturb(v *View) {
-	rng := f.rng
-	v.Outstanding = rng.IntN(4)
-	v.Running, v.Waiting = rng.IntN(4), rng.IntN(4)
-	v.ActivePrefillTokens = 8 * rng.IntN(5)
-	v.ActiveBlocks = rng.IntN(5)
-	v.FreeBlocks = rng.IntN(v.TotalBlocks + 1)
+	f.perturbLoad(v)
+	v.Running, v.Waiting = f.rng.IntN(4), f.rng.IntN(4)
+	v.FreeBlocks = f.rng.IntN(v.TotalBlocks + 1)
+}
+
+// perturbLoad gives v new random bookkeeping.
+func (f *randomFleet) perturbLoad(v *View) {
+	v.Outstanding = f.rng.IntN(4)
+	v.ActivePrefillTokens = 8 * f.rng.IntN(5)
+	v.ActiveBlocks = f.rng.IntN(5)
 }
 
 // cache makes a random instance hold a random number of a random family's
@@ -142,7 +146,8 @@ func (f *randomFleet) request(r *Request) *Request {
 	return r
 }
 
-// change perturbs a random view and reports its leg and position.
+// change perturbs a random view — its bookkeeping, now and then its
+// instance's state too — and reports its leg and position.
 func (f *randomFleet) change() (decode bool, k int) {
 	decode = len(f.c.Decode) > 0 && f.rng.IntN(2) == 0
 	vs := f.c.Prefill
@@ -150,7 +155,11 @@ func (f *randomFleet) change() (decode bool, k int) {
 		vs = f.c.Decode
 	}
 	k = f.rng.IntN(len(vs))
-	f.perturb(&vs[k])
+	if f.rng.IntN(10) == 0 {
+		f.perturb(&vs[k])
+	} else {
+		f.perturbLoad(&vs[k])
+	}
 	return decode, k
 }
 
@@ -253,6 +262,38 @@ func TestTopologyAwareIndexMatchesScan(t *testing.T) {
 				c := randomDynamo(rand.New(rand.NewPCG(rng.Uint64(), 1)))
 				c.ConditionalDisagg = false
 				return NewTopologyAware(c, 0.5, rng)
+			})
+		})
+	}
+}
+
+// randomLLMD draws llm-d's plugins: a few scorers of every kind, random
+// weights (some that round), either picker, and a decider threshold.
+func randomLLMD(rng *rand.Rand) LLMDConfig {
+	c := DefaultLLMDConfig()
+	c.Scorers = nil
+	for _, name := range ScorerNames() {
+		if rng.IntN(2) == 0 {
+			c.Scorers = append(c.Scorers, WeightedScorer{name, []float64{1, 2, 3, 0.7, 0}[rng.IntN(5)]})
+		}
+	}
+	if len(c.Scorers) == 0 || rng.IntN(3) == 0 {
+		c.Scorers = DefaultLLMDConfig().Scorers
+	}
+	rng.Shuffle(len(c.Scorers), func(i, j int) { c.Scorers[i], c.Scorers[j] = c.Scorers[j], c.Scorers[i] })
+	if rng.IntN(5) == 0 {
+		c.Picker = PickerWeightedRandom
+	}
+	c.NonCachedTokens = rng.IntN(3) * 32
+	c.LRUCapacityPerServer = rng.IntN(3) * 4
+	return c
+}
+
+func TestLLMDIndexMatchesScan(t *testing.T) {
+	for _, disaggregated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disaggregated=%v", disaggregated), func(t *testing.T) {
+			checkIndexed(t, disaggregated, func(rng *rand.Rand) Router {
+				return NewLLMD(randomLLMD(rand.New(rand.NewPCG(rng.Uint64(), 1))), rng)
 			})
 		})
 	}
