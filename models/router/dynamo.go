@@ -271,17 +271,9 @@ func (d *Dynamo) pick(r *Request, c *Cluster, decode bool) (k, overlap int) {
 	if d.indexable(r, c) {
 		return d.pickIndexed(r, c, decode)
 	}
-	d.costs = d.prefillCosts(d.costs[:0], r, c, legViews(c, decode))
+	d.costs = d.prefillCosts(d.costs[:0], r, c, c.leg(decode))
 	k = d.ch.minCost(d.costs, d.cfg.Temperature)
 	return k, d.overlaps[k]
-}
-
-// legViews is c's decode leg (decode) or prefill leg.
-func legViews(c *Cluster, decode bool) []View {
-	if decode {
-		return c.Decode
-	}
-	return c.Prefill
 }
 
 // cachedTokens is the prompt tokens a worker holding overlap of the

@@ -248,7 +248,7 @@ func (l *LLMD) pick(r *Request, c *Cluster, decode bool) int {
 	if k, ok := l.pickIndexed(r, c, decode); ok {
 		return k
 	}
-	vs := legViews(c, decode)
+	vs := c.leg(decode)
 	l.totals = l.Totals(l.totals[:0], r, c, vs)
 	if l.cfg.Picker == PickerWeightedRandom {
 		return l.ch.weighted(l.totals)

@@ -77,7 +77,7 @@ func (l *LLMD) Changed(c *Cluster, decode bool, k int) {
 	if decode {
 		leg = &l.ix.legs[1]
 	}
-	if leg.built && leg.seen[k] != stateOf(&legViews(c, decode)[k]) {
+	if leg.built && leg.seen[k] != stateOf(&c.leg(decode)[k]) {
 		leg.built, leg.scans = false, 0
 	}
 }

@@ -98,6 +98,14 @@ type Cluster struct {
 	Sharing func(dst []int, r *Request) []int
 }
 
+// leg is c's decode leg (decode) or its prefill leg.
+func (c *Cluster) leg(decode bool) []View {
+	if decode {
+		return c.Decode
+	}
+	return c.Prefill
+}
+
 // TierBlocks counts blocks per lower KV tier: host, disk, store.
 type TierBlocks [3]int
 
