@@ -125,8 +125,8 @@ func (c *cluster) fillViews(stale bool) {
 	r.relisted = true
 }
 
-// fillChanged fills the bookkeeping of the views whose instances' changed
-// and tells the router's indexes.
+// fillChanged fills the views whose bookkeeping changed and tells the
+// router's indexes.
 func (c *cluster) fillChanged() {
 	r := &c.routing
 	for _, i := range r.changed {
