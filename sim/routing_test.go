@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"testing"
+
+	"handoff/models/router"
 )
 
 // TestIndexedRoutingMatchesScan is metamorphic: over random swarm
@@ -40,5 +42,37 @@ func TestIndexedRoutingMatchesScan(t *testing.T) {
 				t.Fatalf("seed %d: indexed vs scanned routing: %s", seed, d)
 			}
 		})
+	}
+}
+
+// countingRouter is a least-loaded router that counts its decisions.
+type countingRouter struct {
+	*router.LeastLoaded
+	decisions int
+}
+
+func (r *countingRouter) Route(q *router.Request, c *router.Cluster) router.Decision {
+	r.decisions++
+	return r.LeastLoaded.Route(q, c)
+}
+
+// TestDecisionsFillOnlyChangedViews runs 2,000 requests on 4,096
+// colocated instances under least_loaded, which reads only its
+// bookkeeping: a decision fills the views whose bookkeeping changed since
+// the one before — a few — not a view per instance, so that what it costs
+// does not grow with the fleet.
+func TestDecisionsFillOnlyChangedViews(t *testing.T) {
+	const n = 4096
+	rt := &countingRouter{LeastLoaded: &router.LeastLoaded{}}
+	cfg := &Config{Name: "wide", Instances: instances(RoleColocated, n, engineCfg(t, 1000, 2048, 64, false),
+		linearTimer(cfA, cfB)), Router: rt, Source: &sliceSource{reqs: benchRequests(2000, 1e4)}}
+	c, err := drive(t, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDecision := float64(c.routing.filled-n) / float64(rt.decisions) // less the first listing's
+	t.Logf("%d decisions, %.2f views filled a decision", rt.decisions, perDecision)
+	if rt.decisions < 2000 || perDecision > 4 {
+		t.Fatalf("%d decisions filled %.1f views each on %d instances, want at most 4", rt.decisions, perDecision, n)
 	}
 }

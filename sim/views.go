@@ -36,6 +36,7 @@ type routing struct {
 	changed  []int32        // instances whose bookkeeping changed since their views were filled
 	marked   []bool         // per instance: in changed
 	relisted bool           // the lists changed since the router was last reindexed
+	filled   int64          // views filled, in all: what decisions cost in instances visited
 
 	// capacityTokens is the most context any instance of the leg that
 	// holds a request's whole context can take (legFor): instances'
@@ -183,6 +184,7 @@ func (c *cluster) fillState(v *router.View, i int) {
 
 // fillLoad copies the router's bookkeeping of instance i into its view.
 func (c *cluster) fillLoad(v *router.View, i int) {
+	c.routing.filled++
 	rp := &c.replicas[i]
 	v.Outstanding = rp.outstanding
 	if rp.cfg.Role == RoleDecode {

@@ -298,3 +298,38 @@ func TestLLMDIndexMatchesScan(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexedChoicesAskFewInstances routes on 4,096 instances whose
+// every prompt family is cached on eight, and counts the prefix look-ups
+// a decision makes (Cluster.Overlap: a look-up in an instance's cache):
+// Dynamo's and llm-d's precise scorer's indexed choices ask the instances
+// that hold the prompt's first block, not every instance.
+func TestIndexedChoicesAskFewInstances(t *testing.T) {
+	precise := LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrecisePrefix, 3}},
+		Picker: PickerMaxScore}
+	for name, rt := range map[string]Router{
+		"dynamo": NewDynamo(DefaultDynamoConfig(), seeded()),
+		"llmd":   NewLLMD(precise, seeded()),
+	} {
+		c, _ := choiceFleet(4096, false)
+		lookups, overlap := 0, c.Overlap
+		c.Overlap = func(i int, hashes []uint64) int {
+			lookups++
+			return overlap(i, hashes)
+		}
+		rt.(Indexer).Reindex(c)
+		rng := rand.New(rand.NewPCG(3, 4))
+		var r Request
+		const decisions = 200
+		for i := range llmdScansBeforeIndex + decisions {
+			if i == llmdScansBeforeIndex { // llm-d scans a few decisions after a refresh
+				lookups = 0
+			}
+			choiceMove(c, rt.Route(choiceRequest(&r, i), c), rt, rng)
+		}
+		if perDecision := float64(lookups) / decisions; perDecision > 2*choiceHolders {
+			t.Errorf("%s: %.1f prefix look-ups a decision on 4,096 instances, want at most %d", name, perDecision,
+				2*choiceHolders)
+		}
+	}
+}
