@@ -103,7 +103,7 @@ func TestRegisterToyPolicy(t *testing.T) {
 	t.Cleanup(func() { routerPolicies = saved })
 	built := false
 	routerPolicies = append(slices.Clip(routerPolicies), routerPolicy{name: "toy",
-		build: func(*Loaded, *Built, *rand.Rand) router.Router { built = true; return router.LeastLoaded{} }})
+		build: func(*Loaded, *Built, *rand.Rand) router.Router { built = true; return &router.LeastLoaded{} }})
 
 	_, err := Parse([]byte(base+"router: {policy: nope}\n"), "t.yaml")
 	want := `unknown policy "nope" (known: round_robin, least_loaded, dynamo, llmd, topology_aware, toy)`
