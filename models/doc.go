@@ -25,7 +25,9 @@
 //   - network: links shared max-min fairly, flat and hierarchical
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's
-//     scorers and the topology-aware cost. A policy's configuration type is
+//     scorers and the topology-aware cost; a policy that can keeps indexes
+//     over its views (Indexer, tree.go) so that a choice does not scan the
+//     fleet, its scan kept as the reference. A policy's configuration type is
 //     its scenario section (YAML fields, a Default value, Check), so a new
 //     policy is a file there plus a line in scenarios/router.go.
 //   - autoscale: the policies that size a pool while a run goes on — a

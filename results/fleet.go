@@ -125,12 +125,13 @@ func SummarizeFleet(recs []Record, f *FleetInfo, slo SLO) *FleetSummary {
 	return s
 }
 
-// writeFleet writes a changing fleet's lines of the summary table.
-func writeFleet(b *bytes.Buffer, f *FleetSummary) {
+// writeFleet writes a changing fleet's lines of the summary table; its
+// devices are called noun ("GPU-hours", "wafer-hours").
+func writeFleet(b *bytes.Buffer, f *FleetSummary, noun string) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(b, "%-11s %.2f GPU-hours   $%.2f", "fleet", f.GPUHours, f.CostUSD)
+	fmt.Fprintf(b, "%-11s %.2f %s-hours   $%.2f", "fleet", f.GPUHours, noun, f.CostUSD)
 	for _, p := range f.Pools {
 		if p.MinReady != p.MaxReady {
 			fmt.Fprintf(b, "   %s %d–%d ready", p.Pool, p.MinReady, p.MaxReady)

@@ -34,7 +34,7 @@ func TestSummarizeFleetByHand(t *testing.T) {
 		t.Errorf("faults %+v", s)
 	}
 	var b bytes.Buffer
-	writeFleet(&b, s)
+	writeFleet(&b, s, "GPU")
 	if !strings.Contains(b.String(), "3.00 GPU-hours   $9.00") || !strings.Contains(b.String(), "1 lost") {
 		t.Errorf("table:\n%s", b.String())
 	}

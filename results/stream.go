@@ -331,6 +331,7 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 		Scenario:    info.Scenario,
 		Seed:        info.Seed,
 		GPUs:        info.GPUs,
+		Device:      info.Device,
 		Requests:    z.counts,
 		Preemptions: z.preemptions,
 		TTFT:        z.ttft.stats(),

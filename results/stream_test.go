@@ -68,7 +68,7 @@ func streamRecords(rng *rand.Rand, n, instances int) []Record {
 
 // streamInfo is a RunInfo with instances of every role, tiers and a fleet.
 func streamInfo(rng *rand.Rand, instances int) RunInfo {
-	info := RunInfo{Scenario: "random", Seed: rng.Uint64(), GPUs: 1 + rng.IntN(64), SimTimeNs: 6 * 3600e9,
+	info := RunInfo{Scenario: "random", Seed: rng.Uint64(), GPUs: 1 + rng.IntN(64), Device: "GPU", SimTimeNs: 6 * 3600e9,
 		WallTimeS: 1.5, Events: rng.Int64N(1e9), RouterOwner: "router-co",
 		SLO:   SLO{TTFTNs: logUniformNs(rng, 60e9), TPOTNs: logUniformNs(rng, 1e9), Attainment: 0.9},
 		Tiers: []TierInfo{{Name: "host", ReadBytes: 1e9, CapacityBlocks: 100, CachedBlocks: 40}, {Name: "store"}},

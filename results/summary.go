@@ -12,7 +12,8 @@ type SLO struct {
 type RunInfo struct {
 	Scenario  string
 	Seed      uint64
-	GPUs      int     // accelerators in the fleet, for per-GPU request goodput
+	GPUs      int     // devices in the fleet, of every kind, for per-device request goodput
+	Device    string  // what they are called ("GPU", "Trainium chip", "wafer", "LPU", or "device" for a mix)
 	SimTimeNs int64   // simulated time at the end of the run, ns
 	WallTimeS float64 // wall-clock run time, s (differs between identical runs)
 	Events    int64   // events processed
@@ -69,7 +70,8 @@ type SLOSummary struct {
 type Summary struct {
 	Scenario           string            `json:"scenario"`
 	Seed               uint64            `json:"seed"`
-	GPUs               int               `json:"gpus"`
+	GPUs               int               `json:"gpus"`             // devices of every kind, not GPUs alone (the key is kept)
+	Device             string            `json:"device,omitempty"` // what they are called (RunInfo.Device); "" in files of older versions
 	Requests           RequestCounts     `json:"requests"`
 	RejectReasons      []ReasonGroup     `json:"reject_reasons"`  // by kind, most first
 	DropReasons        []ReasonGroup     `json:"drop_reasons"`    // by kind, most first
@@ -136,6 +138,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 		Scenario:  info.Scenario,
 		Seed:      info.Seed,
 		GPUs:      info.GPUs,
+		Device:    info.Device,
 		ITL:       histStats(itl),
 		SimTimeS:  float64(info.SimTimeNs) / 1e9,
 		WallTimeS: finite(info.WallTimeS),

@@ -55,7 +55,7 @@ func handRecords() []Record {
 }
 
 func handInfo() RunInfo {
-	return RunInfo{Scenario: "hand", Seed: 7, GPUs: 4, SimTimeNs: 5000 * ms, WallTimeS: 0.25,
+	return RunInfo{Scenario: "hand", Seed: 7, GPUs: 4, Device: "GPU", SimTimeNs: 5000 * ms, WallTimeS: 0.25,
 		Events: 123, SLO: SLO{TTFTNs: 200 * ms, TPOTNs: 50 * ms, Attainment: 0.9},
 		Instances: []InstanceInfo{
 			{Name: "prefill-0", Pool: "prefill", Role: RolePrefill, Owner: "acme", GPUs: 2,

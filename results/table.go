@@ -16,7 +16,7 @@ import (
 // instead.
 func WriteTable(w io.Writer, s Summary) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%-11s %s   seed %d   %d GPUs\n", "scenario", orDash(s.Scenario), s.Seed, s.GPUs)
+	fmt.Fprintf(&b, "%-11s %s   seed %d   %s\n", "scenario", orDash(s.Scenario), s.Seed, Devices(s.GPUs, s.DeviceNoun()))
 	fmt.Fprintf(&b, "%-11s total %d   completed %d   rejected %d   dropped %d", "requests",
 		s.Requests.Total, s.Requests.Completed, s.Requests.Rejected, s.Requests.Dropped)
 	if s.Requests.Failed > 0 {
@@ -41,11 +41,11 @@ func WriteTable(w io.Writer, s Summary) error {
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
 		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)
-	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO))
+	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO, s.DeviceNoun()))
 	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%\n", "cache", 100*s.PrefixCacheHitRate)
 	b.WriteString(tierLine(s.KVTiers))
 	writePreemption(&b, s.Preemption)
-	writeFleet(&b, s.Fleet)
+	writeFleet(&b, s.Fleet, s.DeviceNoun())
 	fmt.Fprintf(&b, "%-11s sim %.3f s   wall %.2f s   %d events   %d preemptions\n", "run",
 		s.SimTimeS, s.WallTimeS, s.Events, s.Preemptions)
 	_, err := w.Write(b.Bytes())
@@ -75,8 +75,9 @@ func writeLatency(b *bytes.Buffer, s Summary) {
 	}
 }
 
-// sloLine renders limits, attainment against the target, and request goodput.
-func sloLine(slo SLOSummary) string {
+// sloLine renders limits, attainment against the target, and request
+// goodput, also per device (called noun).
+func sloLine(slo SLOSummary, noun string) string {
 	met := "missed"
 	if slo.Met {
 		met = "met"
@@ -84,7 +85,7 @@ func sloLine(slo SLOSummary) string {
 	line := fmt.Sprintf("TTFT ≤ %s, TPOT ≤ %s: attainment %s (target %s: %s), request goodput %.2f req/s",
 		limitMs(slo.TTFTS), limitMs(slo.TPOTS), Percent(slo.Attainment), targetPercent(slo.Target), met, slo.RequestGoodputRPS)
 	if slo.RequestGoodputRPSPerGPU > 0 {
-		line += fmt.Sprintf(" (%.3f per GPU)", slo.RequestGoodputRPSPerGPU)
+		line += fmt.Sprintf(" (%.3f per %s)", slo.RequestGoodputRPSPerGPU, noun)
 	}
 	return line
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"handoff/models/autoscale"
 	"handoff/models/units"
@@ -162,7 +163,7 @@ func (l *Loaded) validateAutoscale() error {
 func (l *Loaded) checkAutoscale(at string, p *Pool, a *Autoscale) error {
 	switch {
 	case autoscalePolicies[a.Policy].build == nil:
-		return l.errorf(at+"policy", "unknown policy %q (known: %v)", a.Policy, autoscaleNames())
+		return l.errorf(at+"policy", "unknown policy %q (known: %s)", a.Policy, strings.Join(autoscaleNames(), ", "))
 	case a.Min < 1:
 		return l.errorf(at+"min", "must be at least 1 (a pool scaled to zero has nobody to route to), got %d", a.Min)
 	case a.Max < a.Min:

@@ -25,7 +25,8 @@ import (
 type Built struct {
 	Config          *sim.Config
 	Model           *llm.Model
-	GPUs            int
+	GPUs            int       // devices in the fleet, of every kind (GPUs, Trainium chips, wafers)
+	Device          string    // what they are called: one kind's noun ("GPU", "wafer"), or "device" for a mix (hardware.JoinNouns)
 	CostPerHour     float64   // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
 	PoolCostPerHour []float64 // the same per pool, in scenario order
 	PoolDevices     []int     // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
@@ -146,6 +147,7 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		}
 	}
 	b.GPUs += p.Count * p.devices()
+	b.Device = hardware.JoinNouns(b.Device, dev.Kind.Noun())
 	cost := float64(p.Count*p.devices()) * dev.CostPerHour
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)

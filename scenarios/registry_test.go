@@ -103,10 +103,10 @@ func TestRegisterToyPolicy(t *testing.T) {
 	t.Cleanup(func() { routerPolicies = saved })
 	built := false
 	routerPolicies = append(slices.Clip(routerPolicies), routerPolicy{name: "toy",
-		build: func(*Loaded, *Built, *rand.Rand) router.Router { built = true; return router.LeastLoaded{} }})
+		build: func(*Loaded, *Built, *rand.Rand) router.Router { built = true; return &router.LeastLoaded{} }})
 
 	_, err := Parse([]byte(base+"router: {policy: nope}\n"), "t.yaml")
-	want := `unknown policy "nope" (known: [round_robin least_loaded dynamo llmd topology_aware toy])`
+	want := `unknown policy "nope" (known: round_robin, least_loaded, dynamo, llmd, topology_aware, toy)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
@@ -178,7 +178,7 @@ func TestRegisterToyStepTime(t *testing.T) {
 	stepTimeModels = append(slices.Clip(stepTimeModels), stepTimeModel{"toy", func(st *StepTime) perf.Spec { return st.RooflineSpec }})
 	doc := strings.Replace(base, "role: prefill", "role: prefill\n    step_time: {model: nope}", 1)
 	_, err := Parse([]byte(doc), "t.yaml")
-	want := `unknown model "nope" (known: [roofline polynomial table wafer toy])`
+	want := `unknown model "nope" (known: roofline, polynomial, table, wafer, toy)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}

@@ -44,7 +44,7 @@ type routerPolicy struct {
 // ties them).
 var routerPolicies = []routerPolicy{
 	{name: "round_robin", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.RoundRobin{} }},
-	{name: "least_loaded", build: func(*Loaded, *Built, *rand.Rand) router.Router { return router.LeastLoaded{} }},
+	{name: "least_loaded", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.LeastLoaded{} }},
 	{name: "dynamo", section: newSection("dynamo", (*Router).dynamo, router.DefaultDynamoConfig),
 		sectionCheck: checkConditional, build: buildDynamo},
 	{name: "llmd", section: newSection("llmd", (*Router).llmd, router.DefaultLLMDConfig), refresh: defaultLLMDRefresh,

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"handoff/models/units"
 	"handoff/scenarios/workload"
@@ -48,7 +49,7 @@ func (l *Loaded) validate() error {
 		return err
 	}
 	if _, ok := policy(s.Router.Policy); !ok {
-		return l.errorf("router.policy", "unknown policy %q (known: %v)", s.Router.Policy, policyNames())
+		return l.errorf("router.policy", "unknown policy %q (known: %s)", s.Router.Policy, strings.Join(policyNames(), ", "))
 	}
 	return l.validateRouter()
 }
@@ -229,7 +230,7 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	case p.Name == "":
 		return l.errorf(at+".name", "required")
 	case !slices.Contains(roles, p.Role):
-		return l.errorf(at+".role", "unknown role %q (known: %v)", p.Role, roles)
+		return l.errorf(at+".role", "unknown role %q (known: %s)", p.Role, strings.Join(roles, ", "))
 	case p.Count < 1 || p.Count > maxInstances:
 		return l.errorf(at+".count", "must be in [1, %d], got %d", maxInstances, p.Count)
 	case p.Hardware == "":
@@ -247,7 +248,7 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	case p.DP > 1 && p.Preemption == "swap":
 		return l.errorf(at+".preemption", "swap with dp > 1 is not modelled (its copies would stall the whole group)")
 	case p.Wafer == nil && !slices.Contains(preemptions, p.Preemption):
-		return l.errorf(at+".preemption", "unknown policy %q (known: %v)", p.Preemption, preemptions)
+		return l.errorf(at+".preemption", "unknown policy %q (known: %s)", p.Preemption, strings.Join(preemptions, ", "))
 	case p.Wafer == nil && st.Model == defaultWaferStepTime:
 		return l.errorf(at+".step_time.model", "the wafer model goes with a wafer block on wafer hardware")
 	case p.Swap != nil && len(p.KVTiers) > 0 && p.KVTiers[0].Tier == "host":
@@ -259,7 +260,7 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".reject", "reject settings go with preemption: reject, and preemption: reject needs them "+
 			"(e.g. reject: {cache_hit_threshold: 0.8, phase: 2})")
 	case stepTimeSpec(&st) == nil:
-		return l.errorf(at+".step_time.model", "unknown model %q (known: %v)", st.Model, stepTimeNames())
+		return l.errorf(at+".step_time.model", "unknown model %q (known: %s)", st.Model, strings.Join(stepTimeNames(), ", "))
 	}
 	if err := stepTimeSpec(&st).Check(); err != nil {
 		return l.locate(at+".step_time", err)
@@ -283,7 +284,7 @@ func (l *Loaded) validateEngine(at string, e *Engine) error {
 	case e.MaxModelLen < 0:
 		return l.errorf(at+".max_model_len", "must not be negative, got %d", e.MaxModelLen)
 	case !slices.Contains(remoteKVQueues, e.RemoteKVQueue):
-		return l.errorf(at+".remote_kv_queue", "unknown order %q (known: %v)", e.RemoteKVQueue, remoteKVQueues)
+		return l.errorf(at+".remote_kv_queue", "unknown order %q (known: %s)", e.RemoteKVQueue, strings.Join(remoteKVQueues, ", "))
 	}
 	return l.validateRelease(at, e)
 }

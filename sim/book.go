@@ -23,6 +23,7 @@ func (c *cluster) book(f *flight) {
 	}
 	f.bookedTokens = max(0, f.req.PromptTokens-f.route.PrefillCached)
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
+	c.loadChanged(f.route.Prefill)
 	if f.route.Decode != router.DecodeLater {
 		c.bookDecode(f)
 	}
@@ -31,6 +32,7 @@ func (c *cluster) book(f *flight) {
 // bookDecode adds the request's blocks to its decoding instance's load.
 func (c *cluster) bookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
+	c.loadChanged(decodingInstance(f))
 	bs := c.routing.view.BlockSize
 	f.bookedBlocks = f.req.PromptTokens / bs
 	rp.routed++
@@ -41,6 +43,9 @@ func (c *cluster) bookDecode(f *flight) {
 	}
 	f.bookedBlocks -= rp.shared.add(f.req.Prefix, bs)
 	rp.blocks = rp.shared.distinct + rp.uniqueBlocks(f.bookedBlocks)
+	if rp.shared.first(f.req.Prefix) == 1 {
+		c.noteSharing(decodingInstance(f), f.req.Prefix, true)
+	}
 }
 
 // unbookPrefill ends a flight's prefill bookkeeping.
@@ -49,6 +54,7 @@ func (c *cluster) unbookPrefill(f *flight) {
 		return
 	}
 	c.replicas[f.route.Prefill].prefillTokens -= f.bookedTokens
+	c.loadChanged(f.route.Prefill)
 	f.bookedTokens = 0
 	c.retryHeld()
 }
@@ -68,6 +74,7 @@ func (c *cluster) unbook(f *flight) {
 
 func (c *cluster) unbookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
+	c.loadChanged(decodingInstance(f))
 	if f.routedHere {
 		rp.routed--
 		f.routedHere = false
@@ -77,6 +84,9 @@ func (c *cluster) unbookDecode(f *flight) {
 	} else {
 		rp.shared.remove(f.req.Prefix, c.routing.view.BlockSize)
 		rp.blocks = rp.shared.distinct + rp.uniqueBlocks(-f.bookedBlocks)
+		if len(f.req.Prefix) > 0 && rp.shared.first(f.req.Prefix) == 0 {
+			c.noteSharing(decodingInstance(f), f.req.Prefix, false)
+		}
 	}
 	f.bookedBlocks = 0
 }

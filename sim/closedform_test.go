@@ -32,7 +32,7 @@ var cfLink = hardware.Link{Name: "test-link", BandwidthBps: cfBandwidthBps, Late
 func colocatedConfig(t *testing.T, budget int, reqs []Request) *Config {
 	ec := engineCfg(t, 100, budget, 8, false)
 	return &Config{Name: "colocated", Instances: instances(RoleColocated, 1, ec, linearTimer(cfA, cfB)),
-		Router: router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
+		Router: &router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
 }
 
 // pdConfig is one prefill instance (index 0, no prefix cache) and one decode
@@ -41,7 +41,7 @@ func pdConfig(t *testing.T, reqs []Request) *Config {
 	timer := linearTimer(cfA, cfB)
 	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), timer),
 		instances(RoleDecode, 1, engineCfg(t, 100, 4096, 8, true), timer)...)
-	cfg := &Config{Name: "pd", Instances: insts, Router: router.LeastLoaded{},
+	cfg := &Config{Name: "pd", Instances: insts, Router: &router.LeastLoaded{},
 		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}
 	return withNICs(cfg, cfLink)
 }

@@ -209,6 +209,17 @@ type Config struct {
 	// none (router.StateReader): a test's switch, to show that skipping
 	// them changes nothing.
 	allViews bool
+	// scanViews fills every view before each decision, as the core did
+	// before it kept them current by what changed, and keeps the router
+	// from indexing them (router.Indexer), so that it scans: a test's
+	// switch, the reference indexed routing is held to.
+	scanViews bool
+	// checkViews checks before each decision that every view holds the
+	// router's current bookkeeping: a test's switch.
+	checkViews bool
+	// indexAlways keeps the router's indexes however few the instances
+	// (indexFrom): a test's switch.
+	indexAlways bool
 	// eager plans every engine step the general way (engine.Instance.Eager):
 	// a test's switch, to show that the fast paths change nothing.
 	eager bool

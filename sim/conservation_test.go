@@ -27,7 +27,7 @@ func pdCluster(t *testing.T, np, nd, pBlocks, dBlocks int, reqs []Request) *Conf
 	timer := linearTimer(cfA, cfB)
 	insts := append(instances(RolePrefill, np, engineCfg(t, pBlocks, 256, 8, false), timer),
 		instances(RoleDecode, nd, engineCfg(t, dBlocks, 256, 8, false), timer)...)
-	cfg := &Config{Name: "pd", Instances: insts, Router: router.LeastLoaded{},
+	cfg := &Config{Name: "pd", Instances: insts, Router: &router.LeastLoaded{},
 		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}
 	return withNICs(cfg, cfLink)
 }

@@ -44,11 +44,13 @@
 //   - finish.go: first tokens, completion, rejections and the router's
 //     re-sending (RFC #24256 phases 1 and 2), drops, and requests that
 //     fail wherever they are (endFlight).
-//   - views.go, book.go, shared.go: what routers see (stale views refreshed
-//     every interval), their bookkeeping of routed work (Dynamo's: uncached
-//     prefill tokens, full blocks, shared blocks once), the decoder chosen
-//     after the prefill, requests they hold, and the capacity checks that
-//     drop requests no instance can hold.
+//   - views.go, book.go, shared.go, holders.go: what routers see (stale
+//     views refreshed every interval; bookkeeping brought up to date only
+//     where it changed, and told to a router's indexes; which instances a
+//     prompt's prefix may count on), their bookkeeping of routed work
+//     (Dynamo's: uncached prefill tokens, full blocks, shared blocks once),
+//     the decoder chosen after the prefill, requests they hold, and the
+//     capacity checks that drop requests no instance can hold.
 //   - fleet.go: fleets that change — each instance's life (off, requested,
 //     ready, draining), billing, the router's view gaining and losing
 //     instances; scaler.go: a pool's autoscaling loop around an

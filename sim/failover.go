@@ -157,6 +157,7 @@ func (c *cluster) retire(i int, s *engine.Seq) int {
 	}
 	c.recycle(i, s, rec)
 	c.replicas[i].outstanding--
+	c.loadChanged(i)
 	return generated
 }
 

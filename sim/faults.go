@@ -249,7 +249,7 @@ func (c *cluster) crash(i int) {
 		}
 	}
 	c.completing = -1
-	rp.eng = rp.eng.Fresh()
+	c.restartCold(i)
 	rp.metrics.progressNs, rp.abortAfterStep = -1, false
 	if c.fleet.pools[rp.pool].scaling.Policy == nil {
 		c.request(i)

@@ -55,6 +55,7 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 		rec.CachedTokens = int32(s.CachedTokens)
 	}
 	c.replicas[i].outstanding--
+	c.loadChanged(i)
 	c.unbook(f)
 	c.free(ref)
 	c.recycle(i, s, rec)
@@ -81,6 +82,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 	rec.Preemptions += int32(s.Preemptions)
 	rec.Rejections++
 	c.replicas[i].outstanding--
+	c.loadChanged(i)
 	c.unbook(f)
 	generated, lastNs := s.Generated, s.LastTokenNs
 	c.recycle(i, s, rec)
@@ -162,6 +164,7 @@ func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	c.touch(i).Abort(s)
 	c.recycle(i, s, rec)
 	rp.outstanding--
+	c.loadChanged(i)
 	c.kickSoon(i)
 }
 

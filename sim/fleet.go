@@ -370,7 +370,7 @@ func (c *cluster) drained(i int) bool {
 func (c *cluster) stop(i int) {
 	rp := &c.replicas[i]
 	c.become(i, lifeOff)
-	rp.eng = rp.eng.Fresh()
+	c.restartCold(i)
 	rp.metrics.progressNs = -1
 	rp.staleSeq = c.q.seq // a recompile pause in flight goes moot
 }
@@ -383,35 +383,49 @@ func (c *cluster) leave(i int) {
 	}
 	rp.visible = false
 	r := &c.routing
-	r.view.Prefill = dropView(r.view.Prefill, i)
-	r.view.Decode = dropView(r.view.Decode, i)
+	r.view.Prefill = c.dropView(r.view.Prefill, i)
+	r.view.Decode = c.dropView(r.view.Decode, i)
 }
 
-func dropView(vs []router.View, i int) []router.View {
+// dropView takes instance i's view out of the list vs, if there, and
+// renumbers the positions behind it.
+func (c *cluster) dropView(vs []router.View, i int) []router.View {
+	r := &c.routing
 	kept := vs[:0]
 	for _, v := range vs {
 		if v.Index != i {
+			r.slots[v.Index] = int32(len(kept))
 			kept = append(kept, v)
 		}
+	}
+	if len(kept) < len(vs) {
+		r.slots[i], r.relisted = -1, true
 	}
 	return kept
 }
 
 // rebuildViews lists, at a refresh, every ready instance in the router's
-// view.
+// view, with the router's bookkeeping (the instances' state is the
+// caller's to fill).
 func (c *cluster) rebuildViews() {
 	r := &c.routing
-	r.joined = false
+	r.joined, r.relisted = false, true
 	r.view.Prefill = c.readyViews(r.view.Prefill[:0], c.prefillIdx)
 	r.view.Decode = c.readyViews(r.view.Decode[:0], c.decodeIdx)
 }
 
 func (c *cluster) readyViews(dst []router.View, idx []int) []router.View {
+	r := &c.routing
 	for _, i := range idx {
+		r.slots[i] = -1
 		if rp := &c.replicas[i]; rp.life == lifeReady {
 			rp.visible = true
+			r.slots[i] = int32(len(dst))
 			dst = append(dst, router.View{})
 			c.fixView(&dst[len(dst)-1], i)
+			if r.stateRead {
+				c.fillLoad(&dst[len(dst)-1], i)
+			}
 		}
 	}
 	return dst

@@ -146,6 +146,7 @@ func (c *cluster) place(ref int32) bool {
 	f.pseq = s
 	c.enter(ref, phasePrefilling)
 	p.outstanding++
+	c.loadChanged(d.Prefill)
 	p.eng.Enqueue(s, c.nowNs)
 	c.kickSoon(d.Prefill)
 	return true
@@ -314,6 +315,7 @@ func (c *cluster) handoff(ps *engine.Seq) {
 	}
 	f.dseq = s
 	d.outstanding++
+	c.loadChanged(f.route.Decode)
 	d.eng.Enqueue(s, c.nowNs)
 	c.kickSoon(f.route.Decode)
 }
@@ -330,6 +332,7 @@ func (c *cluster) releasePrefill(f *flight) {
 	c.recycle(f.route.Prefill, f.pseq, c.record(f.req.ID))
 	f.pseq = nil
 	p.outstanding--
+	c.loadChanged(f.route.Prefill)
 }
 
 func prefixTokens(segs []kv.Segment) int {

@@ -38,7 +38,7 @@ func BenchmarkEventLoop(b *testing.B) {
 			timer := linearTimer(cfA, cfB)
 			insts := append(instances(RolePrefill, 2, engineCfg(b, 2000, 2048, 64, true), timer),
 				instances(RoleDecode, 4, engineCfg(b, 2000, 2048, 64, true), timer)...)
-			return withNICs(&Config{Name: "bench-pd", Instances: insts, Router: router.LeastLoaded{},
+			return withNICs(&Config{Name: "bench-pd", Instances: insts, Router: &router.LeastLoaded{},
 				KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}}, cfLink)
 		}},
 	}
@@ -64,5 +64,5 @@ func BenchmarkEventLoop(b *testing.B) {
 func benchColocated(b testing.TB, blocks int, reqs []Request) *Config {
 	ec := engineCfg(b, blocks, 2048, 64, true)
 	return &Config{Name: "bench-colocated", Instances: instances(RoleColocated, 1, ec, linearTimer(cfA, cfB)),
-		Router: router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
+		Router: &router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
 }

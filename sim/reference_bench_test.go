@@ -159,3 +159,19 @@ func TestLargestFleet(t *testing.T) {
 func BenchmarkDay(b *testing.B) {
 	benchScenario(b, "../scenarios/perf/day-thousand-gpus.yaml", nil)
 }
+
+// BenchmarkWideFleet runs the reference workload on 16,384 instances (the
+// most a scenario may have) under each router that reads the instances'
+// state, whole, with 3,000 and 20,000 requests: what a routing decision
+// costs in the fleet's size shows here. Select it by name.
+func BenchmarkWideFleet(b *testing.B) {
+	const n = 16384
+	for _, policy := range []string{"round_robin", "least_loaded", "dynamo", "llmd"} {
+		for _, requests := range []int{3000, 20000} {
+			b.Run(fmt.Sprintf("policy=%s/requests=%d", policy, requests), func(b *testing.B) {
+				sets := append(referenceSets(n, requests), scenarios.Set{Path: "router.policy", Value: policy})
+				benchScenario(b, referenceFile, sets)
+			})
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestDecoderResumesAfterPreemptingItsOnlyRunningSequence(t *testing.T) {
 	}
 	insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 256, 8, false), linearTimer(cfA, cfB)),
 		instances(RoleDecode, 1, engineCfg(t, 4, 64, 8, false), linearTimer(1_000_000, 0))...)
-	cfg := withNICs(&Config{Name: "stranded", Instances: insts, Router: router.LeastLoaded{},
+	cfg := withNICs(&Config{Name: "stranded", Instances: insts, Router: &router.LeastLoaded{},
 		KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}},
 		hardware.Link{Name: "fast", BandwidthBps: 1e12, LatencyNs: 1000})
 	c, err := drive(t, cfg, 1)
@@ -177,7 +177,7 @@ func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
 		dec.SharedQueue = shared
 		insts := append(instances(RolePrefill, 1, engineCfg(t, 100, 4096, 8, false), linearTimer(cfA, cfB)),
 			instances(RoleDecode, 1, dec, linearTimer(cfA, cfB))...)
-		cfg := withNICs(&Config{Name: "deadlock", Instances: insts, Router: router.LeastLoaded{},
+		cfg := withNICs(&Config{Name: "deadlock", Instances: insts, Router: &router.LeastLoaded{},
 			KVBytesPerToken: cfKVBytes, Source: &sliceSource{reqs: reqs}, LockupAbortNs: 1_000_000,
 			LockupThresholdNs: 100_000}, cfLink)
 		c, err := drive(t, cfg, 1)

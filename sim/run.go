@@ -100,6 +100,7 @@ type cluster struct {
 	runBatch    perf.Batch // scratch: a run's step priced
 	runStats    RunStats   // Result.Runs
 	routing     routing
+	holders     holders // which instances a prefix may count on (holders.go)
 	prefillIdx  []int
 	decodeIdx   []int
 	next        Request
@@ -217,6 +218,7 @@ func newCluster(cfg *Config) *cluster {
 	}
 	c.initFleet()
 	c.initRouting()
+	c.initHolders()
 	c.initGroups()
 	c.initSessions()
 	c.runs = c.runsAllowed()

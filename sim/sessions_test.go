@@ -154,7 +154,7 @@ func TestSessionEnds(t *testing.T) {
 		}
 		cfg := pdConfig(t, nil)
 		cfg.Source = src
-		cfg.Router = router.LeastLoaded{}
+		cfg.Router = &router.LeastLoaded{}
 		cfg.Client = Client{TimeoutNs: 200_000}
 		return mustRun(t, cfg), src
 	}

@@ -56,6 +56,15 @@ func (s *sharedBlocks) remove(segs []kv.Segment, blockSize int) {
 	}
 }
 
+// first is how many active requests go through the first segment of
+// segs: 0 when segs is empty.
+func (s *sharedBlocks) first(segs []kv.Segment) int32 {
+	if len(segs) == 0 {
+		return 0
+	}
+	return s.refs[pathKey(0, segs[0])]
+}
+
 // held is how many leading full blocks of a prompt with prefix segs the
 // active requests hold.
 func (s *sharedBlocks) held(segs []kv.Segment, blockSize int) int {

@@ -85,7 +85,8 @@ func swarmSessions(cfg *Config, rng *rand.Rand) {
 // cases: owners, decoders' own KV sizes, an SLO, a lock-up threshold, a
 // timeline, a tracer, a progress callback that checks simulated time and
 // ended requests never go back, a record sink, and the switches that
-// must change nothing (allViews, eager).
+// must change nothing (allViews, eager, and the routers' indexes against
+// their scans: indexAlways, scanViews, checkViews).
 func swarmExtras(t testing.TB, cfg *Config, rng *rand.Rand) {
 	for i := range cfg.Instances {
 		in := &cfg.Instances[i]
@@ -120,6 +121,7 @@ func swarmExtras(t testing.TB, cfg *Config, rng *rand.Rand) {
 		cfg.Records = &collect{}
 	}
 	cfg.allViews, cfg.eager = rng.IntN(4) == 0, rng.IntN(4) == 0
+	cfg.indexAlways, cfg.scanViews, cfg.checkViews = rng.IntN(2) == 0, rng.IntN(4) == 0, rng.IntN(4) == 0
 }
 
 // countTracer counts what a run traces.
@@ -155,7 +157,7 @@ func swarmRouter(rng *rand.Rand) router.Router {
 	case "round_robin":
 		return &router.RoundRobin{}
 	case "least_loaded":
-		return router.LeastLoaded{}
+		return &router.LeastLoaded{}
 	case "dynamo":
 		return router.NewDynamo(swarmDynamo(rng), stream)
 	case "llmd":

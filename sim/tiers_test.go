@@ -28,7 +28,7 @@ func testTier(kind engine.TierKind, capacity int, prefix []kv.Segment) *engine.T
 // are given by tiers(i).
 func tieredConfig(t *testing.T, n int, reqs []Request, tiers func(i int) []*engine.Tier) *Config {
 	cfg := &Config{Name: "tiers", Instances: instances(RoleColocated, n, engineCfg(t, 100, 4096, 8, true),
-		linearTimer(cfA, cfB)), Router: router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
+		linearTimer(cfA, cfB)), Router: &router.LeastLoaded{}, Source: &sliceSource{reqs: reqs}}
 	for i := range cfg.Instances {
 		cfg.Instances[i].Engine.Tiers = tiers(i)
 	}

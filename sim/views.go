@@ -10,6 +10,14 @@ import (
 // routing is the router's side of the cluster: the views it decides from,
 // refreshed every Config.RefreshIntervalNs (0: before every decision), its
 // own bookkeeping of what it routed, and requests it holds.
+//
+// The views' bookkeeping is brought up to date where it changed: each
+// change marks its instance (loadChanged), and before a decision only the
+// marked views are filled, and told to a router that keeps indexes over
+// them (router.Indexer), so that a decision costs what the router's
+// choice costs rather than a pass over every instance. The instances'
+// state is read at each refresh, into every view, only for a router that
+// reads it (router.ReadsInstanceState).
 type routing struct {
 	view          router.Cluster
 	lastRefreshNs int64
@@ -20,7 +28,15 @@ type routing struct {
 	hashes        []uint64 // scratch: the routed request's block hashes
 	hashesUsed    bool     // the router reads them (router.HashUser)
 	stateRead     bool     // the router reads the views' state (router.StateReader)
+	instanceRead  bool     // of it, the instances' (router.ReadsInstanceState)
 	request       router.Request
+
+	indexer  router.Indexer // the router, when it keeps indexes over the views; nil: it scans
+	slots    []int32        // per instance: its view's position in its leg's list, −1 while not listed
+	changed  []int32        // instances whose bookkeeping changed since their views were filled
+	marked   []bool         // per instance: in changed
+	relisted bool           // the lists changed since the router was last reindexed
+	filled   int64          // views filled, in all: what decisions cost in instances visited
 
 	// capacityTokens is the most context any instance of the leg that
 	// holds a request's whole context can take (legFor): instances'
@@ -28,15 +44,26 @@ type routing struct {
 	capacityTokens int
 }
 
+// indexFrom is the fewest instances for which the core keeps a router's
+// indexes (router.Indexer): in a smaller fleet a scan of the views costs
+// less than keeping them (BenchmarkRouterChoice).
+const indexFrom = 64
+
 func (c *cluster) initRouting() {
 	r := &c.routing
 	r.view = router.Cluster{Prefill: make([]router.View, 0, len(c.prefillIdx)),
 		Decode: make([]router.View, 0, len(c.decodeIdx)), KVBytes: c.kvBytes,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
-	c.rebuildViews() // every instance ready at the start
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.engine(i).Pool().Peek(hashes) }
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
-	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews
+	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
+	r.instanceRead = router.ReadsInstanceState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
+	ix, ok := c.cfg.Router.(router.Indexer)
+	if ok && !c.cfg.scanViews && (len(c.replicas) >= indexFrom || c.cfg.indexAlways) {
+		r.indexer = ix
+	}
+	r.slots, r.marked = make([]int32, len(c.replicas)), make([]bool, len(c.replicas))
+	c.rebuildViews() // every instance ready at the start
 	for _, i := range c.legFor(len(c.decodeIdx) > 0) {
 		r.capacityTokens = max(r.capacityTokens, c.replicas[i].cfg.Engine.CapacityTokens())
 	}
@@ -53,9 +80,10 @@ func (c *cluster) initRouting() {
 }
 
 // refreshViews brings the routing view up to date: the instances it lists
-// and their state when the refresh interval has passed, the router's
-// bookkeeping always. A router that reads no state (router.StateReader)
-// sees only the list: its views' other fields are never filled.
+// and their state when the refresh interval has passed (for a router that
+// reads it), the router's bookkeeping always, and the router's indexes
+// with them. A router that reads no state (router.StateReader) sees only
+// the list: its views' other fields are never filled.
 func (c *cluster) refreshViews() {
 	r := &c.routing
 	stale := r.refreshed && c.nowNs-r.lastRefreshNs < c.cfg.RefreshIntervalNs
@@ -66,14 +94,75 @@ func (c *cluster) refreshViews() {
 		}
 	}
 	r.view.NowNs = c.nowNs
-	if !r.stateRead {
-		return
+	switch {
+	case !r.stateRead:
+	case c.cfg.scanViews || r.instanceRead && !stale:
+		c.fillViews(stale)
+	default:
+		c.fillChanged()
 	}
-	for k := range r.view.Prefill {
-		c.fillView(&r.view.Prefill[k], r.view.Prefill[k].Index, stale)
+	if r.indexer != nil && r.relisted {
+		r.indexer.Reindex(&r.view)
+		r.relisted = false
 	}
-	for k := range r.view.Decode {
-		c.fillView(&r.view.Decode[k], r.view.Decode[k].Index, stale)
+	if c.cfg.checkViews && r.stateRead {
+		c.checkViewsCurrent()
+	}
+}
+
+// fillViews fills every view: its instance's state unless stale, the
+// router's bookkeeping. The router reindexes.
+func (c *cluster) fillViews(stale bool) {
+	r := &c.routing
+	for _, vs := range [][]router.View{r.view.Prefill, r.view.Decode} {
+		for k := range vs {
+			if !stale {
+				c.fillState(&vs[k], vs[k].Index)
+			}
+			c.fillLoad(&vs[k], vs[k].Index)
+		}
+	}
+	c.unmark()
+	r.relisted = true
+}
+
+// fillChanged fills the views whose bookkeeping changed and tells the
+// router's indexes.
+func (c *cluster) fillChanged() {
+	r := &c.routing
+	for _, i := range r.changed {
+		k := r.slots[i]
+		if k < 0 {
+			continue // not listed
+		}
+		decode := c.replicas[i].cfg.Role == RoleDecode
+		vs := r.view.Prefill
+		if decode {
+			vs = r.view.Decode
+		}
+		c.fillLoad(&vs[k], int(i))
+		if r.indexer != nil && !r.relisted {
+			r.indexer.Changed(&r.view, decode, int(k))
+		}
+	}
+	c.unmark()
+}
+
+func (c *cluster) unmark() {
+	r := &c.routing
+	for _, i := range r.changed {
+		r.marked[i] = false
+	}
+	r.changed = r.changed[:0]
+}
+
+// loadChanged notes that the router's bookkeeping of instance i changed,
+// for its view to be filled before the next decision.
+func (c *cluster) loadChanged(i int) {
+	r := &c.routing
+	if r.stateRead && !r.marked[i] {
+		r.marked[i] = true
+		r.changed = append(r.changed, int32(i))
 	}
 }
 
@@ -85,16 +174,18 @@ func (c *cluster) fixView(v *router.View, i int) {
 		MaxBatchedTokens: rp.cfg.Engine.MaxBatchedTokens}
 }
 
-// fillView brings instance i's view up to date: its state unless the view
-// is stale, the router's bookkeeping always.
-func (c *cluster) fillView(v *router.View, i int, stale bool) {
+// fillState copies instance i's state into its view.
+func (c *cluster) fillState(v *router.View, i int) {
+	// Waiting counts requests waiting for remote KV too, as vLLM's
+	// num_requests_waiting does (its skipped_waiting queue included).
+	in := c.engine(i)
+	v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
+}
+
+// fillLoad copies the router's bookkeeping of instance i into its view.
+func (c *cluster) fillLoad(v *router.View, i int) {
+	c.routing.filled++
 	rp := &c.replicas[i]
-	if !stale {
-		// Waiting counts requests waiting for remote KV too, as vLLM's
-		// num_requests_waiting does (its skipped_waiting queue included).
-		in := c.engine(i)
-		v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
-	}
 	v.Outstanding = rp.outstanding
 	if rp.cfg.Role == RoleDecode {
 		// A decoder's are counted from routing, before the handoff
@@ -103,6 +194,22 @@ func (c *cluster) fillView(v *router.View, i int, stale bool) {
 	}
 	v.ActivePrefillTokens = rp.prefillTokens
 	v.ActiveBlocks = rp.blocks
+}
+
+// checkViewsCurrent panics unless every view's bookkeeping is the
+// replicas' (Config.checkViews).
+func (c *cluster) checkViewsCurrent() {
+	r := &c.routing
+	for _, vs := range [][]router.View{r.view.Prefill, r.view.Decode} {
+		for k := range vs {
+			want := vs[k]
+			c.fillLoad(&want, want.Index)
+			if want != vs[k] || r.slots[want.Index] != int32(k) {
+				panic(fmt.Sprintf("sim: the view of %s at %d is %+v, want %+v at %d (simulator bug)",
+					c.cfg.Instances[want.Index].Name, k, vs[k], want, r.slots[want.Index]))
+			}
+		}
+	}
 }
 
 // routeRequest builds the router's request for a flight's current attempt.

@@ -41,3 +41,18 @@ func TestRunWritesBenchJSON(t *testing.T) {
 		t.Errorf("mean TTFT %g ms, summary %g", got, want)
 	}
 }
+
+// TestRunFilesInOutDir: --bench-json and --trace may name files in the
+// folder -o creates, before it exists.
+func TestRunFilesInOutDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	bench, trace := filepath.Join(out, "b.json"), filepath.Join(out, "t.json")
+	code, _, stderr := runCLI(t, "run", quickstart, "-o", out, "--bench-json", bench, "--trace", trace,
+		"--set", "workload.synthetic.requests=20")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{bench, trace, filepath.Join(out, "summary.json")} {
+		readFile(t, f)
+	}
+}

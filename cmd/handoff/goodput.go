@@ -39,7 +39,7 @@ func newGoodputCmd(stdout io.Writer, runF func(*goodputOptions, io.Writer) error
 		Short: "Find the highest arrival rate the fleet serves within its SLO",
 		Long: "goodput finds the max goodput (DistServe's goodput): it scales the workload's arrival rate\n" +
 			"(workload.rate_scale) and bisects for the highest rate at which the share of requests meeting\n" +
-			"both the TTFT and the TPOT limit stays at or above the target, also per GPU. It reports\n" +
+			"both the TTFT and the TPOT limit stays at or above the target, also per device. It reports\n" +
 			"DistServe's looser variant too: TTFT and TPOT each within their limits for the target share of\n" +
 			"requests (at 0.9: P90 TTFT and P90 TPOT under the limits). Each run's request goodput (its\n" +
 			"requests within both limits per second of the run) is in the table. Every run uses the same\n" +

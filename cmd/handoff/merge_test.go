@@ -145,7 +145,8 @@ func TestMergeBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"-o", out, shards[0], shards[2]}, "will not merge: 2 of 6 points are saved whole in none of the directories, the first 0001-"},
-		{[]string{"-o", out, shards[0], other}, "will not merge: " + other + " holds other points (2 varying [pools.decode.count]) than " + shards[0]},
+		{[]string{"-o", out, shards[0], other}, "will not merge: " + other + " holds other points (2 varying pools.decode.count) than " + shards[0] +
+			" (6 varying pools.decode.count, workload.rate_scale)"},
 		{[]string{"-o", out, filepath.Join(root, "plain")}, "plain: no sweep.json"},
 		{append([]string{"-o", other}, shards...), other + ": will not mix results"},
 	}

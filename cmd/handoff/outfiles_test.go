@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -144,5 +145,69 @@ func TestOutputsStayInside(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
 		t.Errorf("files were written outside every output folder: %v", entries)
+	}
+}
+
+// TestRunRemovesStaleTemps: a run into a folder where a killed run left
+// its requests.csv (and summary.json) half-written as temporaries
+// removes them, and leaves every other file, even one named like the
+// temporary of a file the run does not write.
+func TestRunRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{".requests.csv.Q2FKT6Y7MIER.tmp", ".summary.json.Q2FKT6Y7MIER.tmp"}
+	kept := []string{".notes.txt.Q2FKT6Y7MIER.tmp", ".requests.csv.tmp", "notes.tmp"}
+	for _, n := range append(stale, kept...) {
+		write(t, dir, n, "half a file")
+	}
+	if code, _, stderr := runCLI(t, "run", quickstart, "-o", dir, "--set", "workload.synthetic.requests=20"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("the killed run's %s is still there", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s, not a temporary of a file the run writes, was removed: %v", n, err)
+		}
+	}
+}
+
+// TestRunWarnsLargeOutput: run -o warns, one line before it simulates,
+// when requests.csv is projected above 100 MB, and says nothing below.
+func TestRunWarnsLargeOutput(t *testing.T) {
+	stop := func(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
+		b, err := l.Build()
+		if err != nil {
+			return results.Summary{}, nil, err
+		}
+		defer b.Close()
+		for _, f := range configure {
+			f(b.Config)
+		}
+		return results.Summary{}, nil, context.Canceled // no need to simulate a million requests
+	}
+	for _, tt := range []struct {
+		requests string
+		want     string
+	}{
+		{"1000000", "warning: %s will take about 240 MB (1000000 requests at about 240 bytes a row; handoff warns above 100 MB)\n"},
+		{"400000", ""},
+	} {
+		dir := t.TempDir()
+		var stderr strings.Builder
+		opts := &runOptions{scenario: quickstart, outDir: dir, sets: []string{"workload.synthetic.requests=" + tt.requests},
+			traceRequests: 1, stderr: &stderr, simulate: stop}
+		if err := runScenario(opts, io.Discard); err != context.Canceled {
+			t.Fatalf("%s requests: %v", tt.requests, err)
+		}
+		want := tt.want
+		if want != "" {
+			want = fmt.Sprintf(want, filepath.Join(dir, "requests.csv"))
+		}
+		if stderr.String() != want {
+			t.Errorf("%s requests: stderr %q, want %q", tt.requests, stderr.String(), want)
+		}
 	}
 }

@@ -13,10 +13,14 @@ import (
 
 // newPlotCmd builds `handoff plot`. drawF re-draws a directory's plots
 // with the chosen attribution bars; nil means plot.DrawDirChoosing,
-// writing through writeIn (tests pass their own to check parsing).
+// writing and removing through outdir (tests pass their own to check
+// parsing).
 func newPlotCmd(stdout io.Writer, drawF func(dir string, c plot.Choice) error) *cobra.Command {
 	if drawF == nil {
-		drawF = func(dir string, c plot.Choice) error { return plot.DrawDirChoosing(dir, outdir.Saver(dir), c) }
+		drawF = func(dir string, c plot.Choice) error {
+			remove := func(rel string) error { return outdir.RemoveIn(dir, rel) }
+			return plot.DrawDirChoosing(dir, outdir.Saver(dir), remove, c)
+		}
 	}
 	var choice plot.Choice
 	cmd := &cobra.Command{

@@ -60,3 +60,48 @@ func TestPlotAfterRun(t *testing.T) {
 		t.Errorf("plot of an empty directory: exit %d, %q", code, stderr)
 	}
 }
+
+// TestPlotChoiceChecked: --select of an id no point has is an error that
+// names the points; --select or --top on a run's directory is an error
+// saying they apply to sweeps; a choice of fewer bars removes the
+// attribution pages an earlier drawing of more left.
+func TestPlotChoiceChecked(t *testing.T) {
+	sweep := filepath.Join(t.TempDir(), "sweep")
+	sweepCLI(t, sweep, tinySweep...)
+	code, _, stderr := runCLI(t, "plot", sweep, "--select", "0099")
+	want := "--select 0099: no point of " + sweep + " has an id that starts with it; its 6 points are 0000-"
+	if code != exitError || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("plot --select of no point: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+
+	plots := filepath.Join(sweep, "plots")
+	stale := []string{"attribution_2.png", "attribution_2.svg", "attribution_owner_2.png", "attribution_owner_2.svg"}
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range append(stale, "notes.txt") {
+		write(t, plots, n, "an earlier drawing")
+	}
+	if code, _, stderr := runCLI(t, "plot", sweep, "--top", "2"); code != 0 {
+		t.Fatalf("plot --top 2: exit %d: %s", code, stderr)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(plots, n)); err == nil {
+			t.Errorf("plot --top 2 left the earlier drawing's %s", n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(plots, "notes.txt")); err != nil {
+		t.Errorf("plot removed a file it did not draw: %v", err)
+	}
+
+	run := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := runCLI(t, "run", quickstart, "-o", run, "--set", "workload.synthetic.requests=20"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for _, flag := range [][]string{{"--top", "3"}, {"--select", "0000"}} {
+		code, _, stderr := runCLI(t, append([]string{"plot", run}, flag...)...)
+		if code != exitError || !strings.Contains(stderr, "--select and --top apply to sweeps") {
+			t.Errorf("plot %s on a run: exit %d, stderr %q", flag[0], code, stderr)
+		}
+	}
+}

@@ -36,6 +36,7 @@ const progressEveryNs = int64(100 * time.Millisecond)
 // A nil *progress draws nothing and costs nothing.
 type progress struct {
 	w        io.Writer
+	out      *mutable // the bar's writer: w, muted while the bar moves
 	bar      *progressbar.ProgressBar
 	label    string
 	total    int64 // units this run will do; ≤ 0 = not known
@@ -55,7 +56,8 @@ func newProgress(w io.Writer, forced bool, total int64, label string) *progress 
 	if !forced && !terminal {
 		return nil
 	}
-	opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionSetWidth(20),
+	out := &mutable{w: w}
+	opts := []progressbar.Option{progressbar.OptionSetWriter(out), progressbar.OptionSetWidth(20),
 		progressbar.OptionSetDescription(label), progressbar.OptionSetPredictTime(terminal && total > 0),
 		progressbar.OptionSetElapsedTime(terminal), progressbar.OptionSpinnerType(14),
 		progressbar.OptionSetSpinnerChangeInterval(0)} // no drawing goroutine
@@ -63,7 +65,7 @@ func newProgress(w io.Writer, forced bool, total int64, label string) *progress 
 	if total <= 0 {
 		max = -1
 	}
-	return &progress{w: w, bar: progressbar.NewOptions64(max, opts...), label: label, total: total, terminal: terminal}
+	return &progress{w: w, out: out, bar: progressbar.NewOptions64(max, opts...), label: label, total: total, terminal: terminal}
 }
 
 // update records that done units of the total are done and sets the text
@@ -82,18 +84,34 @@ func (p *progress) update(done int64, text string) {
 	p.draw()
 }
 
-// draw writes the line as last updated. The bar moves first, then the
-// text, so that the last frame written shows both.
+// draw writes the line as last updated, in one frame: the bar moves
+// with its writer muted (it draws itself, beside the old text), then the
+// new text draws both.
 func (p *progress) draw() {
 	if p == nil {
 		return
 	}
 	if p.total > 0 {
+		p.out.muted = true
 		_ = p.bar.Set64(min(p.done, p.total))
+		p.out.muted = false
 	}
 	p.bar.Describe(p.label + ": " + p.text) // draws, and turns the spinner
-
 	p.drawn = true
+}
+
+// mutable passes writes to w unless muted, when it drops them.
+type mutable struct {
+	w     io.Writer
+	muted bool
+}
+
+// Write implements io.Writer.
+func (m *mutable) Write(b []byte) (int, error) {
+	if m.muted {
+		return len(b), nil
+	}
+	return m.w.Write(b)
 }
 
 // above clears the line, writes b (whole lines) in its place and draws

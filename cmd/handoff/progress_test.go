@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -164,5 +165,35 @@ func TestProgressAbove(t *testing.T) {
 	newProgress(&buf, true, -1, "calibrate").finish()
 	if buf.Len() != 0 {
 		t.Errorf("a line never updated drew %q", buf.String())
+	}
+}
+
+// TestProgressFramesAgree: every frame drawn shows the text and the bar
+// of one update — never the new bar beside the old count ("0/6 points
+// 16%").
+func TestProgressFramesAgree(t *testing.T) {
+	var buf bytes.Buffer
+	p := newSweepProgress(&buf, true, 7, 1)
+	for range 6 {
+		p.step()
+	}
+	p.finish()
+	frame := regexp.MustCompile(`(\d+)/7 points +(\d+)%`)
+	n := 0
+	for _, f := range strings.Split(buf.String(), "\r") {
+		m := frame.FindStringSubmatch(f)
+		if m == nil {
+			continue
+		}
+		n++
+		var done, percent int
+		fmt.Sscan(m[1], &done)
+		fmt.Sscan(m[2], &percent)
+		if want := (done - 1) * 100 / 6; percent != want {
+			t.Errorf("frame %q: %d/7 points (1 resumed) shows %d%%, want %d%%", strings.TrimSpace(f), done, percent, want)
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d frames drawn, want one per update: %q", n, buf.String())
 	}
 }

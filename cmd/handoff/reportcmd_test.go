@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"handoff/results"
 )
 
 func TestReportCmdArgs(t *testing.T) {
@@ -67,5 +69,25 @@ func TestReportAfterRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "report.html")); err == nil {
 		t.Error("report of an empty directory wrote report.html")
+	}
+}
+
+// TestReportPlotCutResults: a sweep's results.csv cut inside its header
+// (a killed write) makes report and plot fail naming the file, exit 1,
+// rather than draw a sweep of no points.
+func TestReportPlotCutResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	sweepCLI(t, dir, tinySweep...)
+	path := filepath.Join(dir, results.SweepResultsFile)
+	csv := readFile(t, path)
+	header := bytes.IndexByte(csv, '\n')
+	if err := os.WriteFile(path, csv[:header-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "plot"} {
+		code, _, stderr := runCLI(t, cmd, dir)
+		if code != exitError || !strings.Contains(stderr, path+": cut short") {
+			t.Errorf("%s of a cut results.csv: exit %d, stderr %q; want 1 naming %s", cmd, code, stderr, path)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -50,8 +51,11 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			"  handoff run scenarios/quickstart.yaml -o out --set pools.decode.count=4 --seed 7\n" +
 			"  handoff run scenarios/quickstart.yaml --trace journey.json --trace-requests 20",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.scenario = args[0]
+			if err := traceFlagsNeedTrace(cmd.Flags(), opts.tracePath); err != nil {
+				return err
+			}
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
@@ -71,10 +75,25 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		"how many requests --trace follows (`N` > 0)")
 	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
 	cmd.Flags().StringVar(&opts.benchJSON, "bench-json", "",
-		"also write the run as the result JSON of `vllm bench serve --save-result` to `FILE`, for dashboards that read those")
+		"also write the run to `FILE` as the result JSON that vllm bench serve --save-result writes, for dashboards that read those")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
+}
+
+// traceFlagsNeedTrace refuses --trace-requests and --trace-select
+// without --trace: they choose what the trace holds, and a run without
+// one would silently ignore them.
+func traceFlagsNeedTrace(f *pflag.FlagSet, tracePath string) error {
+	if tracePath != "" {
+		return nil
+	}
+	for _, name := range []string{"trace-requests", "trace-select"} {
+		if f.Changed(name) {
+			return fmt.Errorf("--%s chooses the requests --trace follows, and there is no --trace: add --trace FILE, or drop --%s", name, name)
+		}
+	}
+	return nil
 }
 
 // scenarioFlags adds the --set and (when seed is not nil) --seed flags that
@@ -113,7 +132,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 			return err
 		}
 		defer dir.Close()
-		configure = append(configure, experiment.WithTimeline, dir.Attach)
+		configure = append(configure, experiment.WithTimeline, dir.Attach, warnLargeOutput(opts.stderr, opts.outDir))
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
@@ -149,7 +168,37 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	return incomplete(run.Unserved())
 }
 
-// checkOutputs checks -o and --trace before anything is simulated.
+// requestsRowBytes is about what one request's row of requests.csv
+// takes: 236 bytes measured on scenarios/perf/reference.yaml (1,000,000
+// requests), 240 on the quickstart, 248 with sessions and KV tiers.
+const requestsRowBytes = 240
+
+// largeRequestsBytes is the projected size of requests.csv above which
+// run -o warns: see the README (Output files) for why 100 MB.
+const largeRequestsBytes = 100e6
+
+// warnLargeOutput returns a configure function that warns on w (nil:
+// nowhere), one line, when the run's requests.csv is projected above
+// largeRequestsBytes: its request count (known to a sim.Counted source,
+// a synthetic workload's requests) × requestsRowBytes.
+func warnLargeOutput(w io.Writer, dir string) func(*sim.Config) {
+	return func(cfg *sim.Config) {
+		s, ok := cfg.Source.(sim.Counted)
+		if w == nil || !ok {
+			return
+		}
+		n := int64(s.MaxRequests())
+		if size := float64(n * requestsRowBytes); size > largeRequestsBytes {
+			fmt.Fprintf(w, "warning: %s will take about %.0f MB (%d requests at about %d bytes a row; "+
+				"handoff warns above %.0f MB)\n", filepath.Join(dir, results.RequestsFile),
+				size/1e6, n, requestsRowBytes, largeRequestsBytes/1e6)
+		}
+	}
+}
+
+// checkOutputs checks -o, --trace and --bench-json before anything is
+// simulated; a file in -o's folder may name it before it exists, since
+// the run creates it before it writes the file.
 func (o *runOptions) checkOutputs() error {
 	if o.outDir != "" {
 		if err := outdir.CheckDir("-o", o.outDir); err != nil {
@@ -157,12 +206,12 @@ func (o *runOptions) checkOutputs() error {
 		}
 	}
 	if o.tracePath != "" {
-		if err := outdir.CheckFile("--trace", o.tracePath); err != nil {
+		if err := outdir.CheckFileIn("--trace", o.tracePath, o.outDir); err != nil {
 			return err
 		}
 	}
 	if o.benchJSON != "" {
-		return outdir.CheckFile("--bench-json", o.benchJSON)
+		return outdir.CheckFileIn("--bench-json", o.benchJSON, o.outDir)
 	}
 	return nil
 }

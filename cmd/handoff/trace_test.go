@@ -10,8 +10,8 @@ import (
 )
 
 // TestRunTraceFlags checks the parsing of --trace and --trace-requests:
-// the default follows 100 requests, and a count ≤ 0 is refused before the
-// run.
+// the default follows 100 requests, and a count ≤ 0, or --trace-requests
+// or --trace-select without --trace, is refused before the run.
 func TestRunTraceFlags(t *testing.T) {
 	tests := []struct {
 		args     []string
@@ -24,6 +24,10 @@ func TestRunTraceFlags(t *testing.T) {
 		{[]string{"s.yaml", "--trace", "t.json", "--trace-requests", "7"}, "t.json", 7, ""},
 		{[]string{"s.yaml", "--trace", "t.json", "--trace-requests", "0"}, "", 0, "--trace-requests must be positive, got 0"},
 		{[]string{"s.yaml", "--trace", "t.json", "--trace-requests", "-3"}, "", 0, "--trace-requests must be positive, got -3"},
+		{[]string{"s.yaml", "--trace-requests", "7"}, "", 0,
+			"--trace-requests chooses the requests --trace follows, and there is no --trace: add --trace FILE, or drop --trace-requests"},
+		{[]string{"s.yaml", "--trace-select", "slowest"}, "", 0,
+			"--trace-select chooses the requests --trace follows, and there is no --trace: add --trace FILE, or drop --trace-select"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

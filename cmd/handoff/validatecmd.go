@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/results"
 	"handoff/scenarios"
 	"handoff/scenarios/experiment"
 	"handoff/scenarios/experiment/sweeprun"
@@ -27,7 +28,7 @@ func newValidateCmd(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			fmt.Fprintf(stdout, "%s: ok (%s, %d GPUs, model %s)\n", args[0], instanceCount(b), b.GPUs, b.Model.Name)
+			fmt.Fprintf(stdout, "%s: ok (%s, %s, model %s)\n", args[0], instanceCount(b), results.Devices(b.GPUs, b.Device), b.Model.Name)
 			for _, line := range b.KVCapacity() {
 				fmt.Fprintf(stdout, "  %s\n", line)
 			}
@@ -57,7 +58,7 @@ func instanceCount(b *scenarios.Built) string {
 		}
 	}
 	if n == ranks {
-		return fmt.Sprintf("%d instances", n)
+		return results.Count(n, "instance")
 	}
-	return fmt.Sprintf("%d instances, %d engines", n, ranks)
+	return results.Count(n, "instance") + ", " + results.Count(ranks, "engine")
 }

@@ -64,8 +64,9 @@ type Pool struct {
 	numFree       int       // blocks with refcount 0: fresh, or a live ring entry's (a run of placeholders stands for several)
 	cached        index     // hash → the block holding it (see index.go)
 	stats         Stats
-	logEvictions  bool     // keep evictedLog (LogEvictions)
-	evictedLog    []uint64 // shareable hashes evicted since the last TakeEvicted
+	logEvictions  bool                        // keep evictedLog (LogEvictions)
+	evictedLog    []uint64                    // shareable hashes evicted since the last TakeEvicted
+	watchFirst    func(h uint64, cached bool) // WatchFirstBlocks
 }
 
 // block is one block's state. The fields live together, not in parallel
@@ -78,6 +79,7 @@ type block struct {
 	pos     uint32 // ring slot of the block's live free queue entry; notQueued while used; anonymousPos while anonymous
 	refs    int32  // references held by tables
 	private bool   // hash is known to its sequence only (CommitPrivate)
+	first   bool   // hash was committed as a table's first block, with a watcher (WatchFirstBlocks)
 }
 
 // NewPool returns a pool of numBlocks free, uncached blocks of blockSize
@@ -269,8 +271,11 @@ func (p *Pool) evict(b BlockID) {
 			if p.logEvictions {
 				p.evictedLog = append(p.evictedLog, blk.hash)
 			}
+			if blk.first {
+				p.watchFirst(blk.hash, false)
+			}
 		}
-		blk.hash, blk.private = noneHash, false
+		blk.hash, blk.private, blk.first = noneHash, false, false
 		p.stats.Evicted++
 	}
 }
@@ -360,6 +365,9 @@ func (p *Pool) Commit(table []BlockID, i int, h uint64) {
 	}
 	if b := table[i]; p.cached.put(h, b) {
 		p.blocks[b].hash = h
+		if i == 0 && p.watchFirst != nil {
+			p.committedFirst(b, h)
+		}
 	}
 }
 

@@ -182,12 +182,17 @@ func (c *DynamoConfig) ApplyKVOverlapScoreWeight(w float64) {
 // (docs/design_docs/disagg_serving.md); with conditional disaggregation a
 // decoder is first peeked by the full cost and the request may prefill on
 // it.
+//
+// Reindexed (Indexer), it keeps each leg's workers ordered by their cost
+// without a prefix (dynamoindex.go): at temperature 0 a choice prices the
+// workers a prompt's prefix may count on and the cheapest of the rest.
 type Dynamo struct {
 	cfg      DynamoConfig
 	ch       chooser
 	index    *TTLIndex // nil with KV events
 	costs    []float64
-	overlaps []int // device overlap blocks of the candidates last priced
+	overlaps []int        // device overlap blocks of the candidates last priced
+	ix       *dynamoIndex // nil until reindexed
 }
 
 // NewDynamo returns the router; randomness (ties, temperature) comes from
@@ -215,23 +220,23 @@ func (*Dynamo) UsesHashes() bool { return true }
 // Route implements Router.
 func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) > 0 && d.cfg.ConditionalDisagg {
-		k := d.pick(r, c, c.Decode)
+		k, overlap := d.pick(r, c, true)
 		if v := &c.Decode[k]; d.local(r, c, v) {
 			d.record(r, c, v.Index)
-			return Decision{Prefill: v.Index, Decode: -1, PrefillCached: d.cached(r, c, k)}
+			return Decision{Prefill: v.Index, Decode: -1, PrefillCached: cachedTokens(r, c, overlap)}
 		}
 	}
-	if d.holds(c.Prefill) {
+	if d.holds(c) {
 		return held()
 	}
-	k := d.pick(r, c, c.Prefill)
+	k, overlap := d.pick(r, c, false)
 	p := c.Prefill[k].Index
 	d.record(r, c, p)
 	dec := -1
 	if len(c.Decode) > 0 {
 		dec = DecodeLater
 	}
-	return Decision{Prefill: p, Decode: dec, PrefillCached: d.cached(r, c, k)}
+	return Decision{Prefill: p, Decode: dec, PrefillCached: cachedTokens(r, c, overlap)}
 }
 
 // RouteDecode implements DecodeRouter: the decoder by load alone, once
@@ -244,10 +249,14 @@ func (d *Dynamo) RouteDecode(r *Request, c *Cluster) int {
 
 // holds reports whether every prefill candidate is past the queue
 // threshold.
-func (d *Dynamo) holds(vs []View) bool {
+func (d *Dynamo) holds(c *Cluster) bool {
 	if d.cfg.QueueThreshold <= 0 {
 		return false
 	}
+	if d.ix != nil {
+		return d.ix.legs[0].under == 0
+	}
+	vs := c.Prefill
 	for i := range vs {
 		if float64(vs[i].ActivePrefillTokens) <= d.cfg.QueueThreshold*float64(vs[i].MaxBatchedTokens) {
 			return false
@@ -256,20 +265,28 @@ func (d *Dynamo) holds(vs []View) bool {
 	return true
 }
 
-// pick returns the position in vs of the worker the full cost chooses.
-func (d *Dynamo) pick(r *Request, c *Cluster, vs []View) int {
-	d.costs = d.prefillCosts(d.costs[:0], r, c, vs)
-	return d.ch.minCost(d.costs, d.cfg.Temperature)
+// pick returns the position in the decode leg (decode) or the prefill
+// leg of the worker the full cost chooses, and its device overlap.
+func (d *Dynamo) pick(r *Request, c *Cluster, decode bool) (k, overlap int) {
+	if d.indexable(r, c) {
+		return d.pickIndexed(r, c, decode)
+	}
+	d.costs = d.prefillCosts(d.costs[:0], r, c, c.leg(decode))
+	k = d.ch.minCost(d.costs, d.cfg.Temperature)
+	return k, d.overlaps[k]
 }
 
-// cached is the prompt tokens candidate k of the last pricing holds, as
-// its overlap counted them.
-func (d *Dynamo) cached(r *Request, c *Cluster, k int) int {
-	return min(r.PromptTokens, d.overlaps[k]*c.BlockSize)
+// cachedTokens is the prompt tokens a worker holding overlap of the
+// prompt's blocks holds.
+func cachedTokens(r *Request, c *Cluster, overlap int) int {
+	return min(r.PromptTokens, overlap*c.BlockSize)
 }
 
 // pickDecode returns the position in c.Decode of the chosen decoder.
 func (d *Dynamo) pickDecode(r *Request, c *Cluster) int {
+	if d.ix != nil && d.cfg.Temperature == 0 {
+		return d.pickDecodeIndexed(r, c)
+	}
 	d.costs = d.decodeCosts(d.costs[:0], r, c.Decode, c.BlockSize)
 	return d.ch.minCost(d.costs, d.cfg.Temperature)
 }
@@ -277,27 +294,31 @@ func (d *Dynamo) pickDecode(r *Request, c *Cluster) int {
 // prefillCosts appends the full cost of each worker of vs, and keeps
 // their device overlaps in d.overlaps.
 func (d *Dynamo) prefillCosts(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
-	b := float64(c.BlockSize)
-	reqBlocks := r.PromptTokens / c.BlockSize
 	minActive := vs[0].ActivePrefillTokens
 	for i := range vs {
 		minActive = min(minActive, vs[i].ActivePrefillTokens)
 	}
 	d.overlaps = d.overlaps[:0]
 	for i := range vs {
-		v := &vs[i]
-		decay := 1.0
-		if reqBlocks > 0 {
-			excess := float64(v.ActivePrefillTokens-minActive) / b
-			decay = 1 / (1 + d.cfg.OverlapScoreCreditDecay*excess/float64(reqBlocks))
-		}
-		overlap := d.overlap(r, c, v.Index)
+		overlap := d.overlap(r, c, vs[i].Index)
 		d.overlaps = append(d.overlaps, overlap)
-		credit := d.cfg.OverlapScoreCredit*decay*float64(overlap) + d.tierCredit(r, c, v.Index, overlap)
-		prefill := max(0, float64(v.ActivePrefillTokens+r.PromptTokens)/b-credit)
-		dst = append(dst, d.cfg.PrefillLoadScale*prefill+d.loadCost(v, d.newBlocks(r, c, v)))
+		dst = append(dst, d.fullCost(r, c, &vs[i], overlap, minActive))
 	}
 	return dst
+}
+
+// fullCost is worker v's full cost for r, given its device overlap and
+// the least active prefill tokens of its leg.
+func (d *Dynamo) fullCost(r *Request, c *Cluster, v *View, overlap, minActive int) float64 {
+	b := float64(c.BlockSize)
+	decay := 1.0
+	if reqBlocks := r.PromptTokens / c.BlockSize; reqBlocks > 0 {
+		excess := float64(v.ActivePrefillTokens-minActive) / b
+		decay = 1 / (1 + d.cfg.OverlapScoreCreditDecay*excess/float64(reqBlocks))
+	}
+	credit := d.cfg.OverlapScoreCredit*decay*float64(overlap) + d.tierCredit(r, c, v.Index, overlap)
+	prefill := max(0, float64(v.ActivePrefillTokens+r.PromptTokens)/b-credit)
+	return d.cfg.PrefillLoadScale*prefill + d.loadCost(v, d.newBlocks(r, c, v))
 }
 
 // decodeCosts appends the load-only cost of each decoder of vs: Dynamo's
@@ -374,12 +395,17 @@ func (d *Dynamo) local(r *Request, c *Cluster, dec *View) bool {
 	if !tokenCap && eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
 		return true
 	}
-	return cd.PrefillBusyTokens > 0 && allAtLeast(c.Prefill, cd.PrefillBusyTokens)
+	return cd.PrefillBusyTokens > 0 && d.allAtLeast(c, cd.PrefillBusyTokens)
 }
 
-// allAtLeast reports whether every view has at least tokens active prefill
-// tokens.
-func allAtLeast(vs []View, tokens int) bool {
+// allAtLeast reports whether every prefiller has at least tokens active
+// prefill tokens.
+func (d *Dynamo) allAtLeast(c *Cluster, tokens int) bool {
+	if d.ix != nil {
+		_, least := d.ix.legs[0].active.min()
+		return least >= float64(tokens)
+	}
+	vs := c.Prefill
 	for i := range vs {
 		if vs[i].ActivePrefillTokens < tokens {
 			return false

@@ -1,5 +1,7 @@
 package router
 
+import "slices"
+
 // The routers' own prefix indexes: what a router believes each instance
 // caches, learnt from its own decisions rather than from KV events.
 
@@ -13,6 +15,10 @@ type TTLIndex struct {
 	last  map[ttlKey]int64 // routed-at time of each live entry
 	fifo  []ttlEntry       // writes in time order, for expiry
 	head  int              // fifo[:head] is expired
+	// first lists, by a recorded prompt's first block, the instances
+	// holding a live entry of it (a block hash is a first block's or
+	// another's, never both: it chains the blocks before it).
+	first map[uint64][]int32
 }
 
 type ttlKey struct {
@@ -31,13 +37,18 @@ func NewTTLIndex(ttlNs int64) *TTLIndex {
 	if ttlNs <= 0 {
 		panic("router: TTLIndex needs a positive ttl")
 	}
-	return &TTLIndex{ttlNs: ttlNs, last: map[ttlKey]int64{}}
+	return &TTLIndex{ttlNs: ttlNs, last: map[ttlKey]int64{}, first: map[uint64][]int32{}}
 }
 
 // Record notes that a request with these block hashes was routed to inst
 // at nowNs. Times must not go back.
 func (x *TTLIndex) Record(inst int, hashes []uint64, nowNs int64) {
 	x.expire(nowNs)
+	if len(hashes) > 0 {
+		if _, ok := x.last[ttlKey{inst, hashes[0]}]; !ok {
+			x.first[hashes[0]] = append(x.first[hashes[0]], int32(inst))
+		}
+	}
 	for _, h := range hashes {
 		k := ttlKey{inst, h}
 		x.last[k] = nowNs
@@ -59,6 +70,17 @@ func (x *TTLIndex) Overlap(inst int, hashes []uint64, nowNs int64) int {
 	return n
 }
 
+// Holders appends to dst the instances the index believes hold the first
+// of hashes (not empty) at nowNs — those whose Overlap is positive — in no
+// particular order.
+func (x *TTLIndex) Holders(dst []int, hashes []uint64, nowNs int64) []int {
+	x.expire(nowNs)
+	for _, i := range x.first[hashes[0]] {
+		dst = append(dst, int(i))
+	}
+	return dst
+}
+
 // Len is the number of live entries (after the last call's expiry).
 func (x *TTLIndex) Len() int { return len(x.last) }
 
@@ -68,6 +90,7 @@ func (x *TTLIndex) expire(nowNs int64) {
 		e := x.fifo[x.head]
 		if x.last[e.key] == e.atNs { // not rewritten since
 			delete(x.last, e.key)
+			x.forgetFirst(e.key)
 		}
 		x.head++
 	}
@@ -77,12 +100,33 @@ func (x *TTLIndex) expire(nowNs int64) {
 	}
 }
 
+// forgetFirst drops k's instance from the holders of k's block, if that
+// is a first block.
+func (x *TTLIndex) forgetFirst(k ttlKey) {
+	insts, ok := x.first[k.hash]
+	if !ok {
+		return
+	}
+	if j := slices.Index(insts, int32(k.inst)); j >= 0 {
+		insts[j] = insts[len(insts)-1]
+		insts = insts[:len(insts)-1]
+	}
+	if len(insts) == 0 {
+		delete(x.first, k.hash)
+	} else {
+		x.first[k.hash] = insts
+	}
+}
+
 // LRUIndex is llm-d's approximate prefix index: per instance, the block
 // hashes of the requests routed there, at most a capacity of them, least
 // recently routed evicted first. Each call costs O(len(hashes)); memory is
 // O(capacity) per instance routed to.
 type LRUIndex struct {
 	sets []*lruSet // by instance index, nil until first routed to
+	// first lists, by a recorded prompt's first block, the instances
+	// whose LRU holds it.
+	first map[uint64][]int32
 }
 
 // lruSet is one instance's LRU: a doubly linked list over slots, most
@@ -96,7 +140,7 @@ type lruSet struct {
 }
 
 // NewLRUIndex returns an empty index.
-func NewLRUIndex() *LRUIndex { return &LRUIndex{} }
+func NewLRUIndex() *LRUIndex { return &LRUIndex{first: map[uint64][]int32{}} }
 
 // Record notes a request with these block hashes routed to inst, whose
 // LRU holds capacity blocks (fixed the first time inst is recorded). The
@@ -115,8 +159,43 @@ func (x *LRUIndex) Record(inst int, hashes []uint64, capacity int) {
 		s = &lruSet{capacity: capacity, slot: map[uint64]int32{}, headIdx: -1, tailIdx: -1}
 		x.sets[inst] = s
 	}
+	if len(hashes) == 0 {
+		return
+	}
 	for i := len(hashes) - 1; i >= 0; i-- {
-		s.touch(hashes[i])
+		if h, evicted := s.touch(hashes[i]); evicted {
+			x.forgetFirst(inst, h)
+		}
+	}
+	if insts := x.first[hashes[0]]; !slices.Contains(insts, int32(inst)) {
+		x.first[hashes[0]] = append(insts, int32(inst))
+	}
+}
+
+// Holders appends to dst the instances whose LRU holds the first of
+// hashes (not empty) — those whose Matched is positive — in no particular
+// order.
+func (x *LRUIndex) Holders(dst []int, hashes []uint64) []int {
+	for _, i := range x.first[hashes[0]] {
+		dst = append(dst, int(i))
+	}
+	return dst
+}
+
+// forgetFirst drops inst from the holders of h, if h is a first block.
+func (x *LRUIndex) forgetFirst(inst int, h uint64) {
+	insts, ok := x.first[h]
+	if !ok {
+		return
+	}
+	if k := slices.Index(insts, int32(inst)); k >= 0 {
+		insts[k] = insts[len(insts)-1]
+		insts = insts[:len(insts)-1]
+	}
+	if len(insts) == 0 {
+		delete(x.first, h)
+	} else {
+		x.first[h] = insts
 	}
 }
 
@@ -146,12 +225,12 @@ func (x *LRUIndex) Len(inst int) int {
 }
 
 // touch makes h the most recent entry, inserting it (evicting the least
-// recent when full) if absent.
-func (s *lruSet) touch(h uint64) {
+// recent when full) if absent; it returns the hash it evicted, if any.
+func (s *lruSet) touch(h uint64) (evictedHash uint64, evicted bool) {
 	if i, ok := s.slot[h]; ok {
 		s.unlink(i)
 		s.pushFront(i)
-		return
+		return 0, false
 	}
 	var i int32
 	if len(s.hash) < s.capacity {
@@ -161,10 +240,12 @@ func (s *lruSet) touch(h uint64) {
 		i = s.tailIdx
 		s.unlink(i)
 		delete(s.slot, s.hash[i])
+		evictedHash, evicted = s.hash[i], true
 		s.hash[i] = h
 	}
 	s.slot[h] = i
 	s.pushFront(i)
+	return evictedHash, evicted
 }
 
 func (s *lruSet) unlink(i int32) {

@@ -1,6 +1,10 @@
 package router
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 func TestTTLIndexExpires(t *testing.T) {
 	x := NewTTLIndex(100)
@@ -76,5 +80,46 @@ func TestLRUIndexKeepsLeadingBlocksOfLongPrompt(t *testing.T) {
 	x.Record(5, []uint64{1, 2, 3, 4}, 2)
 	if got := x.Matched(5, []uint64{1, 2, 3}); got != 2 {
 		t.Fatalf("matched %d, want the 2 leading blocks", got)
+	}
+}
+
+// TestIndexHoldersMatchLookups records random prompts on random instances
+// in both prefix indexes and checks after each record that the holders of
+// every prompt family's first block are exactly the instances a look-up
+// finds it on.
+func TestIndexHoldersMatchLookups(t *testing.T) {
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		ttl, lru := NewTTLIndex(1+rng.Int64N(5000)), NewLRUIndex()
+		capacity := 1 + rng.IntN(12)
+		nowNs := int64(0)
+		for step := range 300 {
+			nowNs += rng.Int64N(300)
+			inst, fam := rng.IntN(6), uint64(rng.IntN(5))
+			var hashes []uint64
+			for b := range rng.IntN(6) {
+				hashes = append(hashes, fam<<32|uint64(b+1))
+			}
+			ttl.Record(inst, hashes, nowNs)
+			lru.Record(inst, hashes, capacity)
+			for f := range uint64(5) {
+				first := []uint64{f<<32 | 1}
+				gotTTL := slices.Sorted(slices.Values(ttl.Holders(nil, first, nowNs)))
+				gotLRU := slices.Sorted(slices.Values(lru.Holders(nil, first)))
+				var wantTTL, wantLRU []int
+				for i := range 6 {
+					if ttl.Overlap(i, first, nowNs) > 0 {
+						wantTTL = append(wantTTL, i)
+					}
+					if lru.Matched(i, first) > 0 {
+						wantLRU = append(wantLRU, i)
+					}
+				}
+				if !slices.Equal(gotTTL, wantTTL) || !slices.Equal(gotLRU, wantLRU) {
+					t.Fatalf("seed %d step %d family %d: TTL holders %v, want %v; LRU holders %v, want %v",
+						seed, step, f, gotTTL, wantTTL, gotLRU, wantLRU)
+				}
+			}
+		}
 	}
 }

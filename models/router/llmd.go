@@ -166,12 +166,17 @@ func (c *LLMDConfig) Check() error {
 // first; the prefix decider then sends the prefill to a prefiller (chosen
 // by the same scorers) only if the decoder's non-cached tokens reach
 // NonCachedTokens.
+//
+// Reindexed (Indexer), its max-score picker keeps each leg's candidates
+// ordered by their total without a prefix, between refreshes of the
+// instances' state (llmdindex.go).
 type LLMD struct {
 	cfg           LLMDConfig
 	weights       mediumWeights
 	ch            chooser
 	index         *LRUIndex
 	totals, score []float64
+	ix            *llmdIndex // nil until reindexed
 }
 
 // NewLLMD returns the scheduler; ties and weighted-random draws come from
@@ -197,18 +202,18 @@ func (*LLMD) UsesHashes() bool { return true }
 // Route implements Router.
 func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
-		k := l.pick(r, c, c.Prefill)
+		k := l.pick(r, c, false)
 		l.record(r, &c.Prefill[k])
 		return Decision{Prefill: c.Prefill[k].Index, Decode: -1}
 	}
-	k := l.pick(r, c, c.Decode)
+	k := l.pick(r, c, true)
 	dec := c.Decode[k].Index
 	remote := l.remote(r, c.BlockSize, dec)
 	l.record(r, &c.Decode[k])
 	if !remote {
 		return Decision{Prefill: dec, Decode: -1}
 	}
-	kp := l.pick(r, c, c.Prefill)
+	kp := l.pick(r, c, false)
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
 }
@@ -237,8 +242,13 @@ func (l *LLMD) remote(r *Request, blockSize, dec int) bool {
 	return nonCached >= l.cfg.NonCachedTokens
 }
 
-// pick returns the position in vs of the chosen candidate.
-func (l *LLMD) pick(r *Request, c *Cluster, vs []View) int {
+// pick returns the position in vs, c's decode leg (decode) or prefill
+// leg, of the chosen candidate.
+func (l *LLMD) pick(r *Request, c *Cluster, decode bool) int {
+	if k, ok := l.pickIndexed(r, c, decode); ok {
+		return k
+	}
+	vs := c.leg(decode)
 	l.totals = l.Totals(l.totals[:0], r, c, vs)
 	if l.cfg.Picker == PickerWeightedRandom {
 		return l.ch.weighted(l.totals)
@@ -271,10 +281,13 @@ func (l *LLMD) Score(dst []float64, name string, r *Request, c *Cluster, vs []Vi
 		panic(fmt.Sprintf("router: unknown llm-d scorer %q", name))
 	}
 	for i := start; i < len(dst); i++ {
-		dst[i] = min(1, max(0, dst[i]))
+		dst[i] = clampScore(dst[i])
 	}
 	return dst
 }
+
+// clampScore clamps a scorer's raw value to [0, 1].
+func clampScore(x float64) float64 { return min(1, max(0, x)) }
 
 // scoreInto appends the named scorer's raw values; ok is false for an
 // unknown name.
@@ -300,15 +313,19 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 // the LRU index holds for each candidate (0 for a request without full
 // blocks).
 func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
-	hashes := prefixBlocks(r)
 	for i := range vs {
-		s := 0.0
-		if len(hashes) > 0 {
-			s = float64(l.index.Matched(vs[i].Index, hashes)) / float64(len(hashes))
-		}
-		dst = append(dst, s)
+		dst = append(dst, l.prefixScore(r, vs[i].Index))
 	}
 	return dst
+}
+
+// prefixScore is the prefix-cache scorer's raw value of instance inst.
+func (l *LLMD) prefixScore(r *Request, inst int) float64 {
+	hashes := prefixBlocks(r)
+	if len(hashes) == 0 {
+		return 0
+	}
+	return float64(l.index.Matched(inst, hashes)) / float64(len(hashes))
 }
 
 // preciseScores: llm-d's precise prefix-cache scorer
@@ -319,21 +336,25 @@ func (l *LLMD) prefixScores(dst []float64, r *Request, vs []View) []float64 {
 // weight, then its lower tiers' runs (host at the cpu weight, disk, store)
 // — over the request's full blocks.
 func (l *LLMD) preciseScores(dst []float64, r *Request, c *Cluster, vs []View) []float64 {
-	w := l.weights
 	for i := range vs {
-		if len(r.Hashes) == 0 {
-			dst = append(dst, 0)
-			continue
-		}
-		dev := c.Overlap(vs[i].Index, r.Hashes)
-		s := w.gpu * float64(dev)
-		if c.TierOverlap != nil {
-			t := c.TierOverlap(vs[i].Index, r.Hashes, dev)
-			s += w.cpu*float64(t[0]) + w.disk*float64(t[1]) + w.store*float64(t[2])
-		}
-		dst = append(dst, s/float64(len(r.Hashes)))
+		dst = append(dst, l.preciseScore(r, c, vs[i].Index))
 	}
 	return dst
+}
+
+// preciseScore is the precise prefix scorer's raw value of instance inst.
+func (l *LLMD) preciseScore(r *Request, c *Cluster, inst int) float64 {
+	if len(r.Hashes) == 0 {
+		return 0
+	}
+	w := l.weights
+	dev := c.Overlap(inst, r.Hashes)
+	s := w.gpu * float64(dev)
+	if c.TierOverlap != nil {
+		t := c.TierOverlap(inst, r.Hashes, dev)
+		s += w.cpu*float64(t[0]) + w.disk*float64(t[1]) + w.store*float64(t[2])
+	}
+	return s / float64(len(r.Hashes))
 }
 
 // activeRequestScores: (max − n)/max of each candidate's outstanding

@@ -85,6 +85,25 @@ type Cluster struct {
 	// full prompt blocks no request active on instance i holds; nil
 	// otherwise.
 	NewBlocks func(i int, r *Request) int
+
+	// Caching, when not nil, appends to dst every instance whose device
+	// cache holds the first block of hashes — every i with Overlap(i,
+	// hashes) > 0 — and perhaps a few others, in no particular order, so
+	// that a router need not ask every instance. nil: any instance may.
+	Caching func(dst []int, hashes []uint64) []int
+	// Sharing, when not nil, appends to dst every instance with an active
+	// request sharing r's prompt prefix — every i with NewBlocks(i, r)
+	// below r's full blocks — and perhaps a few others. nil with
+	// NewBlocks: any instance may.
+	Sharing func(dst []int, r *Request) []int
+}
+
+// leg is c's decode leg (decode) or its prefill leg.
+func (c *Cluster) leg(decode bool) []View {
+	if decode {
+		return c.Decode
+	}
+	return c.Prefill
 }
 
 // TierBlocks counts blocks per lower KV tier: host, disk, store.
@@ -156,6 +175,41 @@ type StateReader interface {
 func ReadsState(r Router) bool {
 	s, ok := r.(StateReader)
 	return !ok || s.ReadsState()
+}
+
+// InstanceStateReader is a StateReader that says whether, of its views'
+// state, it reads what they copy from the instances at each refresh
+// (Waiting, Running, FreeBlocks) or only the router's bookkeeping
+// (Outstanding, ActivePrefillTokens, ActiveBlocks). The core reads the
+// instances only for a router that reads them; for one that reads only
+// the bookkeeping it brings up to date only the views whose bookkeeping
+// changed. A Router that does not implement InstanceStateReader reads
+// them, if it reads any state (StateReader).
+type InstanceStateReader interface {
+	ReadsInstanceState() bool
+}
+
+// ReadsInstanceState reports whether r reads the instance state its views
+// copy at each refresh.
+func ReadsInstanceState(r Router) bool {
+	s, ok := r.(InstanceStateReader)
+	return ReadsState(r) && (!ok || s.ReadsInstanceState())
+}
+
+// Indexer is a Router that keeps indexes over its views, so that a
+// decision costs O(log n) in the fleet's size rather than a scan of every
+// view. Whoever changes the views keeps the indexes current: Reindex
+// after listing or filling them anew (Cluster.Prefill and Cluster.Decode),
+// Changed after changing one view's fields. A router that was never
+// reindexed scans its views, as the policy defines its choice; its
+// indexed choice is tested against that scan.
+type Indexer interface {
+	Router
+	// Reindex builds the indexes from c's views. Cost O(n log n).
+	Reindex(c *Cluster)
+	// Changed updates the indexes for the view at position k of c.Decode
+	// (decode) or of c.Prefill. Cost O(log n).
+	Changed(c *Cluster, decode bool, k int)
 }
 
 // RouterFunc adapts a function to Router.

@@ -30,7 +30,7 @@ func TestRoundRobinColocatedHasNoDecodeLeg(t *testing.T) {
 
 func TestLeastLoadedPicksFewestOutstandingLowestIndexOnTie(t *testing.T) {
 	c := &Cluster{Prefill: views(3, 1, 1), Decode: views(2, 0)}
-	got := LeastLoaded{}.Route(&Request{}, c)
+	got := (&LeastLoaded{}).Route(&Request{}, c)
 	if want := (Decision{Prefill: 11, Decode: 11}); got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}

@@ -67,12 +67,35 @@ func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *To
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
 func (*TopologyAware) UsesHashes() bool { return true }
 
+// ReadsInstanceState implements InstanceStateReader: the cost reads only
+// the router's bookkeeping.
+func (*TopologyAware) ReadsInstanceState() bool { return false }
+
+// Reindex implements Indexer: colocated, Dynamo's indexes. Disaggregated,
+// none: the network term ties each prefiller's cost to each decoder's, so
+// the pair search prices every pair, O(P·D) a decision, as no order of
+// prefillers or of decoders alone can stand in for it.
+func (t *TopologyAware) Reindex(c *Cluster) {
+	if len(c.Decode) > 0 {
+		t.d.ix = nil
+		return
+	}
+	t.d.Reindex(c)
+}
+
+// Changed implements Indexer.
+func (t *TopologyAware) Changed(c *Cluster, decode bool, k int) {
+	if t.d.ix != nil {
+		t.d.Changed(c, decode, k)
+	}
+}
+
 // Route implements Router.
 func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
 		return t.d.Route(r, c)
 	}
-	if t.d.holds(c.Prefill) {
+	if t.d.holds(c) {
 		return held()
 	}
 	t.pairCosts(r, c)
@@ -80,7 +103,7 @@ func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	p, dec := c.Prefill[k/len(c.Decode)].Index, c.Decode[k%len(c.Decode)].Index
 	t.d.record(r, c, p)
 	t.d.record(r, c, dec)
-	return Decision{Prefill: p, Decode: dec, PrefillCached: t.d.cached(r, c, k/len(c.Decode))}
+	return Decision{Prefill: p, Decode: dec, PrefillCached: cachedTokens(r, c, t.d.overlaps[k/len(c.Decode)])}
 }
 
 // pairCosts fills t.pairs. Cost O(P·D) transfer predictions.

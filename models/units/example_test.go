@@ -14,7 +14,7 @@ func ExampleParseBandwidth() {
 	fmt.Println(err)
 	// Output:
 	// 4.5e+11 5e+10 50GB/s
-	// bad bandwidth "50GBs": want a number and a unit such as 50GB/s
+	// bad bandwidth "50GBs": want a number and a unit such as 50GB/s (units: B/s, KB/s, kB/s, MB/s, GB/s, TB/s, PB/s, KiB/s, MiB/s, GiB/s, TiB/s, PiB/s, b/s, bps, Kb/s, Kbps, kb/s, kbps, Mb/s, Mbps, Gb/s, Gbps, Tb/s, Tbps, Pb/s, Pbps)
 }
 
 func ExampleParseDuration() {

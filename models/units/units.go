@@ -115,8 +115,20 @@ func (q quantity) parse(s string) (float64, error) {
 	return 0, q.bad(s)
 }
 
+// bad is the error of s, which is not a q: it lists q's units, so that
+// a unit handoff does not know ("20/hour") is answered with the ones it
+// does.
 func (q quantity) bad(s string) error {
-	return fmt.Errorf("bad %s %q: want a number and a unit such as %s", q.kind, s, q.example)
+	return fmt.Errorf("bad %s %q: want a number and a unit such as %s (units: %s)", q.kind, s, q.example, q.unitNames())
+}
+
+// unitNames lists q's units, comma-separated, in the table's order.
+func (q quantity) unitNames() string {
+	names := make([]string, len(q.units))
+	for i, u := range q.units {
+		names[i] = u.name
+	}
+	return strings.Join(names, ", ")
 }
 
 // ParseBytes parses a size such as "80GB", "1.5TB" or "96GiB" into bytes.

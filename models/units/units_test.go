@@ -122,6 +122,9 @@ func TestParseErrors(t *testing.T) {
 		{du, "1e12h", "out of range"},
 		{du, "-1s", "bad duration"},
 		{ra, "10", `bad rate "10": want a number and a unit such as 10/s`},
+		{ra, "20/hour", `bad rate "20/hour": want a number and a unit such as 10/s (units: /s, /min, /m, /h)`},
+		{du, "500msec", `bad duration "500msec": want a number and a unit such as 150ms (units: ns, us, µs, μs, ms, s, m, min, h)`},
+		{by, "80gb", `(units: B, KB, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB)`},
 		{fl, "989.5", "such as 989.5TFLOPS"},
 		{fl, "1TB", "bad FLOPS"},
 	}

@@ -57,7 +57,8 @@ func Create(dir, rel string) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	f.tmp = folder + "." + name + "." + rand.Text()[:12] + ".tmp"
+	removeStaleTemps(f.root, folder, name)
+	f.tmp = folder + tempName(name, rand.Text()[:tempTagLen])
 	if f.f, err = f.root.OpenFile(f.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 		f.root.Close()
 		return nil, err
@@ -65,6 +66,49 @@ func Create(dir, rel string) (_ *File, err error) {
 	f.bw = bufio.NewWriterSize(f.f, 1<<16)
 	f.W = f.bw
 	return f, nil
+}
+
+// tempTagLen is the length of the random tag in a temporary file's name.
+const tempTagLen = 12
+
+// tempName is the name of a temporary file of name, tagged tag.
+func tempName(name, tag string) string { return "." + name + "." + tag + ".tmp" }
+
+// isTempOf reports whether n is the name of a temporary file Create made
+// for name: a dot, name, a dot, a tag of tempTagLen characters of
+// rand.Text's alphabet (A–Z, 2–7), ".tmp".
+func isTempOf(n, name string) bool {
+	tag, ok := strings.CutPrefix(n, "."+name+".")
+	if tag, ok = strings.CutSuffix(tag, ".tmp"); !ok || len(tag) != tempTagLen {
+		return false
+	}
+	for _, c := range tag {
+		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// removeStaleTemps removes, best effort, the temporary files of name in
+// folder (of root) that an earlier command left when it was killed
+// mid-write: a killed run leaves its requests.csv as one, as large as the
+// rows it had written, and nothing else would ever remove it. Only
+// Create's own temporaries of this one file are removed. One of another
+// command writing the same file at this moment would be too (its rename
+// then fails): two commands writing one file already race for it.
+func removeStaleTemps(root *os.Root, folder, name string) {
+	d, err := root.Open(path.Clean("./" + folder))
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if isTempOf(n, name) {
+			root.Remove(folder + n)
+		}
+	}
 }
 
 // Commit flushes, syncs and closes the file and moves it to its name.
@@ -185,6 +229,28 @@ func CheckFile(flag, file string) error {
 		return fmt.Errorf("%s %s: %s is not a directory", flag, file, parent)
 	}
 	return probeWritable(flag, file, parent)
+}
+
+// CheckFileIn is CheckFile for a command that also creates the folder
+// made (its -o DIR; "" none) before it writes file: a file straight in
+// made needs made to take it, which CheckDir checks, and must not be a
+// folder; made need not exist yet.
+func CheckFileIn(flag, file, made string) error {
+	if made == "" || !samePath(filepath.Dir(file), made) {
+		return CheckFile(flag, file)
+	}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s %s: is a directory, want a file name", flag, file)
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same path, once absolute and
+// cleaned (not following links).
+func samePath(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
 }
 
 // checkParent checks the nearest existing parent of the missing dir: it

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -15,6 +16,35 @@ import (
 type Choice struct {
 	Top    int
 	Select []string
+}
+
+// chooses reports whether c picks some bars rather than all.
+func (c Choice) chooses() bool { return c.Top > 0 || len(c.Select) > 0 }
+
+// check returns an error naming the first of c.Select that starts no id
+// of ids (the points of sweep dir that can be drawn), and the ids there
+// are.
+func (c Choice) check(dir string, ids []string) error {
+	for _, p := range c.Select {
+		if !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, p) }) {
+			return fmt.Errorf("--select %s: no point of %s has an id that starts with it; %s", p, dir, describeIDs(ids))
+		}
+	}
+	return nil
+}
+
+// describeIDs names the ids of a sweep's points: all of them when they
+// are few, else the first and the last.
+func describeIDs(ids []string) string {
+	switch {
+	case len(ids) == 0:
+		return "it has no point with a summary.json yet"
+	case len(ids) == 1:
+		return "its one point is " + ids[0]
+	case len(ids) <= 8:
+		return fmt.Sprintf("its %d points are %s", len(ids), strings.Join(ids, ", "))
+	}
+	return fmt.Sprintf("its %d points are %s to %s", len(ids), ids[0], ids[len(ids)-1])
 }
 
 // choose keeps the bars c picks, in its order.

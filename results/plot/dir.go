@@ -3,6 +3,10 @@ package plot
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"handoff/results"
 	"handoff/results/rundir"
@@ -48,16 +52,28 @@ type Save func(rel string, write func(io.Writer) error) error
 // header splits into varied columns and figures. Errors name the
 // file, and the line and column for bad values. Cost: linear in the
 // size of the files read.
-func DrawDir(dir string, save Save) error { return DrawDirChoosing(dir, save, Choice{}) }
+func DrawDir(dir string, save Save) error { return DrawDirChoosing(dir, save, nil, Choice{}) }
 
-// DrawDirChoosing is DrawDir with the sweep's attribution bars chosen by c.
-func DrawDirChoosing(dir string, save Save, c Choice) error {
+// Remove deletes the file rel (slash-separated, in the directory drawn),
+// if it is there.
+type Remove func(rel string) error
+
+// DrawDirChoosing is DrawDir with the sweep's attribution bars chosen by
+// c. A choice on a run's directory (one bar: nothing to choose), or one
+// that selects an id no point of the sweep has, is an error. When remove
+// is not nil, the attribution pages an earlier drawing left that this one
+// does not rewrite (attribution_2.png after fewer bars were chosen) are
+// removed through it, so that plots/ shows only what was drawn.
+func DrawDirChoosing(dir string, save Save, remove Remove, c Choice) error {
 	var figs []figure
 	var err error
 	switch {
 	case sweepdir.IsSweep(dir):
 		figs, err = sweepFigures(dir, c)
 	case rundir.Has(dir, summaryJSON):
+		if c.chooses() {
+			return fmt.Errorf("%s is a run's directory: --select and --top apply to sweeps (they choose which points' attribution bars to draw)", dir)
+		}
 		figs, err = runFigures(dir)
 	default:
 		return fmt.Errorf("%s: no %s (a sweep) or %s (a run) to plot", dir, sweepCSV, summaryJSON)
@@ -65,7 +81,13 @@ func DrawDirChoosing(dir string, save Save, c Choice) error {
 	if err != nil {
 		return err
 	}
-	return writeFigures(save, figs)
+	if err := writeFigures(save, figs); err != nil {
+		return err
+	}
+	if remove == nil {
+		return nil
+	}
+	return removeStalePages(dir, figs, remove)
 }
 
 // figure is one plot to write under a base name, in every format.
@@ -113,4 +135,43 @@ func attributionFigures(labels []string, attrs []results.Attribution, key string
 			figure{"attribution_owner" + suffix, func(w io.Writer, f Format) error { return attributionPage(w, f, owner, key, note) }})
 	}
 	return figs
+}
+
+// removeStalePages removes, through remove, the attribution plots in
+// dir/plots that figs does not hold: the pages of an earlier drawing that
+// had more bars.
+func removeStalePages(dir string, figs []figure, remove Remove) error {
+	entries, err := os.ReadDir(filepath.Join(dir, plotsDir))
+	if err != nil {
+		return nil // nothing drawn there: nothing stale
+	}
+	drawn := map[string]bool{}
+	for _, f := range figs {
+		drawn[f.name] = true
+	}
+	for _, e := range entries {
+		base, ext, _ := strings.Cut(e.Name(), ".")
+		if (ext == string(PNG) || ext == string(SVG)) && isAttributionPage(base) && !drawn[base] {
+			if err := remove(plotsDir + "/" + e.Name()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isAttributionPage reports whether base is the name attributionFigures
+// gives a page: attribution or attribution_owner, then _N for page N ≥ 2.
+func isAttributionPage(base string) bool {
+	rest, ok := strings.CutPrefix(base, "attribution")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "_owner")
+	if rest == "" {
+		return true
+	}
+	n, ok := strings.CutPrefix(rest, "_")
+	page, err := strconv.Atoi(n)
+	return ok && err == nil && page >= 2 && strconv.Itoa(page) == n
 }

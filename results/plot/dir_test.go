@@ -253,3 +253,73 @@ func TestChoiceChooses(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawDirChoosingRefuses: a choice that picks no point is an error
+// naming the points there are, and so is any choice on a run's
+// directory (one bar); nothing is drawn.
+func TestDrawDirChoosingRefuses(t *testing.T) {
+	tests := []struct {
+		fixture string
+		choice  Choice
+		want    string
+	}{
+		{"sweep", Choice{Select: []string{"0000", "0099"}}, "--select 0099: no point of %s has an id that starts with it; " +
+			"its 8 points are 0000, 0001, 0002, 0003, 0004, 0005, 0006, 0007"},
+		{"run", Choice{Select: []string{"0000"}}, "%s is a run's directory: --select and --top apply to sweeps"},
+		{"run", Choice{Top: 3}, "%s is a run's directory: --select and --top apply to sweeps"},
+	}
+	for _, tt := range tests {
+		dir := copyFixture(t, tt.fixture)
+		err := DrawDirChoosing(dir, saveFiles(dir), nil, tt.choice)
+		if want := fmt.Sprintf(tt.want, dir); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s %+v: %v, want %q", tt.fixture, tt.choice, err, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, plotsDir)); err == nil {
+			t.Errorf("%s %+v: drew plots", tt.fixture, tt.choice)
+		}
+	}
+}
+
+// TestDrawDirChoosingRemovesStalePages: the attribution pages an earlier
+// drawing of more bars left are removed when fewer are drawn; other
+// files in plots/ stay.
+func TestDrawDirChoosingRemovesStalePages(t *testing.T) {
+	dir := copyFixture(t, "sweep")
+	stale := both("attribution_2", "attribution_owner_2", "attribution_owner_3")
+	kept := []string{"attribution_notes.png", "attribution_02.png", "attribution_1.svg", "mine.png"}
+	for _, n := range append(slices.Clone(stale), kept...) {
+		write(t, filepath.Join(dir, plotsDir), n, "an earlier drawing")
+	}
+	var removed []string
+	rm := func(rel string) error {
+		removed = append(removed, rel)
+		return os.Remove(filepath.Join(dir, filepath.FromSlash(rel)))
+	}
+	if err := DrawDirChoosing(dir, saveFiles(dir), rm, Choice{Top: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, plotsDir, n)); err == nil {
+			t.Errorf("stale page %s is still there", n)
+		}
+	}
+	for _, n := range append(kept, both("attribution", "attribution_owner")...) {
+		if _, err := os.Stat(filepath.Join(dir, plotsDir, n)); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	if len(removed) != len(stale) {
+		t.Errorf("removed %v, want the %d stale pages", removed, len(stale))
+	}
+}
+
+// write makes dir/name hold text, creating dir.
+func write(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

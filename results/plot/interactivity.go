@@ -39,12 +39,15 @@ func TIFront(points []TIPoint) []int {
 		func(i int) float64 { return points[i].ThroughputPerGPU })
 }
 
-// ThroughputInteractivity draws output throughput per GPU against
+// ThroughputInteractivity draws output throughput per device against
 // interactivity (tokens/s per user), one line per configuration through
 // its concurrencies, and the Pareto front over every point as a dashed
-// line: the chart InferenceMAX publishes. Cost: O(n log n) in the points.
-func ThroughputInteractivity(w io.Writer, f Format, curves []TICurve) error {
-	p := newPlot("Throughput vs interactivity", "interactivity (tok/s per user, 1 / mean TPOT)", "output throughput (tok/s per GPU)")
+// line: the chart InferenceMAX publishes, per GPU. noun is what the
+// devices are called on the axis ("GPU", "wafer", "device"). Cost:
+// O(n log n) in the points.
+func ThroughputInteractivity(w io.Writer, f Format, curves []TICurve, noun string) error {
+	p := newPlot("Throughput vs interactivity", "interactivity (tok/s per user, 1 / mean TPOT)",
+		"output throughput (tok/s per "+noun+")")
 	l := newLegend()
 	if title := tiLegendTitle(curves); title != "" && len(curves) > 1 {
 		l.Add(cut(title, maxHeaderRunes))

@@ -48,7 +48,7 @@ func TestTIFiguresGroupsByConfiguration(t *testing.T) {
 		values: [][]string{{"1", "4", "1"}, {"1", "4", "2"}, {"1", "16", "1"}, {"2", "4", "1"}},
 		lines:  []int{2, 3, 4, 5}, attainment: make([]float64, 4), requestGoodputRPS: make([]float64, 4),
 		throughputPerGPU: []float64{100, 200, 400, 90}, interactivity: []float64{80, 60, 50, 95}}
-	figs, err := tiFigures(tab)
+	figs, err := tiFigures(tab, "GPU")
 	if err != nil || len(figs) != 1 || figs[0].name != "throughput_interactivity" {
 		t.Fatalf("figures %v, %v", figs, err)
 	}
@@ -62,11 +62,11 @@ func TestTIFiguresGroupsByConfiguration(t *testing.T) {
 		}
 	}
 	tab.values[2][1] = "many"
-	if _, err := tiFigures(tab); err == nil || !strings.Contains(err.Error(), "results.csv:4: column "+concurrencyColumn) {
+	if _, err := tiFigures(tab, "GPU"); err == nil || !strings.Contains(err.Error(), "results.csv:4: column "+concurrencyColumn) {
 		t.Errorf("bad concurrency: got %v, want an error naming results.csv:4 and the column", err)
 	}
 	tab.interactivity = nil
-	if _, err := tiFigures(tab); err == nil || !strings.Contains(err.Error(), "no "+perGPUColumn) {
+	if _, err := tiFigures(tab, "GPU"); err == nil || !strings.Contains(err.Error(), "no "+perGPUColumn) {
 		t.Errorf("no figure columns: got %v", err)
 	}
 }

@@ -114,7 +114,7 @@ var drawers = map[string]func(*bytes.Buffer, Format) error{
 	},
 	"pareto": func(b *bytes.Buffer, f Format) error { return Pareto(b, f, fixtureCosts()) },
 	"throughput_interactivity": func(b *bytes.Buffer, f Format) error {
-		return ThroughputInteractivity(b, f, fixtureTI())
+		return ThroughputInteractivity(b, f, fixtureTI(), "GPU")
 	},
 }
 

@@ -88,7 +88,7 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 	var ids []string
 	var rows [][]string
 	var attrs []results.Attribution
-	target := 0.0
+	target, noun := 0.0, ""
 	for i, id := range t.ids {
 		if !sweepdir.HasPointSummary(dir, id) {
 			continue // not run yet, or run elsewhere
@@ -100,6 +100,7 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 		if len(attrs) == 0 {
 			target = sum.SLO.Target
 		}
+		noun = joinNoun(noun, sum.DeviceNoun())
 		ids, rows = append(ids, id), append(rows, t.values[i])
 		attrs = append(attrs, sum.Attribution)
 	}
@@ -107,7 +108,7 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	ti, err := tiFigures(t)
+	ti, err := tiFigures(t, orElse(noun, "device"))
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +116,9 @@ func sweepFigures(dir string, c Choice) ([]figure, error) {
 	labels, header := rowLabels(shortNames(t.varied), rows, varyingColumns(rows))
 	for i := range labels {
 		labels[i] = orElse(labels[i], ids[i])
+	}
+	if err := c.check(dir, ids); err != nil {
+		return nil, err
 	}
 	labels, attrs = c.choose(ids, labels, attrs)
 	return append(figs, attributionFigures(labels, attrs, header)...), nil
@@ -151,11 +155,20 @@ func curveFigures(t *sweepTable, target float64) ([]figure, error) {
 // concurrencyColumn is the varied column a closed-loop sweep steps.
 const concurrencyColumn = "workload.client.concurrency"
 
-// tiFigures returns throughput per GPU against interactivity, one curve
+// joinNoun returns what the devices of points called a and b are called
+// together: the same noun, or "device" for several kinds; "" is none yet.
+func joinNoun(a, b string) string {
+	if a == "" || a == b {
+		return b
+	}
+	return "device"
+}
+
+// tiFigures returns throughput per device (called noun) against interactivity, one curve
 // per combination of the varied columns but the concurrency and the seed
 // (grouped, named and styled as sweepCurves does; replicas averaged), or
 // nothing when no varied column is the concurrency.
-func tiFigures(t *sweepTable) ([]figure, error) {
+func tiFigures(t *sweepTable, noun string) ([]figure, error) {
 	conc := slices.Index(t.varied, concurrencyColumn)
 	if conc < 0 {
 		return nil, nil
@@ -189,7 +202,7 @@ func tiFigures(t *sweepTable) ([]figure, error) {
 		addTIMean(&curves[c], TIPoint{x, t.interactivity[i], t.throughputPerGPU[i]}, count[key])
 	}
 	return []figure{{"throughput_interactivity", func(w io.Writer, f Format) error {
-		return ThroughputInteractivity(w, f, curves)
+		return ThroughputInteractivity(w, f, curves, noun)
 	}}}, nil
 }
 

@@ -48,7 +48,7 @@ func readScenario(dir string) (scenario, error) {
 func scenarioSection(s results.Summary, sc scenario) section {
 	sec := section{ID: "scenario", Title: "Scenario and fleet", Def: definitions["scenario"],
 		Facts: []fact{{"scenario", orDash(s.Scenario), Define("scenario_name")}, {"model", orDash(sc.Model), Define("model")},
-			{"seed", fmt.Sprint(s.Seed), Define("seed")}, {"GPUs", fmt.Sprint(s.GPUs), Define("gpus")}},
+			{"seed", fmt.Sprint(s.Seed), Define("seed")}, {capitalized(s.DeviceNoun()) + "s", fmt.Sprint(s.GPUs), Define("gpus")}},
 		Pre: sc.Text, PreTitle: "scenario.yaml (the effective scenario, every default filled)"}
 	sec.Tables = []table{fleetTable(s.Instances, sc)}
 	return sec
@@ -161,13 +161,13 @@ func tierSection(tiers []results.TierSummary) section {
 	return section{ID: "tiers", Title: "KV tiers", Def: definitions["kv_tiers"], Tables: []table{t}}
 }
 
-// changingFleetSection reports a fleet that changed over the run: its
-// bill, scale-ups and faults, one row per pool, and the plot of each
+// changingFleetSection reports a fleet that changed over the run, its
+// devices called noun: its bill, scale-ups and faults, one row per pool, and the plot of each
 // pool's instances over time (fleet.csv) when there is one.
-func changingFleetSection(f *results.FleetSummary, plots []figure) section {
+func changingFleetSection(f *results.FleetSummary, noun string, plots []figure) section {
 	sec := section{ID: "fleet", Title: "Fleet", Def: definitions["fleet_changes"], Figures: plots}
 	sec.Facts = []fact{
-		{"GPU-hours", fmt.Sprintf("%.3f", f.GPUHours), Define("gpu_hours")},
+		{noun + "-hours", fmt.Sprintf("%.3f", f.GPUHours), Define("gpu_hours")},
 		{"cost", fmt.Sprintf("$%.2f", f.CostUSD), Define("cost_usd")},
 		{"scale-ups", fmt.Sprint(f.ScaleUps), Define("scale_ups")},
 	}
@@ -198,4 +198,13 @@ func changingFleetSection(f *results.FleetSummary, plots []figure) section {
 	}
 	sec.Tables = []table{t}
 	return sec
+}
+
+// capitalized returns s with its first letter in upper case ("wafer" →
+// "Wafer"), for a label that starts a line.
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

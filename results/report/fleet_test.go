@@ -27,6 +27,7 @@ func TestRunFleetSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum.Device = "GPU" // the fixture is older than the field
 	sum.Fleet = &results.FleetSummary{GPUHours: 0.125, CostUSD: 0.5, ScaleUps: 2, Crashes: 1, FailedOver: 3, Lost: 1,
 		Pools: []results.PoolSummary{{Pool: "decode", GPUHours: 0.1, MinReady: 1, MaxReady: 3, ChangeCount: 2}}}
 	f, err := os.Create(filepath.Join(dir, results.SummaryFile))

@@ -222,15 +222,15 @@ func TestDefineLatencyColumn(t *testing.T) {
 func TestHighestMet(t *testing.T) {
 	c := &csvFile{path: "g.csv", header: []string{"rate_rps", "gpus", "meets"},
 		rows: [][]string{{"10", "4", "true"}, {"40", "4", "false"}, {"30", "4", "true"}, {"20", "4", "true"}}}
-	if got, err := highestMet(c, "meets"); err != nil || got != "30 req/s, 7.5 req/s per GPU over 4 GPUs" {
+	if got, err := highestMet(c, "meets", "GPU"); err != nil || got != "30 req/s, 7.5 req/s per GPU over 4 GPUs" {
 		t.Errorf("highestMet = %q, %v", got, err)
 	}
 	c.rows = [][]string{{"10", "4", "false"}}
-	if got, _ := highestMet(c, "meets"); !strings.HasPrefix(got, "none") {
+	if got, _ := highestMet(c, "meets", "GPU"); !strings.HasPrefix(got, "none") {
 		t.Errorf("highestMet with no rate met = %q", got)
 	}
 	c.rows = [][]string{{"x", "4", "true"}}
-	if _, err := highestMet(c, "meets"); err == nil || !strings.Contains(err.Error(), "g.csv:2: column rate_rps") {
+	if _, err := highestMet(c, "meets", "GPU"); err == nil || !strings.Contains(err.Error(), "g.csv:2: column rate_rps") {
 		t.Errorf("bad rate: %v", err)
 	}
 }

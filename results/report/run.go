@@ -39,7 +39,7 @@ func runPage(dir string) (*page, error) {
 		p.Sections = append(p.Sections, tierSection(sum.KVTiers))
 	}
 	if sum.Fleet != nil {
-		p.Sections = append(p.Sections, changingFleetSection(sum.Fleet, pick(figs, named("fleet"))))
+		p.Sections = append(p.Sections, changingFleetSection(sum.Fleet, sum.DeviceNoun(), pick(figs, named("fleet"))))
 	}
 	return p, nil
 }
@@ -59,7 +59,7 @@ func summarySection(s results.Summary, cdfs []figure) section {
 		{"throughput", fmt.Sprintf("%.2f req/s", s.Throughput.RequestsPerS), Define("throughput_rps")},
 		{"offered", fmt.Sprintf("%.2f req/s", s.Throughput.OfferedPerS), Define("offered_rps")},
 		{"output tokens", fmt.Sprintf("%.1f tok/s", s.Throughput.OutputTokensPerS), Define("output_tokens_per_s")},
-		{"per GPU", fmt.Sprintf("%.1f tok/s", s.Throughput.OutputTokensPerSPerGPU), Define("output_tokens_per_s_per_gpu")},
+		{"per " + s.DeviceNoun(), fmt.Sprintf("%.1f tok/s", s.Throughput.OutputTokensPerSPerGPU), Define("output_tokens_per_s_per_gpu")},
 		{"interactivity", fmt.Sprintf("%.1f tok/s per user", s.Throughput.InteractivityPerUser), Define("interactivity_tokens_per_s_per_user")},
 		{"prefix cache hits", results.Percent(s.PrefixCacheHitRate), Define("prefix_cache_hit_rate")},
 		{"simulated time", fmt.Sprintf("%.3f s", s.SimTimeS), Define("sim_time_s")},
@@ -125,7 +125,7 @@ func sloSection(s results.Summary) section {
 			{"attainment", results.Percent(slo.Attainment), Define("attainment")},
 			{"target", results.Percent(slo.Target) + " (" + met + ")", Define("slo_target")},
 			{"request goodput", fmt.Sprintf("%.3f req/s", slo.RequestGoodputRPS), Define("request_goodput_rps")},
-			{"request goodput per GPU", fmt.Sprintf("%.4g req/s over %d GPUs", slo.RequestGoodputRPSPerGPU, s.GPUs),
+			{"request goodput per " + s.DeviceNoun(), fmt.Sprintf("%.4g req/s over %s", slo.RequestGoodputRPSPerGPU, results.Devices(s.GPUs, s.DeviceNoun())),
 				Define("request_goodput_rps_per_gpu")},
 		},
 		Notes: []string{"The max goodput — the highest offered rate whose attainment meets the target — is a search over " +

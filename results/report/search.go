@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"handoff/results"
 )
 
 // goodputPage builds the report of a goodput search directory (handoff
@@ -15,11 +17,12 @@ func goodputPage(dir string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	strict, err := highestMet(c, "meets")
+	noun := probeDeviceNoun(dir)
+	strict, err := highestMet(c, "meets", noun)
 	if err != nil {
 		return nil, err
 	}
-	loose, err := highestMet(c, "meets_each")
+	loose, err := highestMet(c, "meets_each", noun)
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +40,9 @@ func goodputPage(dir string) (*page, error) {
 }
 
 // highestMet states the highest rate_rps of c whose column flag is
-// "true", with its per-GPU figure; "none" when no rate met the target.
-func highestMet(c *csvFile, flag string) (string, error) {
+// "true", with its figure per device (called noun); "none" when no rate
+// met the target.
+func highestMet(c *csvFile, flag, noun string) (string, error) {
 	rate, gpus, f := c.col("rate_rps"), c.col("gpus"), c.col(flag)
 	if rate < 0 || f < 0 {
 		return "", fmt.Errorf("%s:1: no rate_rps or %s column", c.path, flag)
@@ -66,9 +70,24 @@ func highestMet(c *csvFile, flag string) (string, error) {
 	}
 	s := fmt.Sprintf("%.4g req/s", best)
 	if bestGPUs > 0 {
-		s += fmt.Sprintf(", %.4g req/s per GPU over %g GPUs", best/bestGPUs, bestGPUs)
+		s += fmt.Sprintf(", %.4g req/s per %s over %s", best/bestGPUs, noun, results.Devices(int(bestGPUs), noun))
 	}
 	return s, nil
+}
+
+// probeDeviceNoun returns what the devices of a goodput search's fleet
+// are called, as the summary of its first saved run records it ("GPU",
+// "wafer"); "device" when no run says (goodput.csv does not).
+func probeDeviceNoun(dir string) string {
+	sums, _ := filepath.Glob(filepath.Join(dir, results.ProbesDir, "*", results.SummaryFile))
+	if len(sums) == 0 {
+		return (&results.Summary{}).DeviceNoun()
+	}
+	s, err := results.ReadSummary(sums[0])
+	if err != nil {
+		return (&results.Summary{}).DeviceNoun()
+	}
+	return s.DeviceNoun()
 }
 
 // planPage builds the report of a plan directory (handoff plan -o DIR):

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"handoff/results"
 	"handoff/results/outdir"
@@ -50,8 +51,8 @@ func Difference(a, b *Manifest, aName, bName string, anyShard bool) string {
 	case a.ScenarioSHA256 != b.ScenarioSHA256:
 		return fmt.Sprintf("%s and %s hold different versions of scenario %q (its file or --set differ)", aName, bName, a.Scenario)
 	case a.PointsSHA256 != b.PointsSHA256:
-		return fmt.Sprintf("%s holds other points (%d varying %v) than %s (%d varying %v)",
-			aName, len(a.Points), a.Columns, bName, len(b.Points), b.Columns)
+		return fmt.Sprintf("%s holds other points (%d varying %s) than %s (%d varying %s)",
+			aName, len(a.Points), strings.Join(a.Columns, ", "), bName, len(b.Points), strings.Join(b.Columns, ", "))
 	case !anyShard && a.Shard != b.Shard:
 		return fmt.Sprintf("%s holds shard %s, %s shard %s", aName, a.Shard, bName, b.Shard)
 	}

@@ -227,7 +227,8 @@ var topLevelPaths = []string{SeedPath, "model", "name"}
 // ReadResults reads dir/results.csv. Column 0 is the point id; the varied
 // columns follow it, each a scenario path (dotted, or seed, model or
 // name); the first column that is not one ends them, and the figures
-// follow. Every row has the header's length (or the read fails). Older
+// follow. Every row has the header's length and the file ends with a
+// line end (or the read fails: it was cut while written). Older
 // tables may lack figures this version writes: look each up by name
 // (Figure).
 func ReadResults(dir string) (*Table, error) {
@@ -237,6 +238,9 @@ func ReadResults(dir string) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if err := endsWithNewline(f, path); err != nil {
+		return nil, err
+	}
 	r := csv.NewReader(f)
 	header, err := r.Read()
 	if err == io.EOF {
@@ -261,6 +265,29 @@ func ReadResults(dir string) (*Table, error) {
 		line, _ := r.FieldPos(0)
 		t.Rows = append(t.Rows, Row{Line: line, ID: rec[0], Values: rec[1:n], Figures: rec[n:]})
 	}
+}
+
+// endsWithNewline checks that f, results.csv at path, ends with a line
+// end, as every line WriteResults writes does. A file cut while written
+// (a killed sweep, a full disk) ends inside a line: inside the header
+// the figures after the cut would be missing and the table read as one
+// with no points; inside the last field of the last row a number would
+// silently be shorter. Either is refused; an empty file is left for the
+// header check to name.
+func endsWithNewline(f *os.File, path string) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if last[0] != '\n' {
+		return fmt.Errorf("%s: cut short: its last line (the header if it has no rows) has no line end; "+
+			"rerunning the sweep (or merge) on its directory rewrites it", path)
+	}
+	return nil
 }
 
 // Figure returns the position of the named figure in Figures (and in each

@@ -58,3 +58,37 @@ func TestReadResultsEmpty(t *testing.T) {
 		t.Errorf("ReadResults of an empty file: %v", err)
 	}
 }
+
+// TestReadResultsCut: a results.csv cut while written is refused naming
+// the file, whether the cut falls inside the header (which would
+// otherwise read as a table with no points) or inside the last row's
+// last field (which would read as a shorter number).
+func TestReadResultsCut(t *testing.T) {
+	columns := []string{"pools.decode.count"}
+	points := []Point{{Index: 0, ID: "0000-aa", Overrides: []Override{{Path: columns[0], Value: "1"}}}}
+	var b strings.Builder
+	err := writeCSV(&b, columns, points, func(Point) (results.Summary, error) {
+		return results.Summary{SimTimeS: 12.5}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := b.String()
+	header := strings.Index(full, "\n")
+	for name, text := range map[string]string{
+		"inside the header":       full[:header-5],
+		"at the header's end":     full[:header],
+		"inside the last field":   full[:len(full)-2],
+		"at the last field's end": full[:len(full)-1],
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, results.SweepResultsFile)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadResults(dir)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": cut short") {
+			t.Errorf("%s: ReadResults = %v, want an error naming %s", name, err, path)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Source is what an accelerator is fitted to: which measurements, which
@@ -69,7 +70,7 @@ func Sources(accel, calibDir, profilesDir string) (Source, error) {
 				"these profiles come from 2023-24 stacks (Splitwise's decode steps have a ~28 ms floor) whose per-step costs today's vLLM does not have, " +
 				"so they are fitted beside mfu, decode_mfu and mbu but not written; layer floors: not separable from step_overhead in step profiles"}, err
 	}
-	return Source{}, fmt.Errorf("calibrate: no measurements to fit %q (have %v)", accel, Fittable)
+	return Source{}, fmt.Errorf("calibrate: no measurements to fit %q (have %s)", accel, strings.Join(Fittable, ", "))
 }
 
 // prefillSteps keeps the compute-bound prompt steps of pts: at least

@@ -83,7 +83,7 @@ func InstanceNames(res *sim.Result) []string {
 
 // runInfo is what the summary needs of the run besides its records.
 func runInfo(l *scenarios.Loaded, b *scenarios.Built, res *sim.Result, wallS float64) results.RunInfo {
-	return results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, SimTimeNs: res.SimTimeNs,
+	return results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, Device: b.Device, SimTimeNs: res.SimTimeNs,
 		WallTimeS: wallS, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
 		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res),
 		Fleet: scenarios.FleetInfo(l, b, res)}

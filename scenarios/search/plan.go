@@ -107,17 +107,17 @@ func (pp PlanPool) resolve(sp ScenarioPool) (PoolSpace, error) {
 	ps := PoolSpace{Name: sp.Name, MinCount: sp.Count, MaxCount: sp.Count}
 	if pp.Count != nil {
 		if len(pp.Count) != 2 || pp.Count[0] < 1 || pp.Count[0] > pp.Count[1] || pp.Count[1] > MaxCount {
-			return ps, strictyaml.Fieldf(at+".count", "want [min, max] with 1 ≤ min ≤ max ≤ %d, got %v", MaxCount, pp.Count)
+			return ps, strictyaml.Fieldf(at+".count", "want [min, max] with 1 ≤ min ≤ max ≤ %d, got %s", MaxCount, flowList(pp.Count, "%d"))
 		}
 		ps.MinCount, ps.MaxCount = pp.Count[0], pp.Count[1]
 	}
 	hws := orDefault(pp.Hardware, sp.Hardware)
 	tps := orDefault(pp.TP, sp.TP)
 	if i := firstDuplicate(hws); i >= 0 || slices.Contains(hws, "") {
-		return ps, strictyaml.Fieldf(at+".hardware", "want distinct accelerator names, got %q", hws)
+		return ps, strictyaml.Fieldf(at+".hardware", "want distinct accelerator names, got %s", flowList(hws, "%q"))
 	}
 	if i := firstDuplicate(tps); i >= 0 || slices.Min(tps) < 1 {
-		return ps, strictyaml.Fieldf(at+".tp", "want distinct positive degrees, got %v", tps)
+		return ps, strictyaml.Fieldf(at+".tp", "want distinct positive degrees, got %s", flowList(tps, "%d"))
 	}
 	for _, hw := range hws {
 		for _, tp := range tps {
@@ -125,6 +125,16 @@ func (pp PlanPool) resolve(sp ScenarioPool) (PoolSpace, error) {
 		}
 	}
 	return ps, nil
+}
+
+// flowList writes xs as the scenario writes a list, "[1, 2]", each
+// element in format.
+func flowList[T any](xs []T, format string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // orDefault returns xs, or a list of just d when xs is empty.

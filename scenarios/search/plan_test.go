@@ -43,14 +43,14 @@ func TestPlanSpace(t *testing.T) {
 func TestPlanSpaceErrors(t *testing.T) {
 	for _, tc := range []struct{ plan, want string }{
 		{"{pools: {mixed: {count: [1, 2]}}}", `plan.pools.mixed: no pool named "mixed" (have prefill, decode)`},
-		{"{pools: {decode: {count: [3]}}}", "plan.pools.decode.count: want [min, max]"},
+		{"{pools: {decode: {count: [3]}}}", "plan.pools.decode.count: want [min, max] with 1 ≤ min ≤ max ≤ 1024, got [3]"},
 		{"{pools: {decode: {count: [0, 2]}}}", "plan.pools.decode.count"},
-		{"{pools: {decode: {count: [4, 2]}}}", "plan.pools.decode.count"},
+		{"{pools: {decode: {count: [4, 2]}}}", "plan.pools.decode.count: want [min, max] with 1 ≤ min ≤ max ≤ 1024, got [4, 2]"},
 		{"{pools: {decode: {count: [1, 5000]}}}", "plan.pools.decode.count"},
-		{"{pools: {prefill: {hardware: [h200, h200]}}}", "plan.pools.prefill.hardware: want distinct"},
+		{"{pools: {prefill: {hardware: [h200, h200]}}}", `plan.pools.prefill.hardware: want distinct accelerator names, got ["h200", "h200"]`},
 		{"{pools: {prefill: {hardware: ['']}}}", "plan.pools.prefill.hardware"},
 		{"{pools: {prefill: {tp: [0]}}}", "plan.pools.prefill.tp: want distinct positive"},
-		{"{pools: {prefill: {tp: [2, 2]}}}", "plan.pools.prefill.tp"},
+		{"{pools: {prefill: {tp: [2, 2]}}}", "plan.pools.prefill.tp: want distinct positive degrees, got [2, 2]"},
 	} {
 		var p Plan
 		if err := yaml.Unmarshal([]byte(tc.plan), &p); err != nil {

@@ -2,8 +2,6 @@ package workload
 
 import (
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"io"
 
 	"handoff/sim"
@@ -49,7 +47,7 @@ func (c *csvTrace) Next(r *sim.Request) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return c.fail(c.readError(err))
+		return c.fail(c.csvError(err))
 	}
 	line, _ := c.cr.FieldPos(0)
 	if err := c.row(r, rec, line); err != nil {
@@ -65,7 +63,7 @@ func (c *csvTrace) readHeader() error {
 			c.names[0], c.names[1], c.names[2])
 	}
 	if err != nil {
-		return c.readError(err)
+		return c.csvError(err)
 	}
 	c.cols, err = c.columns(header, c.names[:]...)
 	return err
@@ -92,19 +90,4 @@ func (c *csvTrace) row(r *sim.Request, rec []string, line int) error {
 		return err
 	}
 	return c.emit(r, line, c.names[0], tsNs, prompt, output)
-}
-
-// readError converts an encoding/csv error into a *ParseError (file and line)
-// or, for I/O errors, prefixes the file name. A *ParseError from the input's
-// caps (lineCapped) is returned as it is.
-func (c *csvTrace) readError(err error) error {
-	var own *ParseError
-	if errors.As(err, &own) {
-		return own
-	}
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return c.errorf(pe.Line, "", "column %d: %v", pe.Column, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", c.file, err)
 }

@@ -6,19 +6,27 @@ import (
 	"math/rand/v2"
 )
 
-// Validate checks l; errors name fields relative to l ("stddev: ...").
-// Fields the distribution does not use must be left unset.
-func (l Length) Validate() error {
+// Validate checks l as a length of at least 1 (tokens, turns); errors
+// name fields relative to l ("stddev: ..."). Fields the distribution does
+// not use must be left unset.
+func (l Length) Validate() error { return l.validate(1) }
+
+// ValidateTime checks l as a time in ms, which may be 0 (a think time:
+// an omitted one is 0, so {dist: fixed, value: 0} says the same).
+func (l Length) ValidateTime() error { return l.validate(0) }
+
+// validate checks l as a quantity of at least floor (0 or 1).
+func (l Length) validate(floor int) error {
 	var errs []error
 	add := func(field, format string, args ...any) { errs = append(errs, fieldErr(field, format, args...)) }
 	switch l.Dist {
 	case DistFixed:
-		if l.Value < 1 || l.Value > maxTokens {
-			add("value", "must be in [1, %d], got %d", maxTokens, l.Value)
+		if l.Value < floor || l.Value > maxTokens {
+			add("value", "must be in [%d, %d], got %d", floor, maxTokens, l.Value)
 		}
 	case DistUniform:
-		if l.Min < 1 {
-			add("min", "must be ≥ 1, got %d", l.Min)
+		if l.Min < floor {
+			add("min", "must be ≥ %d, got %d", floor, l.Min)
 		}
 		if l.Max < l.Min || l.Max > maxTokens {
 			add("max", "must be in [min, %d], got %d", maxTokens, l.Max)
@@ -26,7 +34,7 @@ func (l Length) Validate() error {
 	case DistNormal, DistLognormal:
 		errs = append(errs, l.validateMoments()...)
 	case DistEmpirical:
-		errs = append(errs, l.validateEmpirical()...)
+		errs = append(errs, l.validateEmpirical(floor)...)
 	default:
 		add("dist", "%q is not one of fixed, uniform, normal, lognormal, empirical", l.Dist)
 	}
@@ -51,14 +59,14 @@ func (l Length) validateMoments() []error {
 	return errs
 }
 
-func (l Length) validateEmpirical() []error {
+func (l Length) validateEmpirical(floor int) []error {
 	var errs []error
 	if len(l.Values) == 0 {
 		errs = append(errs, fieldErr("values", "must list at least one length"))
 	}
 	for i, v := range l.Values {
-		if v < 1 || v > maxTokens {
-			errs = append(errs, fieldErr("values", "[%d] must be in [1, %d], got %d", i, maxTokens, v))
+		if v < floor || v > maxTokens {
+			errs = append(errs, fieldErr("values", "[%d] must be in [%d, %d], got %d", i, floor, maxTokens, v))
 		}
 	}
 	if len(l.Weights) == 0 {
@@ -128,8 +136,17 @@ type lengthSampler struct {
 	cum       []float64 // empirical: cumulative weights
 }
 
-func newLengthSampler(l Length) *lengthSampler {
-	s := &lengthSampler{dist: l.Dist, lo: max(1, l.Min), hi: l.Max, mu: l.Mean, sigma: l.Stddev}
+// newLengthSampler returns the sampler of l, validated by Validate: it
+// draws lengths ≥ 1.
+func newLengthSampler(l Length) *lengthSampler { return newSampler(l, 1) }
+
+// newTimeSampler returns the sampler of l, validated by ValidateTime: it
+// draws times ≥ 0.
+func newTimeSampler(l Length) *lengthSampler { return newSampler(l, 0) }
+
+// newSampler returns the sampler of l, drawing values ≥ floor.
+func newSampler(l Length, floor int) *lengthSampler {
+	s := &lengthSampler{dist: l.Dist, lo: max(floor, l.Min), hi: l.Max, mu: l.Mean, sigma: l.Stddev}
 	if s.hi == 0 {
 		s.hi = maxTokens
 	}
@@ -157,7 +174,7 @@ func newLengthSampler(l Length) *lengthSampler {
 	return s
 }
 
-// draw returns one length ≥ 1.
+// draw returns one value ≥ the sampler's floor.
 func (s *lengthSampler) draw(rng *rand.Rand) int {
 	switch s.dist {
 	case DistUniform:

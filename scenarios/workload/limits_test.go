@@ -25,7 +25,8 @@ func (b byteReader) Read(p []byte) (int, error) {
 }
 
 // TestTraceReadersCapLines feeds every trace reader an endless line: each
-// stops with a one-line *ParseError at that line instead of reading on.
+// stops with a one-line *ParseError at that line, naming the file once,
+// instead of reading on.
 func TestTraceReadersCapLines(t *testing.T) {
 	azureHead := "TIMESTAMP,ContextTokens,GeneratedTokens\n"
 	for name, src := range map[string]sim.Source{
@@ -33,12 +34,17 @@ func TestTraceReadersCapLines(t *testing.T) {
 		"azure after row": NewAzure(endless(azureHead+"2023-11-16 18:15:46,1,1\n", 'x'), "z.csv"),
 		"burstgpt":        NewBurstGPT(endless("", 0), "z.csv"),
 		"mooncake":        NewMooncake(endless("", 0), "z.csv", 512),
+		"sessions":        NewSessionTrace(endless("", 0), "z.csv", 0),
+		"sessions JSONL":  NewSessionTrace(endless("{", 'x'), "z.csv", 0),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := drain(src, 10)
 			var pe *ParseError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "line longer than 16777216 bytes") {
 				t.Fatalf("error %v, want a line-length ParseError", err)
+			}
+			if !strings.HasPrefix(err.Error(), "z.csv:") || strings.Count(err.Error(), "z.csv") != 1 {
+				t.Errorf("error %q, want the file named once, first", err)
 			}
 			if want := map[bool]int{true: 3, false: 1}[name == "azure after row"]; pe.Line != want {
 				t.Errorf("line %d, want %d", pe.Line, want)

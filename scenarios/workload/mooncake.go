@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"handoff/models/kv"
 	"handoff/sim"
@@ -90,7 +89,7 @@ func (m *mooncake) parse(r *sim.Request, b []byte) error {
 	row.Timestamp, row.InputLength, row.OutputLength = math.NaN(), missingInt, missingInt
 	row.HashIDs = row.HashIDs[:0]
 	if err := json.Unmarshal(b, row); err != nil {
-		return m.jsonError(err)
+		return m.jsonError(m.line, err)
 	}
 	tsNs, err := m.timestampNs(row.Timestamp)
 	if err != nil {
@@ -151,17 +150,4 @@ func (m *mooncake) segments(ids []uint64, inputLen int) ([]kv.Segment, error) {
 	}
 	prefix[n-1].Tokens = min(inputLen-m.blockTokens*(n-1), m.blockTokens)
 	return prefix, nil
-}
-
-// jsonError converts an encoding/json error into a *ParseError for this line.
-func (m *mooncake) jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return m.errorf(m.line, te.Field, "cannot use a JSON %s as %s", te.Value, te.Type)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return m.errorf(m.line, "", "column %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
-	}
-	return m.errorf(m.line, "", "%s", strings.TrimPrefix(err.Error(), "json: "))
 }

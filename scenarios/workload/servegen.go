@@ -157,7 +157,7 @@ func readServeGenTrace(r io.Reader, file string) ([]serveGenWindow, error) {
 			break
 		}
 		if err != nil {
-			return nil, (&csvTrace{sequencer: sequencer{file: file}}).readError(err)
+			return nil, (&sequencer{file: file}).csvError(err)
 		}
 		line, _ := cr.FieldPos(0)
 		w, err := parseServeGenRow(rec, file, line)

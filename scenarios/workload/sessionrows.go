@@ -41,7 +41,7 @@ func (c *csvSessions) read(row *sessionRow) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", c.file, err)
+		return false, c.csvError(err)
 	}
 	line, _ := c.cr.FieldPos(0)
 	return true, c.row(row, rec, line)
@@ -53,7 +53,7 @@ func (c *csvSessions) header() error {
 		return c.errorf(1, "header", "empty file: want a header with %s", strings.Join(sessionColumns, ","))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.file, err)
+		return c.csvError(err)
 	}
 	if c.cols, err = c.columns(h, sessionColumns...); err != nil {
 		return err
@@ -156,7 +156,7 @@ func (j *jsonlSessions) read(row *sessionRow) (bool, error) {
 func (j *jsonlSessions) parse(row *sessionRow, b []byte) error {
 	var v jsonSessionRow
 	if err := json.Unmarshal(b, &v); err != nil {
-		return j.errorf(j.line, "", "%s", strings.TrimPrefix(err.Error(), "json: "))
+		return j.jsonError(j.line, err)
 	}
 	*row = sessionRow{line: j.line, id: strings.Trim(string(v.SessionID), `"`)}
 	switch {

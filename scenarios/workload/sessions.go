@@ -59,7 +59,7 @@ func (s Sessions) Validate() error {
 	errs = append(errs, prefixed("input_tokens", s.InputTokens.Validate()))
 	errs = append(errs, prefixed("output_tokens", s.OutputTokens.Validate()))
 	if s.ThinkMs != nil {
-		errs = append(errs, prefixed("think_ms", s.ThinkMs.Validate()))
+		errs = append(errs, prefixed("think_ms", s.ThinkMs.ValidateTime()))
 	}
 	return errors.Join(errs...)
 }
@@ -183,7 +183,7 @@ func NewSessions(s Sessions, rng *rand.Rand) (sim.SessionSource, error) {
 	g := &sessionGen{spec: s, rng: rng, gaps: newGapSampler(s.Arrival, rng), turns: newLengthSampler(s.Turns),
 		input: newLengthSampler(s.InputTokens), output: newLengthSampler(s.OutputTokens)}
 	if s.ThinkMs != nil {
-		g.think = newLengthSampler(*s.ThinkMs)
+		g.think = newTimeSampler(*s.ThinkMs)
 	}
 	return g, nil
 }

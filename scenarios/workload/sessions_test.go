@@ -139,6 +139,8 @@ func TestSessionsValidate(t *testing.T) {
 		{func(s *Sessions) { s.Turns = fixed(0) }, "turns.value: "},
 		{func(s *Sessions) { s.SystemPromptTokens = -1 }, "system_prompt_tokens: "},
 		{func(s *Sessions) { s.ThinkMs = &Length{Dist: "exp"} }, "think_ms.dist: "},
+		{func(s *Sessions) { s.ThinkMs = &Length{Dist: DistFixed, Value: -1} }, "think_ms.value: must be in [0, "},
+		{func(s *Sessions) { s.ThinkMs = &Length{Dist: DistUniform, Min: -1, Max: 5} }, "think_ms.min: must be ≥ 0"},
 		{func(s *Sessions) { s.Arrival.Rate = 0 }, "arrival.rate: "},
 	} {
 		s := ok
@@ -149,5 +151,43 @@ func TestSessionsValidate(t *testing.T) {
 	}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid spec: %v", err)
+	}
+}
+
+// TestSessionsZeroThink: a think time of 0 ms, fixed or drawn, is valid
+// (an omitted think_ms means 0), and a fixed 0 gives the very sessions
+// an omitted one does.
+func TestSessionsZeroThink(t *testing.T) {
+	spec := Sessions{Sessions: 20, Arrival: Arrival{Process: ProcessPoisson, Rate: 2}, Turns: fixed(3),
+		InputTokens: fixed(10), OutputTokens: fixed(7)}
+	draw := func(think *Length) [][]sessionTurn {
+		t.Helper()
+		s := spec
+		s.ThinkMs = think
+		src, err := NewSessions(s, newRNG(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := drainSessions(t, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	zero := fixed(0)
+	if !reflect.DeepEqual(draw(&zero), draw(nil)) {
+		t.Error("think_ms {dist: fixed, value: 0} gave other sessions than no think_ms")
+	}
+	some := false
+	for _, turns := range draw(&Length{Dist: DistUniform, Min: 0, Max: 1}) {
+		for _, turn := range turns[1:] {
+			if turn.thinkNs != 0 && turn.thinkNs != 1e6 {
+				t.Fatalf("think %d ns, want 0 or 1 ms", turn.thinkNs)
+			}
+			some = some || turn.thinkNs == 0
+		}
+	}
+	if !some {
+		t.Error("uniform in [0, 1] ms never drew 0")
 	}
 }

@@ -113,6 +113,14 @@ func TestSessionTraceErrors(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "s.jsonl:2: turn: turn 3 of session \"1\" is out of order") {
 		t.Errorf("JSONL out of order: %v", err)
 	}
+	_, err = drainSessions(t, NewSessionTrace(strings.NewReader(`{"session_id": 1, "turn": 1, "timestamp": 0, "input_tokens": "5", "output_tokens": 5}`), "s.jsonl", 0))
+	if want := "s.jsonl:1: input_tokens: cannot use a JSON string as an integer"; err == nil || err.Error() != want {
+		t.Errorf("JSONL string for a number: %v, want %q", err, want)
+	}
+	_, err = drainSessions(t, NewSessionTrace(strings.NewReader(head+"a,1,0,\"5,5\n"), "s.csv", 0))
+	if want := "s.csv:2: column "; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "s.csv") != 1 {
+		t.Errorf("CSV quote error: %v, want it to start %q and name the file once", err, want)
+	}
 }
 
 // FuzzSessionTrace: any input reads without a panic, and a failure is one

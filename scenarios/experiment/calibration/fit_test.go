@@ -34,7 +34,7 @@ func TestFitRefuses(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{Accelerator: "mi300x"}, `no measurements to fit "mi300x"`},
+		{Options{Accelerator: "mi300x"}, `no measurements to fit "mi300x" (have h100-sxm, a100-80gb)`},
 		{Options{Accelerator: "a100-80gb", WriteCatalog: cat}, "data carry no date; give --date"},
 	} {
 		tc.opts.Dir, tc.opts.Profiles, tc.opts.Fit = calibDir, profilesDir, true

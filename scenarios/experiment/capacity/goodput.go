@@ -36,6 +36,7 @@ type GoodputSearch struct {
 	simulate      experiment.Simulate
 	target        float64
 	baseRPS       float64 // the scenario's own offered rate
+	device        string  // what the fleet's devices are called ("GPU", "wafer", "device")
 	tolerance     float64
 	strict, loose search.Bracket
 	curve         []Probe // every run, by rate
@@ -104,6 +105,9 @@ func measureGoodput(l *scenarios.Loaded, opts *GoodputOptions) (*GoodputSearch, 
 		return nil, err
 	}
 	if g.baseRPS, err = baseRate(l); err != nil {
+		return nil, err
+	}
+	if g.device, err = deviceNoun(l); err != nil {
 		return nil, err
 	}
 	runs := map[float64]Probe{}

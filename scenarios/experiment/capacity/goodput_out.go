@@ -50,7 +50,7 @@ func (g *GoodputSearch) meetsLabel(m Probe) string {
 	return "-"
 }
 
-// answer states a bracket as a rate, per GPU, with its caveats.
+// answer states a bracket as a rate, per device, with its caveats.
 func (g *GoodputSearch) answer(br search.Bracket, gpus int) string {
 	lo, hi := g.rateOf(br.Lo), g.rateOf(br.Hi)
 	var s string
@@ -63,7 +63,7 @@ func (g *GoodputSearch) answer(br search.Bracket, gpus int) string {
 		s = fmt.Sprintf("%.4g req/s (missed at %.4g)", lo, hi)
 	}
 	if gpus > 0 {
-		s += fmt.Sprintf(", %.4g req/s per GPU over %d GPUs", lo/float64(gpus), gpus)
+		s += fmt.Sprintf(", %.4g req/s per %s over %s", lo/float64(gpus), g.device, results.Devices(gpus, g.device))
 	}
 	if !br.Converged {
 		s += fmt.Sprintf("; did not converge within %d runs", br.Runs)

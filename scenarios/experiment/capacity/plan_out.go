@@ -88,7 +88,7 @@ func (p *Planner) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "ran %d of %d fleets (%s)\n\n", len(p.ran), p.gridSize(), how)
 	runs, marks := p.sorted()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "$/h\tGPUs\tfleet\tattainment\trequest goodput req/s\tTTFT p90\tTPOT p90\t")
+	fmt.Fprintf(tw, "$/h\t%ss\tfleet\tattainment\trequest goodput req/s\tTTFT p90\tTPOT p90\t\n", p.device)
 	for i, r := range runs {
 		fmt.Fprintf(tw, "%.2f\t%d\t%s\t%s\t%.4g\t%s\t%s\t%s\n", r.costPerHour, r.GPUs, p.space.Describe(r.fleet),
 			percentText(r.Attainment), r.RequestGoodputRPS, millisText(r.TTFTP90S), millisText(r.TPOTP90S), marks[i])
@@ -117,9 +117,9 @@ func (p *Planner) writeChoice(w io.Writer) error {
 		return err
 	}
 	r := p.ran[p.runs[c.Fleet.Key()]]
-	_, err := fmt.Fprintf(w, "\nchosen: %s: $%.2f/h for %d GPUs, attainment %s, request goodput %.4g req/s (%.4g per GPU)\n",
-		p.space.Describe(c.Fleet), c.CostPerHour, r.GPUs, percentText(r.Attainment), r.RequestGoodputRPS,
-		r.RequestGoodputRPS/float64(max(r.GPUs, 1)))
+	_, err := fmt.Fprintf(w, "\nchosen: %s: $%.2f/h for %s, attainment %s, request goodput %.4g req/s (%.4g per %s)\n",
+		p.space.Describe(c.Fleet), c.CostPerHour, results.Devices(r.GPUs, p.device), percentText(r.Attainment), r.RequestGoodputRPS,
+		r.RequestGoodputRPS/float64(max(r.GPUs, 1)), p.device)
 	return err
 }
 

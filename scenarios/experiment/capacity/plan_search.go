@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"handoff/hardware"
 	"handoff/models/strictyaml"
 	"handoff/scenarios"
 	"handoff/scenarios/experiment"
@@ -24,6 +25,7 @@ type Planner struct {
 	target    float64 // attainment
 	baseRPS   float64 // the workload's own offered rate, req/s
 	rateScale float64 // workload.rate_scale that offers the target rate
+	device    string  // what the devices of every fleet priced are called (hardware.JoinNouns)
 	notes     []string
 	store     *probeStore                 // where finished fleets are saved
 	progress  func(runs int, text string) // nil: none
@@ -116,7 +118,8 @@ func (p *Planner) variantError(pool string, v search.Variant, err error) error {
 }
 
 // variantCost returns one instance's price of pool i on variant v, USD per
-// hour, and the devices it occupies.
+// hour, and the devices it occupies; it adds the fleet's kind of device to
+// what the plan's devices are called.
 func (p *Planner) variantCost(i int, v search.Variant) (float64, int, error) {
 	ps := p.space.Pools[i]
 	l, err := p.load(poolSets(ps.Name, v, ps.MinCount))
@@ -128,6 +131,7 @@ func (p *Planner) variantCost(i int, v search.Variant) (float64, int, error) {
 		return 0, 0, err
 	}
 	defer b.Close()
+	p.device = hardware.JoinNouns(p.device, b.Device)
 	return b.PoolCostPerHour[i] / float64(ps.MinCount), b.PoolDevices[i], nil
 }
 

@@ -70,6 +70,17 @@ func baseRate(l *scenarios.Loaded) (float64, error) {
 	return float64(n) * 1e9 / float64(lastNs-firstNs), nil
 }
 
+// deviceNoun returns what the devices of l's fleet are called ("GPU",
+// "wafer", or "device" for several kinds): scenarios.Built.Device.
+func deviceNoun(l *scenarios.Loaded) (string, error) {
+	b, err := l.Build()
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	return b.Device, nil
+}
+
 // runProbe simulates a loaded scenario with simF and
 // measures the run; it returns the run's summary too.
 func runProbe(l *scenarios.Loaded, simF experiment.Simulate) (Probe, results.Summary, error) {

@@ -253,7 +253,7 @@ func (s *probeStore) checkFiles(id string, rec *probeRecord, name string) (resul
 func recordDifference(rec, want *probeRecord) string {
 	switch {
 	case !slices.Equal(rec.Sets, want.Sets):
-		return fmt.Sprintf("probe %s is of %v, not %v", probeID(want.Sets), rec.Sets, want.Sets)
+		return fmt.Sprintf("probe %s is of %s, not %s", probeID(want.Sets), setList(rec.Sets), setList(want.Sets))
 	case rec.Seed != want.Seed:
 		return fmt.Sprintf("a probe ran with seed %d, this run's is %d", rec.Seed, want.Seed)
 	case rec.ScenarioSHA256 != want.ScenarioSHA256:
@@ -263,6 +263,15 @@ func recordDifference(rec, want *probeRecord) string {
 		return "a probe read other files: " + why
 	}
 	return ""
+}
+
+// setList writes a probe's overrides as a comma list ("none" when it has
+// none), as messages write lists.
+func setList(sets []string) string {
+	if len(sets) == 0 {
+		return "none"
+	}
+	return strings.Join(sets, ", ")
 }
 
 // write saves a probe's summary.json, then its probe.json.

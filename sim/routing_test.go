@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+
+	"handoff/models/router"
+)
+
+// TestIndexedRoutingMatchesScan is metamorphic: over random swarm
+// configurations (every router, disaggregated or not, stale views,
+// changing fleets, crashes, tiers), a run whose views are kept current by
+// what changed and whose router decides from its indexes
+// (router.Indexer) and one that fills every view before each decision
+// and lets the router scan them (Config.scanViews) give the same result,
+// record for record; every other case refreshes the instances' state only
+// every 1–20 ms, so that indexes built from it (llm-d's) serve many
+// decisions. The indexed run also checks every view before each
+// decision (Config.checkViews). The event counts may differ: filling a
+// view reads its instance, which brings the instance's run of steps up to
+// the present (steprun.go) and, when a step of it ends at that very
+// instant, ends the run there.
+func TestIndexedRoutingMatchesScan(t *testing.T) {
+	seeds := uint64(1000)
+	if testing.Short() {
+		seeds = 100
+	}
+	for seed := *swarmSeed; seed < *swarmSeed+seeds; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			indexed, scanned := swarmCase(t, seed), swarmCase(t, seed)
+			indexed.checkViews, indexed.indexAlways, scanned.scanViews = true, true, true
+			if seed%2 == 0 { // views stale for many decisions, as llm-d's are (50 ms)
+				indexed.RefreshIntervalNs = int64(1+seed%20) * 1e6
+				scanned.RefreshIntervalNs = indexed.RefreshIntervalNs
+			}
+			got, want := mustRun(t, indexed), mustRun(t, scanned)
+			for i := range got.Instances {
+				got.Instances[i].Stats.SteadySteps = want.Instances[i].Stats.SteadySteps
+			}
+			got.Events, got.Runs = want.Events, want.Runs
+			if d := sameResult(got, want); d != "" {
+				t.Fatalf("seed %d: indexed vs scanned routing: %s", seed, d)
+			}
+		})
+	}
+}
+
+// countingRouter is a least-loaded router that counts its decisions.
+type countingRouter struct {
+	*router.LeastLoaded
+	decisions int
+}
+
+func (r *countingRouter) Route(q *router.Request, c *router.Cluster) router.Decision {
+	r.decisions++
+	return r.LeastLoaded.Route(q, c)
+}
+
+// TestDecisionsFillOnlyChangedViews runs 2,000 requests on 4,096
+// colocated instances under least_loaded, which reads only its
+// bookkeeping: a decision fills the views whose bookkeeping changed since
+// the one before — a few — not a view per instance, so that what it costs
+// does not grow with the fleet.
+func TestDecisionsFillOnlyChangedViews(t *testing.T) {
+	const n = 4096
+	rt := &countingRouter{LeastLoaded: &router.LeastLoaded{}}
+	cfg := &Config{Name: "wide", Instances: instances(RoleColocated, n, engineCfg(t, 1000, 2048, 64, false),
+		linearTimer(cfA, cfB)), Router: rt, Source: &sliceSource{reqs: benchRequests(2000, 1e4)}}
+	c, err := drive(t, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDecision := float64(c.routing.filled-n) / float64(rt.decisions) // less the first listing's
+	t.Logf("%d decisions, %.2f views filled a decision", rt.decisions, perDecision)
+	if rt.decisions < 2000 || perDecision > 4 {
+		t.Fatalf("%d decisions filled %.1f views each on %d instances, want at most 4", rt.decisions, perDecision, n)
+	}
+}
