@@ -123,8 +123,8 @@ func autoscaleNames() []string {
 	return names
 }
 
-// instances is how many instances the run builds for the pool: its max
-// when it autoscales.
+// instances is how many data-parallel groups (instances when dp is 1) the
+// run builds for the pool: its max when it autoscales.
 func (p *Pool) instances() int {
 	if p.Autoscale != nil {
 		return p.Autoscale.Max
@@ -132,8 +132,12 @@ func (p *Pool) instances() int {
 	return p.Count
 }
 
+// built is how many instances the run builds for the pool: each of its
+// groups is dp ranks, and each rank is an instance of its own.
+func (p *Pool) built() int { return p.instances() * p.DP }
+
 // validateAutoscale checks every pool's autoscaler, and that the
-// instances built, each autoscaled pool at its max, stay within the limit.
+// instances built stay within the limit.
 func (l *Loaded) validateAutoscale() error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
@@ -143,18 +147,24 @@ func (l *Loaded) validateAutoscale() error {
 			}
 		}
 	}
+	return l.validateInstanceLimit()
+}
+
+// validateInstanceLimit checks that the instances the pools build — count
+// × dp each, an autoscaled pool at its max — stay within maxInstances.
+func (l *Loaded) validateInstanceLimit() error {
 	instances := 0
 	for i := range l.Pools {
 		p := &l.Pools[i]
-		if n := p.instances(); n > maxInstances-instances {
+		if n := p.built(); n > maxInstances-instances {
 			at := fmt.Sprintf("pools[%d].count", i)
 			if p.Autoscale != nil {
 				at = fmt.Sprintf("pools[%d].autoscale.max", i)
 			}
-			return l.errorf(at, "the pools build more than %d instances (each autoscaled pool at its max; %d before this one, "+
-				"%d in it)", maxInstances, instances, n)
+			return l.errorf(at, "the pools build more than %d instances (count × dp each, an autoscaled pool at its max; "+
+				"%d before this one, %d in it)", maxInstances, instances, n)
 		}
-		instances += p.instances()
+		instances += p.built()
 	}
 	return nil
 }

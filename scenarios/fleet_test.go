@@ -76,7 +76,7 @@ func TestFleetBadInput(t *testing.T) {
 		// The pool is built at its max: a max past the instance limit would
 		// exhaust memory before the run.
 		{"max beyond the instance limit", "min: 1, max: 3", "min: 1, max: 100000000",
-			"t.yaml:19: field pools[1].autoscale.max: the pools build more than 16384 instances (each autoscaled pool at its max; 1 before this one, 100000000 in it)"},
+			"t.yaml:19: field pools[1].autoscale.max: the pools build more than 16384 instances (count × dp each, an autoscaled pool at its max; 1 before this one, 100000000 in it)"},
 		{"schedule outside bounds", "count: 3}]", "count: 5}]", "field pools[1].autoscale.schedule[0].count: must be within [min 1, max 3]"},
 		{"fault before the run", "at: 300ms}", "at: -1s}", "t.yaml:23: field faults.events[0].at: bad duration"},
 		{"fault on no instance", "instance: decode-0", "instance: decode-9", "field faults.events[0].instance: no instance \"decode-9\""},

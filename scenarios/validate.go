@@ -62,7 +62,7 @@ func inUnit(x float64) bool { return x > 0 && x <= 1 }
 // maxInstances keeps a run's start-up near 100 MB; its KV state then grows
 // with the blocks its requests use.
 const (
-	maxInstances   = 16384 // instances over all pools
+	maxInstances   = 16384 // instances over all pools (validateInstanceLimit)
 	maxTP          = 1024  // tensor-parallel degree of one instance
 	minRateScale   = 1e-6  // beyond these, scaled arrival times overflow or collapse
 	maxRateScale   = 1e6
@@ -174,7 +174,6 @@ var (
 
 func (l *Loaded) validatePools() error {
 	names := map[string]bool{}
-	instances := 0
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		at := fmt.Sprintf("pools[%d]", i)
@@ -185,9 +184,6 @@ func (l *Loaded) validatePools() error {
 			return l.errorf(at+".name", "duplicate pool name %q", p.Name)
 		}
 		names[p.Name] = true
-		if instances += p.Count; instances > maxInstances {
-			return l.errorf(at+".count", "%d instances over all pools exceed the limit of %d", instances, maxInstances)
-		}
 	}
 	return l.validateRoles()
 }
