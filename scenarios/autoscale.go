@@ -30,6 +30,9 @@ import (
 //   - schedule: the pool has schedule[k].count instances from
 //     schedule[k].at on (count before the first step) — a what-if of a
 //     planned scale-up, or the sizes another autoscaler chose, replayed.
+//     The times are the run's clock, as a fault's (rate_scale speeds the
+//     arrivals, not them), and each must fall before the end of the
+//     arrivals where that is known before the run, as a fault's must.
 //   - hpa: the Kubernetes Horizontal Pod Autoscaler on a per-instance
 //     metric (section hpa: autoscale.HPA; metric and target required).
 //   - sla: Dynamo's SLA planner, sizing the pool for the predicted load
@@ -224,13 +227,20 @@ func (l *Loaded) checkSections(at string, a *Autoscale) error {
 	return nil
 }
 
-// buildAutoscale adds the pools' scaling to the configuration.
-func (l *Loaded) buildAutoscale(b *Built) error {
+// buildAutoscale adds the pools' scaling to the configuration. A
+// schedule's steps are times of the run, checked against its end as a
+// fault's are.
+func (l *Loaded) buildAutoscale(b *Built, end horizon) error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		a := p.Autoscale
 		if a == nil {
 			continue
+		}
+		for k, st := range a.Schedule {
+			if err := end.check(l, fmt.Sprintf("pools[%d].autoscale.schedule[%d].at", i, k), st.At); err != nil {
+				return err
+			}
 		}
 		policy, err := autoscalePolicies[a.Policy].build(a, l.poolEnv(b, p))
 		if err != nil {

@@ -147,3 +147,38 @@ func TestFaultOutsideTheRun(t *testing.T) {
 		})
 	}
 }
+
+// A schedule's step is a time of the run, as a fault's is: rate_scale
+// moves the end of the arrivals, not the step, and a step at or after that
+// end (where it is known before the run) is refused as a fault there is.
+func TestScheduleOutsideTheRun(t *testing.T) {
+	schedule := func(at string) string {
+		return edit(t, "    count: 2\n", "    count: 2\n    autoscale: {policy: schedule, min: 1, max: 3, "+
+			"schedule: [{at: 10ms, count: 3}, {at: "+at+", count: 1}]}\n")
+	}
+	stretched := func(doc string) string {
+		return strings.Replace(doc, "workload:\n", "workload:\n  rate_scale: 0.5\n", 1)
+	}
+	for _, tt := range []struct {
+		name, doc, want string // want "": accepted
+	}{
+		{"requests over rate", schedule("1s"),
+			"t.yaml:18: field pools[1].autoscale.schedule[1].at: 1s is outside the run: workload.synthetic's requests at its rate end by 1s"},
+		{"within requests over rate", schedule("999ms"), ""},
+		{"stretched by rate_scale", stretched(schedule("1500ms")), ""},
+		{"beyond the stretch", stretched(schedule("2s")),
+			"field pools[1].autoscale.schedule[1].at: 2s is outside the run: workload.synthetic's requests at its rate at rate_scale 0.5 end by 2s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBuild(t, tt.doc, "t.yaml")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatal("accepted")
+			case tt.want != "":
+				checkError(t, err, tt.want)
+			}
+		})
+	}
+}
