@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"handoff/models/units"
 	"handoff/scenarios/workload"
@@ -170,6 +171,11 @@ var (
 	// remoteKVQueues: where requests waiting for, or holding, remote KV
 	// wait (engine.Config.SharedQueue).
 	remoteKVQueues = []string{"separate", "shared"}
+	// dpRoutings: who picks a data-parallel rank, vLLM's balancer or the
+	// router.
+	dpRoutings = []string{"balancer", "router"}
+	// claims: what a pool's owner may answer for besides its pool.
+	claims = []string{"transfer", "router"}
 )
 
 func (l *Loaded) validatePools() error {
@@ -236,8 +242,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".dp", "must be in [1, %d], got %d", maxTP, p.DP)
 	case p.EP < 1 || p.EP > maxTP*maxTP:
 		return l.errorf(at+".ep", "must be in [1, %d], got %d", maxTP*maxTP, p.EP)
-	case p.DPRouting != "balancer" && p.DPRouting != "router":
-		return l.errorf(at+".dp_routing", "unknown %q (known: balancer, router)", p.DPRouting)
+	case !slices.Contains(dpRoutings, p.DPRouting):
+		return l.errorf(at+".dp_routing", "unknown %q (known: %s)", p.DPRouting, strings.Join(dpRoutings, ", "))
 	case p.Wafer != nil && (p.DP != 1 || p.EP != 1):
 		return l.errorf(at+".dp", "a wafer pool is sized by wafer.wafers, not dp or ep")
 	case p.DP > 1 && p.Preemption == "swap":
@@ -306,8 +312,8 @@ func (l *Loaded) validatePolicy(at string, p *Pool) error {
 		return l.errorf(at+".kv_hold_timeout", "must not be negative")
 	}
 	for k, c := range p.Claims {
-		if c != "transfer" && c != "router" {
-			return l.errorf(fmt.Sprintf("%s.claims[%d]", at, k), "unknown claim %q (known: transfer, router)", c)
+		if !slices.Contains(claims, c) {
+			return l.errorf(fmt.Sprintf("%s.claims[%d]", at, k), "unknown claim %q (known: %s)", c, strings.Join(claims, ", "))
 		}
 	}
 	return nil

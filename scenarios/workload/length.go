@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Validate checks l; errors name fields relative to l ("stddev: ...").
@@ -28,7 +29,7 @@ func (l Length) Validate() error {
 	case DistEmpirical:
 		errs = append(errs, l.validateEmpirical()...)
 	default:
-		add("dist", "%q is not one of fixed, uniform, normal, lognormal, empirical", l.Dist)
+		add("dist", "%q is not one of %s", l.Dist, strings.Join(Dists(), ", "))
 	}
 	errs = append(errs, l.unusedFields()...)
 	return errors.Join(errs...)
@@ -82,13 +83,7 @@ func (l Length) validateEmpirical() []error {
 
 // unusedFields reports fields set that l.Dist ignores, which are likely mistakes.
 func (l Length) unusedFields() []error {
-	used := map[string][]string{
-		DistFixed:     {"value"},
-		DistUniform:   {"min", "max"},
-		DistNormal:    {"mean", "stddev", "min", "max"},
-		DistLognormal: {"mean", "stddev", "min", "max"},
-		DistEmpirical: {"values", "weights"},
-	}[l.Dist]
+	used := lengthFields[l.Dist]
 	if used == nil {
 		return nil
 	}
