@@ -96,6 +96,12 @@ func (l *Loaded) validateFaults() error {
 		case r.StragglerMTBF > 0 && !(r.StragglerFactor > 1):
 			return l.errorf("faults.rates.straggler_factor", "must be above 1 with a straggler_mtbf, got %g", r.StragglerFactor)
 		}
+		for i, p := range l.Pools {
+			if p.DP > 1 {
+				return l.errorf("faults.rates", "draws faults on every instance, and the data-parallel ranks of pools[%d] "+
+					"(%s, dp %d) have none modelled: give that pool dp 1, or schedule the faults as events", i, p.Name, p.DP)
+			}
+		}
 	}
 	return nil
 }

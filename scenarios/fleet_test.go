@@ -182,3 +182,17 @@ func TestScheduleOutsideTheRun(t *testing.T) {
 		})
 	}
 }
+
+// Fault rates draw faults on every instance, and a data-parallel rank's
+// are not modelled: a scenario with both is refused at faults.rates, as
+// an event naming a rank is at its instance, rather than by the
+// simulator's own check (which built and then failed the run).
+func TestFaultRatesWithDataParallelRanks(t *testing.T) {
+	doc := moeScenario("count: 2, tp: 4, dp: 2, ep: 8") + "faults: {rates: {until: 1s, crash_mtbf: 1s}}\n"
+	_, _, err := parseBuild(t, doc, "m.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	checkError(t, err, "m.yaml:14: field faults.rates: draws faults on every instance, and the data-parallel ranks of "+
+		"pools[1] (decode, dp 2) have none modelled: give that pool dp 1, or schedule the faults as events")
+}
