@@ -31,6 +31,9 @@ import (
 //   - schedule: the pool has schedule[k].count instances from
 //     schedule[k].at on (count before the first step) — a what-if of a
 //     planned scale-up, or the sizes another autoscaler chose, replayed.
+//     The times are the run's clock, as a fault's (rate_scale speeds the
+//     arrivals, not them), and each must fall before the end of the
+//     arrivals where that is known before the run, as a fault's must.
 //   - hpa: the Kubernetes Horizontal Pod Autoscaler on a per-instance
 //     metric (section hpa: autoscale.HPA; metric and target required).
 //   - sla: Dynamo's SLA planner, sizing the pool for the predicted load
@@ -124,8 +127,8 @@ func autoscaleNames() []string {
 	return names
 }
 
-// instances is how many instances the run builds for the pool: its max
-// when it autoscales.
+// instances is how many data-parallel groups (instances when dp is 1) the
+// run builds for the pool: its max when it autoscales.
 func (p *Pool) instances() int {
 	if p.Autoscale != nil {
 		return p.Autoscale.Max
@@ -133,8 +136,12 @@ func (p *Pool) instances() int {
 	return p.Count
 }
 
+// built is how many instances the run builds for the pool: each of its
+// groups is dp ranks, and each rank is an instance of its own.
+func (p *Pool) built() int { return p.instances() * p.DP }
+
 // validateAutoscale checks every pool's autoscaler, and that the
-// instances built, each autoscaled pool at its max, stay within the limit.
+// instances built stay within the limit.
 func (l *Loaded) validateAutoscale() error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
@@ -144,18 +151,24 @@ func (l *Loaded) validateAutoscale() error {
 			}
 		}
 	}
+	return l.validateInstanceLimit()
+}
+
+// validateInstanceLimit checks that the instances the pools build — count
+// × dp each, an autoscaled pool at its max — stay within maxInstances.
+func (l *Loaded) validateInstanceLimit() error {
 	instances := 0
 	for i := range l.Pools {
 		p := &l.Pools[i]
-		if n := p.instances(); n > maxInstances-instances {
+		if n := p.built(); n > maxInstances-instances {
 			at := fmt.Sprintf("pools[%d].count", i)
 			if p.Autoscale != nil {
 				at = fmt.Sprintf("pools[%d].autoscale.max", i)
 			}
-			return l.errorf(at, "the pools build more than %d instances (each autoscaled pool at its max; %d before this one, "+
-				"%d in it)", maxInstances, instances, n)
+			return l.errorf(at, "the pools build more than %d instances (count × dp each, an autoscaled pool at its max; "+
+				"%d before this one, %d in it)", maxInstances, instances, n)
 		}
-		instances += p.instances()
+		instances += p.built()
 	}
 	return nil
 }
@@ -215,13 +228,20 @@ func (l *Loaded) checkSections(at string, a *Autoscale) error {
 	return nil
 }
 
-// buildAutoscale adds the pools' scaling to the configuration.
-func (l *Loaded) buildAutoscale(b *Built) error {
+// buildAutoscale adds the pools' scaling to the configuration. A
+// schedule's steps are times of the run, checked against its end as a
+// fault's are.
+func (l *Loaded) buildAutoscale(b *Built, end horizon) error {
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		a := p.Autoscale
 		if a == nil {
 			continue
+		}
+		for k, st := range a.Schedule {
+			if err := end.check(l, fmt.Sprintf("pools[%d].autoscale.schedule[%d].at", i, k), st.At); err != nil {
+				return err
+			}
 		}
 		policy, err := autoscalePolicies[a.Policy].build(a, l.poolEnv(b, p))
 		if err != nil {

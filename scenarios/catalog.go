@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"sync"
 
 	"handoff/hardware"
 	"handoff/models/llm"
@@ -16,10 +17,18 @@ type catalogFile struct {
 	Models       []llm.Spec                 `yaml:"models"`
 }
 
+// builtin is the built-in catalogs, parsed once: parsing them takes about
+// 4 ms, which every load and build of a scenario paid twice — in a sweep
+// or a goodput search, for every point and probe. A scenario's catalogs
+// are copies of them (Merge), which its entries extend without changing
+// them.
+var builtin = sync.OnceValues(func() (*hardware.Catalog, *llm.Catalog) { return hardware.Default(), llm.Default() })
+
 // catalogs returns the built-in catalogs extended by the scenario's catalog
 // files, then by its inline entries.
 func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
-	hw, models := hardware.Default(), llm.Default()
+	hw0, models0 := builtin()
+	hw, models := hw0.Merge(nil), models0.Merge(nil)
 	for i, name := range l.Catalog.Files {
 		path := l.Resolve(name)
 		data, err := ReadFile(path)

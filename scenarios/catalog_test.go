@@ -65,6 +65,15 @@ func TestInlineOverridesBuiltin(t *testing.T) {
 	if got < want-1 || got > want+1 { // two truncations
 		t.Errorf("40 GB less memory removed %d blocks, want %d±1", got, want)
 	}
+	// The built-in catalogs are parsed once and shared: an override is the
+	// overriding scenario's alone.
+	_, after, err := parseBuild(t, minimal, "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := after.Config.Instances[0].Engine.NumBlocks, full.Config.Instances[0].Engine.NumBlocks; a != b {
+		t.Errorf("after the override, the built-in h100-sxm holds %d blocks, before it %d", a, b)
+	}
 }
 
 func TestInlineCatalogErrors(t *testing.T) {

@@ -25,9 +25,10 @@ import (
 //
 // An event names its instance (crash, straggler) by name, or by pool (its
 // first instance), and its link (link_down, link_degrade) by the
-// topology's name for it. An event at or after the end of the workload's
+// topology's name for it. Times are the run's clock (rate_scale speeds
+// the arrivals, not them). An event at or after the end of the workload's
 // arrivals is an error where that end is known before the run (see
-// horizonNs); a fault after the last request has ended never applies.
+// horizon); a fault after the last request has ended never applies.
 type Faults struct {
 	Events []FaultEvent `yaml:"events,omitempty"`
 	Rates  *FaultRates  `yaml:"rates,omitempty"`
@@ -95,23 +96,28 @@ func (l *Loaded) validateFaults() error {
 		case r.StragglerMTBF > 0 && !(r.StragglerFactor > 1):
 			return l.errorf("faults.rates.straggler_factor", "must be above 1 with a straggler_mtbf, got %g", r.StragglerFactor)
 		}
+		for i, p := range l.Pools {
+			if p.DP > 1 {
+				return l.errorf("faults.rates", "draws faults on every instance, and the data-parallel ranks of pools[%d] "+
+					"(%s, dp %d) have none modelled: give that pool dp 1, or schedule the faults as events", i, p.Name, p.DP)
+			}
+		}
 	}
 	return nil
 }
 
 // buildFaults resolves the faults' instances and links against the built
 // cluster.
-func (l *Loaded) buildFaults(b *Built) error {
+func (l *Loaded) buildFaults(b *Built, end horizon) error {
 	fs := l.Scenario.Faults
 	if fs == nil {
 		return nil
 	}
 	cfg := b.Config
-	horizonNs, why := l.horizonNs()
 	for k, e := range fs.Events {
 		at := fmt.Sprintf("faults.events[%d].", k)
-		if why != "" && int64(e.At) >= horizonNs {
-			return l.errorf(at+"at", "%v is outside the run: %s end by %v", e.At, why, units.Duration(horizonNs))
+		if err := end.check(l, at+"at", e.At); err != nil {
+			return err
 		}
 		f := sim.Fault{Kind: faultKinds[e.Kind], AtNs: int64(e.At), DurationNs: int64(e.Duration), Factor: e.Factor,
 			Instance: -1, Link: -1}
@@ -144,17 +150,37 @@ func (l *Loaded) buildFaults(b *Built) error {
 	return nil
 }
 
-// horizonNs is when the workload's arrivals end, with what says so ("" when
+// horizon is when the workload's arrivals end, with what says so ("" when
+// that is not known before the run).
+type horizon struct {
+	ns  int64
+	why string
+}
+
+// check refuses a time of the run (a fault's, a schedule step's) at field
+// at or after the end of the arrivals, where that end is known: a fleet
+// event there never meets a request arriving, and is most likely a time
+// written for another rate_scale. Such times are the run's clock, as
+// every time the run reports: rate_scale moves the arrivals, so the end
+// they are checked against, not them.
+func (h horizon) check(l *Loaded, field string, t units.Duration) error {
+	if h.why != "" && int64(t) >= h.ns {
+		return l.errorf(field, "%v is outside the run: %s end by %v", t, h.why, units.Duration(h.ns))
+	}
+	return nil
+}
+
+// horizon is when the workload's arrivals end, with what says so ("" when
 // it is not known before the run): a synthetic workload's duration, or
 // its requests over its rate (their expected span); a shared-prefix
 // workload's stages; a ServeGen replay's windows, read from each client's
 // trace (the longest client). Each is divided by rate_scale. A trace's
 // last arrival would take reading it whole, sessions depend on their
 // think times and a closed loop on the service: none is checked.
-func (l *Loaded) horizonNs() (int64, string) {
+func (l *Loaded) horizon() horizon {
 	w := &l.Workload
 	if w.Client.Concurrency > 0 {
-		return 0, ""
+		return horizon{}
 	}
 	var ns float64
 	var why string
@@ -179,12 +205,12 @@ func (l *Loaded) horizonNs() (int64, string) {
 		ns, why = l.serveGenSpanNs(w.ServeGen), "workload.servegen's windows"
 	}
 	if why == "" || !(ns > 0) {
-		return 0, ""
+		return horizon{}
 	}
 	if w.RateScale != 1 {
 		why += fmt.Sprintf(" at rate_scale %g", w.RateScale)
 	}
-	return int64(math.Min(ns/w.RateScale, math.MaxInt64/2)), why
+	return horizon{ns: int64(math.Min(ns/w.RateScale, math.MaxInt64/2)), why: why}
 }
 
 // serveGenSpanNs is the longest replay of g's clients: the lengths of the
@@ -281,10 +307,12 @@ func (l *Loaded) validateFleet() error {
 	return l.validateFaults()
 }
 
-// buildFleet adds the autoscalers and the faults to the configuration.
+// buildFleet adds the autoscalers and the faults to the configuration;
+// their times must fall before the end of the arrivals.
 func (l *Loaded) buildFleet(b *Built) error {
-	if err := l.buildAutoscale(b); err != nil {
+	end := l.horizon()
+	if err := l.buildAutoscale(b, end); err != nil {
 		return err
 	}
-	return l.buildFaults(b)
+	return l.buildFaults(b, end)
 }

@@ -76,7 +76,7 @@ func TestFleetBadInput(t *testing.T) {
 		// The pool is built at its max: a max past the instance limit would
 		// exhaust memory before the run.
 		{"max beyond the instance limit", "min: 1, max: 3", "min: 1, max: 100000000",
-			"t.yaml:19: field pools[1].autoscale.max: the pools build more than 16384 instances (each autoscaled pool at its max; 1 before this one, 100000000 in it)"},
+			"t.yaml:19: field pools[1].autoscale.max: the pools build more than 16384 instances (count × dp each, an autoscaled pool at its max; 1 before this one, 100000000 in it)"},
 		{"schedule outside bounds", "count: 3}]", "count: 5}]", "field pools[1].autoscale.schedule[0].count: must be within [min 1, max 3]"},
 		{"fault before the run", "at: 300ms}", "at: -1s}", "t.yaml:23: field faults.events[0].at: bad duration"},
 		{"fault on no instance", "instance: decode-0", "instance: decode-9", "field faults.events[0].instance: no instance \"decode-9\""},
@@ -146,4 +146,53 @@ func TestFaultOutsideTheRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A schedule's step is a time of the run, as a fault's is: rate_scale
+// moves the end of the arrivals, not the step, and a step at or after that
+// end (where it is known before the run) is refused as a fault there is.
+func TestScheduleOutsideTheRun(t *testing.T) {
+	schedule := func(at string) string {
+		return edit(t, "    count: 2\n", "    count: 2\n    autoscale: {policy: schedule, min: 1, max: 3, "+
+			"schedule: [{at: 10ms, count: 3}, {at: "+at+", count: 1}]}\n")
+	}
+	stretched := func(doc string) string {
+		return strings.Replace(doc, "workload:\n", "workload:\n  rate_scale: 0.5\n", 1)
+	}
+	for _, tt := range []struct {
+		name, doc, want string // want "": accepted
+	}{
+		{"requests over rate", schedule("1s"),
+			"t.yaml:18: field pools[1].autoscale.schedule[1].at: 1s is outside the run: workload.synthetic's requests at its rate end by 1s"},
+		{"within requests over rate", schedule("999ms"), ""},
+		{"stretched by rate_scale", stretched(schedule("1500ms")), ""},
+		{"beyond the stretch", stretched(schedule("2s")),
+			"field pools[1].autoscale.schedule[1].at: 2s is outside the run: workload.synthetic's requests at its rate at rate_scale 0.5 end by 2s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBuild(t, tt.doc, "t.yaml")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatal("accepted")
+			case tt.want != "":
+				checkError(t, err, tt.want)
+			}
+		})
+	}
+}
+
+// Fault rates draw faults on every instance, and a data-parallel rank's
+// are not modelled: a scenario with both is refused at faults.rates, as
+// an event naming a rank is at its instance, rather than by the
+// simulator's own check (which built and then failed the run).
+func TestFaultRatesWithDataParallelRanks(t *testing.T) {
+	doc := moeScenario("count: 2, tp: 4, dp: 2, ep: 8") + "faults: {rates: {until: 1s, crash_mtbf: 1s}}\n"
+	_, _, err := parseBuild(t, doc, "m.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	checkError(t, err, "m.yaml:14: field faults.rates: draws faults on every instance, and the data-parallel ranks of "+
+		"pools[1] (decode, dp 2) have none modelled: give that pool dp 1, or schedule the faults as events")
 }

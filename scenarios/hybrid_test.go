@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -132,4 +133,11 @@ pools:
 		}
 		t.Logf("%s: %d requests, %d preemptions", policy, len(a.Records), preemptions)
 	}
+}
+
+// sameRun reports whether two runs agree exactly: events, time, every
+// record and every instance's counters.
+func sameRun(a, b *sim.Result) bool {
+	return a.Events == b.Events && a.SimTimeNs == b.SimTimeNs && reflect.DeepEqual(a.Records, b.Records) &&
+		reflect.DeepEqual(a.Instances, b.Instances)
 }

@@ -109,7 +109,14 @@ func TestBadInput(t *testing.T) {
 		{"too many instances", edit(t, "count: 2", "count: 100000"),
 			[]string{"t.yaml:17: field pools[1].count: must be in [1, 16384], got 100000"}},
 		{"instances over all pools", edit(t, "count: 2", "count: 16384"),
-			[]string{"t.yaml:17: field pools[1].count: 16385 instances over all pools exceed the limit of 16384"}},
+			[]string{"t.yaml:17: field pools[1].count: the pools build more than 16384 instances (count × dp each, " +
+				"an autoscaled pool at its max; 1 before this one, 16384 in it)"}},
+		// Each data-parallel rank is an instance: 8,193 groups of 2 build
+		// 16,386 of them.
+		{"instances over all pools, counting dp ranks", strings.Replace(edit(t, "count: 2", "count: 8193\n    dp: 2\n    ep: 2"),
+			"llama-3.1-8b", "gpt-oss-120b", 1),
+			[]string{"t.yaml:17: field pools[1].count: the pools build more than 16384 instances (count × dp each, " +
+				"an autoscaled pool at its max; 1 before this one, 16386 in it)"}},
 		{"explicit zero block size", edit(t, "{block_size: 16}", "{block_size: 0}"),
 			[]string{"t.yaml:14: field pools[0].engine.block_size: must be positive, got 0"}},
 		{"NaN memory utilization", edit(t, "{block_size: 16}", "{memory_utilization: .nan}"),

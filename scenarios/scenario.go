@@ -117,7 +117,9 @@ type Pool struct {
 	Claims     []string  `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
 	// Prefill pools: free KV no decoder pulled within this time (0 = hold
 	// forever), and stream it layer by layer during the last prefill step.
-	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout,omitempty"`
+	// Written out even at 0, which is not its default: an effective
+	// scenario must load back to the same hold.
+	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout"`
 	StreamKV      bool           `yaml:"stream_kv,omitempty"`
 	StepTime      StepTime       `yaml:"step_time"`
 	Placement     *Placement     `yaml:"placement,omitempty"`  // with a topology only
@@ -187,8 +189,8 @@ type Link struct {
 // that has any, of the policy's own configuration type (router.go
 // registers the policies).
 type Router struct {
-	Policy          string                      `yaml:"policy"`                     // round_robin | least_loaded | dynamo | llmd | topology_aware
-	RefreshInterval units.Duration              `yaml:"refresh_interval,omitempty"` // instance state seen by the router; 0 = always current
+	Policy          string                      `yaml:"policy"`           // round_robin | least_loaded | dynamo | llmd | topology_aware
+	RefreshInterval units.Duration              `yaml:"refresh_interval"` // instance state seen by the router; 0 = always current (written out even at 0: llmd's default is not)
 	Dynamo          *router.DynamoConfig        `yaml:"dynamo,omitempty"`
 	LLMD            *router.LLMDConfig          `yaml:"llmd,omitempty"`
 	TopologyAware   *router.TopologyAwareConfig `yaml:"topology_aware,omitempty"` // reads dynamo's too

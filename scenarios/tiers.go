@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"handoff/hardware"
 	"handoff/models/engine"
@@ -44,6 +45,10 @@ type KVStore struct {
 var offloads = map[string]engine.Offload{"": engine.OffloadOnCompletion, "completion": engine.OffloadOnCompletion,
 	"eviction": engine.OffloadOnEviction, "both": engine.OffloadOnCompletion | engine.OffloadOnEviction}
 
+// kvHandoffs are how a prefill pool hands its KV off: the decoder pulls
+// it (direct), or it goes through the kv_store.
+var kvHandoffs = []string{"direct", "store"}
+
 // tierKinds maps the tier names to the engine's kinds.
 var tierKinds = map[string]engine.TierKind{"host": engine.TierHost, "disk": engine.TierDisk, "store": engine.TierStore}
 
@@ -76,19 +81,16 @@ func (l *Loaded) validateTiers(at string, p *Pool) error {
 			return l.errorf(tat+".offload", "unknown offload %q: want completion, eviction or both", t.Offload)
 		}
 	}
-	switch p.KVHandoff {
-	case "", "direct":
-	case "store":
-		switch {
-		case p.Role != "prefill":
-			return l.errorf(at+".kv_handoff", "only a prefill pool hands its KV off")
-		case !slices.ContainsFunc(p.KVTiers, func(t KVTier) bool { return t.Tier == "store" }):
-			return l.errorf(at+".kv_handoff", "a handoff through the store needs {tier: store} in kv_tiers")
-		case p.KVHoldTimeout != 0:
-			return l.errorf(at+".kv_hold_timeout", "a pool handing off through the store frees its KV when the store has it: drop kv_hold_timeout")
-		}
-	default:
-		return l.errorf(at+".kv_handoff", "unknown handoff %q: want direct or store", p.KVHandoff)
+	switch {
+	case !slices.Contains(kvHandoffs, p.KVHandoff):
+		return l.errorf(at+".kv_handoff", "unknown handoff %q: want %s", p.KVHandoff, strings.Join(kvHandoffs, " or "))
+	case p.KVHandoff != "store":
+	case p.Role != "prefill":
+		return l.errorf(at+".kv_handoff", "only a prefill pool hands its KV off")
+	case !slices.ContainsFunc(p.KVTiers, func(t KVTier) bool { return t.Tier == "store" }):
+		return l.errorf(at+".kv_handoff", "a handoff through the store needs {tier: store} in kv_tiers")
+	case p.KVHoldTimeout != 0:
+		return l.errorf(at+".kv_hold_timeout", "a pool handing off through the store frees its KV when the store has it: drop kv_hold_timeout")
 	}
 	if len(p.KVTiers) > 0 && p.Engine.PrefixCaching != nil && !*p.Engine.PrefixCaching {
 		return l.errorf(at+".kv_tiers", "lower KV tiers find blocks by their prefix hashes: they need engine.prefix_caching")

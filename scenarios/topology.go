@@ -152,7 +152,7 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	pl := p.Placement
 	dc := l.datacenterIndex(pl.Datacenter)
 	rule, ok := placementRules[pl.Rule]
-	n := p.instances() * p.DP
+	n := p.built()
 	switch {
 	case dc < 0 && len(l.Topology.Datacenters) == 0:
 		return nil, l.errorf(at+".placement.datacenter", "unknown datacenter %q: topology.datacenters names none", pl.Datacenter)

@@ -63,7 +63,7 @@ func inUnit(x float64) bool { return x > 0 && x <= 1 }
 // maxInstances keeps a run's start-up near 100 MB; its KV state then grows
 // with the blocks its requests use.
 const (
-	maxInstances   = 16384 // instances over all pools
+	maxInstances   = 16384 // instances over all pools (validateInstanceLimit)
 	maxTP          = 1024  // tensor-parallel degree of one instance
 	minRateScale   = 1e-6  // beyond these, scaled arrival times overflow or collapse
 	maxRateScale   = 1e6
@@ -171,11 +171,15 @@ var (
 	// remoteKVQueues: where requests waiting for, or holding, remote KV
 	// wait (engine.Config.SharedQueue).
 	remoteKVQueues = []string{"separate", "shared"}
+	// dpRoutings: who picks a data-parallel rank, vLLM's balancer or the
+	// router.
+	dpRoutings = []string{"balancer", "router"}
+	// claims: what a pool's owner may answer for besides its pool.
+	claims = []string{"transfer", "router"}
 )
 
 func (l *Loaded) validatePools() error {
 	names := map[string]bool{}
-	instances := 0
 	for i := range l.Pools {
 		p := &l.Pools[i]
 		at := fmt.Sprintf("pools[%d]", i)
@@ -186,9 +190,6 @@ func (l *Loaded) validatePools() error {
 			return l.errorf(at+".name", "duplicate pool name %q", p.Name)
 		}
 		names[p.Name] = true
-		if instances += p.Count; instances > maxInstances {
-			return l.errorf(at+".count", "%d instances over all pools exceed the limit of %d", instances, maxInstances)
-		}
 	}
 	return l.validateRoles()
 }
@@ -241,8 +242,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".dp", "must be in [1, %d], got %d", maxTP, p.DP)
 	case p.EP < 1 || p.EP > maxTP*maxTP:
 		return l.errorf(at+".ep", "must be in [1, %d], got %d", maxTP*maxTP, p.EP)
-	case p.DPRouting != "balancer" && p.DPRouting != "router":
-		return l.errorf(at+".dp_routing", "unknown %q (known: balancer, router)", p.DPRouting)
+	case !slices.Contains(dpRoutings, p.DPRouting):
+		return l.errorf(at+".dp_routing", "unknown %q (known: %s)", p.DPRouting, strings.Join(dpRoutings, ", "))
 	case p.Wafer != nil && (p.DP != 1 || p.EP != 1):
 		return l.errorf(at+".dp", "a wafer pool is sized by wafer.wafers, not dp or ep")
 	case p.DP > 1 && p.Preemption == "swap":
@@ -311,8 +312,8 @@ func (l *Loaded) validatePolicy(at string, p *Pool) error {
 		return l.errorf(at+".kv_hold_timeout", "must not be negative")
 	}
 	for k, c := range p.Claims {
-		if c != "transfer" && c != "router" {
-			return l.errorf(fmt.Sprintf("%s.claims[%d]", at, k), "unknown claim %q (known: transfer, router)", c)
+		if !slices.Contains(claims, c) {
+			return l.errorf(fmt.Sprintf("%s.claims[%d]", at, k), "unknown claim %q (known: %s)", c, strings.Join(claims, ", "))
 		}
 	}
 	return nil

@@ -56,3 +56,25 @@ func TestRegisterToyTraceFormat(t *testing.T) {
 		t.Fatalf("read %d requests, last %+v; want 1 of 374 tokens", n, r)
 	}
 }
+
+// Dists and Processes are the names validation accepts: each passes it,
+// and the table of fields each distribution reads covers exactly them.
+func TestKnownNames(t *testing.T) {
+	for _, d := range Dists() {
+		if _, ok := lengthFields[d]; !ok {
+			t.Errorf("distribution %s reads no fields", d)
+		}
+	}
+	if len(lengthFields) != len(Dists()) {
+		t.Errorf("lengthFields has %d distributions, Dists %d", len(lengthFields), len(Dists()))
+	}
+	for _, p := range Processes() {
+		a := Arrival{Process: p, Rate: 1}
+		if p == ProcessGamma {
+			a.CV = 1
+		}
+		if err := a.Validate(); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

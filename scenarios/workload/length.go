@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Validate checks l as a length of at least 1 (tokens, turns); errors
@@ -36,7 +37,7 @@ func (l Length) validate(floor int) error {
 	case DistEmpirical:
 		errs = append(errs, l.validateEmpirical(floor)...)
 	default:
-		add("dist", "%q is not one of fixed, uniform, normal, lognormal, empirical", l.Dist)
+		add("dist", "%q is not one of %s", l.Dist, strings.Join(Dists(), ", "))
 	}
 	errs = append(errs, l.unusedFields()...)
 	return errors.Join(errs...)
@@ -90,13 +91,7 @@ func (l Length) validateEmpirical(floor int) []error {
 
 // unusedFields reports fields set that l.Dist ignores, which are likely mistakes.
 func (l Length) unusedFields() []error {
-	used := map[string][]string{
-		DistFixed:     {"value"},
-		DistUniform:   {"min", "max"},
-		DistNormal:    {"mean", "stddev", "min", "max"},
-		DistLognormal: {"mean", "stddev", "min", "max"},
-		DistEmpirical: {"values", "weights"},
-	}[l.Dist]
+	used := lengthFields[l.Dist]
 	if used == nil {
 		return nil
 	}

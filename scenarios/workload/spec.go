@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"handoff/models/units"
 )
@@ -28,6 +29,10 @@ const (
 	ProcessConstant = "constant" // equal gaps 1/Rate
 )
 
+// Processes returns the arrival processes Arrival.Validate accepts, in
+// the order its errors list them.
+func Processes() []string { return []string{ProcessPoisson, ProcessGamma, ProcessConstant} }
+
 // Arrival is a renewal process: the first request arrives at 0, then gaps
 // are independent draws with mean 1/Rate.
 type Arrival struct {
@@ -44,6 +49,22 @@ const (
 	DistLognormal = "lognormal" // Mean, Stddev of the length itself, rounded, clamped
 	DistEmpirical = "empirical" // Values with Weights (equal when omitted)
 )
+
+// lengthFields lists, for each length distribution, the fields it reads;
+// its keys are the distributions Length.Validate accepts.
+var lengthFields = map[string][]string{
+	DistFixed:     {"value"},
+	DistUniform:   {"min", "max"},
+	DistNormal:    {"mean", "stddev", "min", "max"},
+	DistLognormal: {"mean", "stddev", "min", "max"},
+	DistEmpirical: {"values", "weights"},
+}
+
+// Dists returns the length distributions Length.Validate accepts, in the
+// order its errors list them.
+func Dists() []string {
+	return []string{DistFixed, DistUniform, DistNormal, DistLognormal, DistEmpirical}
+}
 
 // Length is a distribution of token counts. For normal and lognormal, draws
 // are rounded and clamped to [max(1, Min), Max] (Max 0 = no upper bound).
@@ -167,10 +188,8 @@ func (s Synthetic) Validate() error {
 // Validate checks a; errors name fields relative to a ("rate: ...").
 func (a Arrival) Validate() error {
 	var errs []error
-	switch a.Process {
-	case ProcessPoisson, ProcessConstant, ProcessGamma:
-	default:
-		errs = append(errs, fieldErr("process", "%q is not one of poisson, gamma, constant", a.Process))
+	if !slices.Contains(Processes(), a.Process) {
+		errs = append(errs, fieldErr("process", "%q is not one of %s", a.Process, strings.Join(Processes(), ", ")))
 	}
 	if !(a.Rate > 0) || math.IsInf(float64(a.Rate), 0) {
 		errs = append(errs, fieldErr("rate", "must be > 0 and finite"))

@@ -88,8 +88,10 @@ func Plan(opts PlanOptions) (p *Planner, err error) {
 func (p *Planner) SearchErr() error { return p.searchErr }
 
 // planSpace resolves the plan block, with --count and --max-count, against
-// the scenario's pools. Errors in the plan block name its line.
-func planSpace(l *scenarios.Loaded, opts *PlanOptions) (search.Space, error) {
+// the scenario's pools, and keeps each autoscaled pool's counts within its
+// bounds (notes say where it narrowed them). Errors in the plan block name
+// its line.
+func planSpace(l *scenarios.Loaded, opts *PlanOptions) (search.Space, []string, error) {
 	pools := make([]search.ScenarioPool, len(l.Pools))
 	names := make([]string, len(l.Pools))
 	for i, p := range l.Pools {
@@ -103,20 +105,53 @@ func planSpace(l *scenarios.Loaded, opts *PlanOptions) (search.Space, error) {
 	} else {
 		defaultCount = []int{1, opts.MaxCount}
 	}
+	flags := map[string]string{} // pool → the --count that set its range
 	for _, c := range opts.Counts {
 		name, rng, _ := ParseCount(c) // checked with the flags
 		pp, ok := plan.Pools[name]
 		if !ok && !slices.Contains(names, name) {
-			return search.Space{}, fmt.Errorf("--count %s: no pool named %q (have %s)", c, name, strings.Join(names, ", "))
+			return search.Space{}, nil, fmt.Errorf("--count %s: no pool named %q (have %s)", c, name, strings.Join(names, ", "))
 		}
 		pp.Count = rng
 		plan.Pools[name] = pp
+		flags[name] = c
 	}
 	s, err := plan.Space(pools, defaultCount)
 	if err != nil {
-		return s, locateInFile(l.File, err)
+		return s, nil, locateInFile(l.File, err)
 	}
-	return s, nil
+	notes, err := autoscaleCounts(l, &s, plan, flags)
+	return s, notes, err
+}
+
+// autoscaleCounts keeps the counts the plan searches for an autoscaled
+// pool, its size at the start, within the autoscaler's [min, max]: the
+// default range (--max-count) is narrowed to them, with a note; a range
+// the plan block or a --count gives is refused when it leaves them.
+func autoscaleCounts(l *scenarios.Loaded, s *search.Space, plan *search.Plan, flags map[string]string) ([]string, error) {
+	var notes []string
+	for i := range s.Pools {
+		ps, a := &s.Pools[i], l.Pools[i].Autoscale
+		if a == nil || ps.MinCount >= a.Min && ps.MaxCount <= a.Max {
+			continue
+		}
+		leaves := fmt.Sprintf("[%d, %d] leaves the pool's autoscale bounds [min %d, max %d]: a plan's count is the "+
+			"pool's size at the start, which its autoscaler keeps within them", ps.MinCount, ps.MaxCount, a.Min, a.Max)
+		switch {
+		case flags[ps.Name] != "":
+			return nil, fmt.Errorf("--count %s: %s", flags[ps.Name], strings.TrimPrefix(leaves, fmt.Sprintf("[%d, %d] ", ps.MinCount, ps.MaxCount)))
+		case len(plan.Pools[ps.Name].Count) > 0:
+			return nil, locateInFile(l.File, strictyaml.Fieldf("plan.pools."+ps.Name+".count", "%s", leaves))
+		}
+		lo, hi := max(ps.MinCount, a.Min), min(ps.MaxCount, a.Max)
+		if lo > hi {
+			return nil, fmt.Errorf("--max-count %d: pool %s autoscales within [%d, %d]: raise --max-count to at least %d, "+
+				"or give the pool a count range with --count", ps.MaxCount, ps.Name, a.Min, a.Max, a.Min)
+		}
+		ps.MinCount, ps.MaxCount = lo, hi
+		notes = append(notes, fmt.Sprintf("pool %s autoscales within [%d, %d]: its counts are searched within them", ps.Name, a.Min, a.Max))
+	}
+	return notes, nil
 }
 
 // locateInFile places a field error from the plan block at its line in

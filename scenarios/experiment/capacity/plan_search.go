@@ -50,7 +50,7 @@ func newPlanner(l *scenarios.Loaded, opts *PlanOptions) (*Planner, error) {
 		p.target = l.SLO.Attainment
 	}
 	var err error
-	if p.space, err = planSpace(l, opts); err != nil {
+	if p.space, p.notes, err = planSpace(l, opts); err != nil {
 		return nil, err
 	}
 	if err := p.price(); err != nil {

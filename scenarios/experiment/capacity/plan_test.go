@@ -3,6 +3,7 @@ package capacity
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,4 +119,40 @@ func FuzzParseCount(f *testing.F) {
 			t.Errorf("%q: accepted %q %v", s, name, rng)
 		}
 	})
+}
+
+// TestPlanKeepsAutoscaleBounds: an autoscaled pool's count is its size at
+// the start, which must lie within its autoscaler's [min, max]. Without a
+// plan block the pool's counts are searched within those bounds (a note
+// says so); a plan block or --count outside them is refused at the
+// field. Both used to fail pricing every variant at count 1 and report
+// that no hardware and TP choice of the pool could be built.
+func TestPlanKeepsAutoscaleBounds(t *testing.T) {
+	sets := append(slices.Clip(smallSets), "pools.decode.autoscale={policy: fixed, min: 2, max: 3}")
+	opts := &PlanOptions{Scenario: quickstart, Sets: sets, TargetRate: 20, MaxCount: 4, MaxRuns: 50,
+		Simulate: experiment.Simulate(nil).Or(nil)}
+	p := planner(t, opts)
+	if d := p.space.Pools[1]; d.MinCount != 2 || d.MaxCount != 3 {
+		t.Errorf("decode counts [%d, %d], want its autoscale bounds [2, 3]", d.MinCount, d.MaxCount)
+	}
+	if len(p.notes) != 1 || !strings.Contains(p.notes[0], "pool decode autoscales within [2, 3]: its counts are searched within them") {
+		t.Errorf("notes = %q", p.notes)
+	}
+	for _, tc := range []struct{ file, count, want string }{
+		{writeScenario(t, "plan:\n  pools:\n    decode: {count: [1, 3]}\n"), "",
+			"s.yaml:31: field plan.pools.decode.count: [1, 3] leaves the pool's autoscale bounds [min 2, max 3]"},
+		{quickstart, "decode=2:4", "--count decode=2:4: leaves the pool's autoscale bounds [min 2, max 3]"},
+	} {
+		opts := &PlanOptions{Scenario: tc.file, Sets: sets, TargetRate: 20, MaxCount: 4, MaxRuns: 50}
+		if tc.count != "" {
+			opts.Counts = []string{tc.count}
+		}
+		l, err := experiment.Load(opts.Scenario, opts.Sets, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newPlanner(l, opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: got %v, want %q", tc.file, tc.count, err, tc.want)
+		}
+	}
 }

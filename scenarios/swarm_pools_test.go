@@ -1,0 +1,407 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"handoff/models/llm"
+)
+
+// The swarm's pool draws: roles, hardware, parallelism, precision,
+// engine limits (KV pools often small enough to preempt), preemption,
+// step-time models, owners and claims, prefill handoff settings, and
+// wafer pools; tiers, placement and autoscaling are in
+// swarm_fleet_test.go.
+
+// poolsSection draws one or two colocated pools, or one or two prefill pools and
+// one or two decode pools (a wafer decoder for some).
+func (d *swarmDoc) poolsSection() {
+	rng := d.rng
+	d.line("pools:")
+	if d.topology {
+		d.datacenter = [][]string{nil, {"east"}, {"east", "west"}}[rng.IntN(3)]
+		d.domainSize = pickInt(rng, 4, 8, 8, 16, 72)
+	}
+	roles := []string{"colocated"}
+	if d.pd {
+		d.tag("pd")
+		roles = []string{"prefill", "decode"}
+	} else {
+		d.tag("colocated")
+	}
+	for _, role := range roles {
+		for k := range 1 + rng.IntN(4)/3 { // a second pool of the role for a quarter of the cases
+			name := role + []string{"", "-b"}[k]
+			if role == "decode" && d.waferFits() && rng.IntN(2) == 0 {
+				d.waferPool(name)
+			} else {
+				d.gpuPool(name, role)
+			}
+		}
+	}
+}
+
+// waferFits reports whether the model fits a wafer decoder the swarm
+// draws: the dense and catalog models do.
+func (d *swarmDoc) waferFits() bool { return !d.hybrid }
+
+// modelParams are the served model's parameters: all but the routed
+// experts, and the routed experts (gpt-oss-120b: 2.12e9 and 114.7e9, so
+// that BF16 and MXFP4 make its catalog's 65.17 GB).
+func (d *swarmDoc) modelParams() (shared, experts float64) {
+	switch d.model {
+	case "gpt-oss-120b":
+		return 2.13e9, 114.7e9
+	case "llama-3.1-8b":
+		return 8.03e9, 0
+	}
+	return 0.3e9, 0 // the catalog models are smaller
+}
+
+// swarmDevices are the accelerators the swarm puts GPU pools on, with
+// their memory (GB) and the compute formats they have tensor cores for.
+var swarmDevices = map[string]struct {
+	memGB   float64
+	formats []string
+}{
+	"h100-sxm": {80, []string{"bf16", "fp8"}}, "h200": {141, []string{"bf16", "fp8"}},
+	"a100-80gb": {80, []string{"bf16"}}, "b200": {180, []string{"bf16", "fp8", "fp4"}},
+	"tiny-gpu": {24, []string{"bf16"}}, "swarm-gpu": {16, []string{"bf16", "fp8"}},
+}
+
+// hardware draws a GPU pool's accelerator: mostly an H100; a catalog
+// case's own device for some.
+func (d *swarmDoc) hardware() string {
+	options := []string{"h100-sxm", "h100-sxm", "h100-sxm", "h200", "a100-80gb", "b200"}
+	switch d.catalog {
+	case "inline":
+		options = append(options, "swarm-gpu", "swarm-gpu")
+	case "file":
+		options = append(options, "tiny-gpu", "tiny-gpu")
+	}
+	return pickOf(d.rng, options)
+}
+
+// gpuPool draws a GPU pool of a role.
+func (d *swarmDoc) gpuPool(name, role string) {
+	rng := d.rng
+	p := swarmPool{name: name, role: role, count: 1 + rng.IntN(3), dp: 1, tp: pickInt(rng, 1, 1, 2), hardware: d.hardware()}
+	p.min, p.max = p.count, p.count
+	d.tiered, d.handoff = false, false
+	d.line("  - name: %s", name)
+	if role != "colocated" || rng.IntN(2) == 0 {
+		d.line("    role: %s", role)
+	}
+	d.line("    count: %d", p.count)
+	if d.stepModel(&p) == defaultStepTime && d.hybrid && rng.IntN(2) == 0 { // a MoE: data-parallel ranks around one EP group
+		d.tag("dp")
+		p.dp = 2
+	}
+	precision, weights, experts := d.precision(&p)
+	util := d.utilization(&p, weights, experts)
+	d.line("    hardware: %s", p.hardware)
+	d.line("    tp: %d", p.tp)
+	if p.dp > 1 {
+		d.line("    dp: %d", p.dp)
+		d.line("    ep: %d", p.dp*p.tp)
+		d.line("    dp_routing: %s", pickOf(rng, dpRoutings))
+	}
+	if precision != "" {
+		d.line("    precision: {%s}", precision)
+	}
+	d.owner()
+	caching := rng.IntN(4) > 0
+	d.engine(util, caching)
+	host := caching && !d.hybrid && d.tiers(&p)
+	d.preemption(&p, host)
+	if role == "prefill" {
+		d.prefillHandoff()
+	}
+	d.placement(&p)
+	d.autoscale(&p)
+	d.pools = append(d.pools, p)
+}
+
+// stepModel draws a GPU pool's step-time model from the registry (all but
+// the wafer's) and its section: the roofline's factor overrides, or a
+// profile of a TP it holds.
+func (d *swarmDoc) stepModel(p *swarmPool) string {
+	rng := d.rng
+	var models []string
+	for _, name := range stepTimeNames() {
+		if name != defaultWaferStepTime {
+			models = append(models, name)
+		}
+	}
+	model := pickOf(rng, append(models, defaultStepTime, defaultStepTime))
+	switch model {
+	case "polynomial":
+		p.tp = pickInt(rng, 1, 2)
+		d.line("    step_time: {model: polynomial, file: %s, profile_model: facebook/opt-13b}",
+			d.path("profiles/distserve/profiler-a100-80g.distserve.json"))
+	case "table":
+		p.tp = 2
+		d.line("    step_time: {model: table, file: %s, profile_model: llama2-70b, profile_hardware: %s}",
+			d.path("profiles/splitwise/perf_model.csv"), pick(rng, "a100-80gb", "h100-80gb"))
+	case defaultStepTime: // roofline: written out, or left to the default
+		if parts := d.rooflineFactors(true); len(parts) > 0 || rng.IntN(3) == 0 {
+			d.line("    step_time: {%s}", strings.Join(append([]string{"model: " + model}, parts...), ", "))
+		}
+	default:
+		panic("swarm: no draw of step-time model " + model)
+	}
+	d.tag("step_" + model)
+	return model
+}
+
+// rooflineFactors draws overrides of the roofline's factors, each for
+// some pools (the expert imbalance only where there are experts).
+func (d *swarmDoc) rooflineFactors(experts bool) []string {
+	rng := d.rng
+	var parts []string
+	for _, f := range []string{"mfu", "decode_mfu", "mbu"} {
+		if rng.IntN(4) == 0 {
+			parts = append(parts, fmt.Sprintf("%s: %.2f", f, 0.05+0.9*rng.Float64()))
+		}
+	}
+	if rng.IntN(4) == 0 {
+		parts = append(parts, fmt.Sprintf("step_overhead: %dus", rng.IntN(3000)))
+	}
+	if experts && d.hybrid && rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("expert_imbalance: %.2f", 1+2*rng.Float64()))
+	}
+	return parts
+}
+
+// swarmDTypes are the storage formats a precision may name.
+func swarmDTypes() []string {
+	return []string{string(llm.BF16), string(llm.FP16), string(llm.FP8), string(llm.MXFP4), string(llm.NVFP4)}
+}
+
+// precision draws, for a third of the pools, the formats the pool serves
+// the model in — its weights', its experts' (a MoE's), the compute format
+// (one the hardware has tensor cores for: fp4 puts the pool on a B200) —
+// and the scenario's KV format. It returns the section's fields and the
+// weights' and experts' bytes per parameter.
+func (d *swarmDoc) precision(p *swarmPool) (section string, weights, experts float64) {
+	rng := d.rng
+	weights, experts = 2, 0.53125 // the catalog's: BF16, and gpt-oss-120b's MXFP4 experts
+	var parts []string
+	if d.kvDType != "" {
+		parts = append(parts, "kv: "+d.kvDType)
+	}
+	if rng.IntN(3) == 0 {
+		w := pickOf(rng, swarmDTypes())
+		weights = llm.DType(w).Bytes()
+		parts = append(parts, "weights: "+w)
+	}
+	if d.hybrid && rng.IntN(3) > 0 {
+		e := pickOf(rng, swarmDTypes())
+		experts = llm.DType(e).Bytes()
+		parts = append(parts, "experts: "+e)
+	}
+	if rng.IntN(5) == 0 {
+		compute := pickOf(rng, slices.Sorted(maps.Keys(formatBits)))
+		if !slices.Contains(swarmDevices[p.hardware].formats, compute) {
+			p.hardware = "b200"
+		}
+		p.pinned = true
+		parts = append(parts, "compute: "+compute)
+	}
+	if len(parts) > 0 {
+		d.tag("precision")
+	}
+	return strings.Join(parts, ", "), weights, experts
+}
+
+// utilization returns the memory utilization that leaves each device of
+// the pool 0.1 to 4 GB of KV (often small enough to preempt) after its
+// weights, at weights and experts bytes a parameter; a pool the device
+// cannot hold moves to a B200, and doubles its TP if it must.
+func (d *swarmDoc) utilization(p *swarmPool, weights, experts float64) float64 {
+	shared, routed := d.modelParams()
+	kvGB := []float64{0.1, 0.3, 1, 4}[d.rng.IntN(4)]
+	for {
+		perDevice := (shared*weights/float64(p.tp) + routed*experts/float64(p.tp*p.dp)) / 1e9
+		need := 1.1*perDevice + 0.3 + kvGB
+		if util := math.Ceil(need/swarmDevices[p.hardware].memGB*1000) / 1000; util <= 0.95 {
+			return util
+		}
+		if p.hardware == "b200" {
+			p.tp *= 2 // gpt-oss-120b's experts at BF16
+		}
+		p.hardware = "b200" // the largest the swarm draws
+	}
+}
+
+// owner draws, for some pools, who answers for their time, and claims the
+// transfer or the router for a pool's owner.
+func (d *swarmDoc) owner() {
+	rng := d.rng
+	if rng.IntN(3) == 0 {
+		d.line("    owner: vendor-%d", rng.IntN(2))
+	}
+	if d.claimed == nil {
+		d.claimed = map[string]bool{}
+	}
+	var mine []string
+	for _, c := range claims {
+		if !d.claimed[c] && rng.IntN(3) == 0 {
+			d.claimed[c] = true
+			mine = append(mine, c)
+		}
+	}
+	if len(mine) > 0 {
+		d.line("    claims: [%s]", strings.Join(mine, ", "))
+	}
+}
+
+// engine draws the engine limits at memory utilization util.
+func (d *swarmDoc) engine(util float64, caching bool) {
+	rng := d.rng
+	budget := pickInt(rng, 256, 2048, 8192)
+	parts := []string{fmt.Sprintf("max_num_batched_tokens: %d", budget), fmt.Sprintf("max_num_seqs: %d", 1+rng.IntN(64)),
+		fmt.Sprintf("memory_utilization: %g", util), fmt.Sprintf("prefix_caching: %v", caching)}
+	d.line("    engine: {%s}", strings.Join(append(parts, d.engineSwitches(budget)...), ", "))
+}
+
+// engineSwitches draws the rest of the engine: block size, queue order,
+// the scheduling switches and a context limit (with chunked prefill off,
+// no longer than the budget, as vLLM requires).
+func (d *swarmDoc) engineSwitches(budget int) []string {
+	rng := d.rng
+	var parts []string
+	if d.blockSize != defaultBlockSize || rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("block_size: %d", d.blockSize))
+	}
+	parts = append(parts, "remote_kv_queue: "+pickOf(rng, remoteKVQueues), fmt.Sprintf("async_scheduling: %v", rng.IntN(2) == 0))
+	chunked := rng.IntN(4) > 0
+	parts = append(parts, fmt.Sprintf("chunked_prefill: %v", chunked))
+	switch {
+	case !chunked:
+		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(budget, d.maxContext())))
+	case rng.IntN(4) == 0:
+		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(pickInt(rng, 1024, 2048, 4096), d.maxContext())))
+	}
+	return parts
+}
+
+// maxContext is the served model's context length, or a bound below it.
+func (d *swarmDoc) maxContext() int {
+	if d.catalog != "" {
+		return 4096 // tiny-llm's; swarm-llm's is 8192
+	}
+	return 131072
+}
+
+// preemption draws a GPU pool's preemption policy from those validation
+// knows, with its section: swap space (none when the host tier is the
+// swap space), or the reject policy's threshold and phase (decode only).
+func (d *swarmDoc) preemption(p *swarmPool, host bool) {
+	rng := d.rng
+	policy := pickOf(rng, preemptions)
+	switch {
+	case policy == "swap" && p.dp == 1:
+		d.tag("swap")
+		d.line("    preemption: swap")
+		if !host {
+			bw := ""
+			if rng.IntN(2) == 0 {
+				bw = fmt.Sprintf(", host_bandwidth: %dGB/s", 1+rng.IntN(64))
+			}
+			d.line("    swap: {host_memory: %dMB%s}", 1+rng.IntN(2000), bw)
+		}
+	case policy == "reject" && p.role == "decode":
+		d.tag("reject")
+		d.line("    preemption: reject")
+		phase := ""
+		if rng.IntN(3) > 0 {
+			phase = fmt.Sprintf(", phase: %d", 1+rng.IntN(2))
+		}
+		d.line("    reject: {cache_hit_threshold: %.2f%s}", rng.Float64(), phase)
+	case rng.IntN(2) == 0:
+		d.line("    preemption: recompute")
+	}
+}
+
+// prefillHandoff draws a prefill pool's handoff: through the store when
+// its tiers have one, else a KV hold timeout for some; and, without lower
+// tiers, streaming for some.
+func (d *swarmDoc) prefillHandoff() {
+	rng := d.rng
+	switch {
+	case d.handoff:
+		d.tag("store_handoff")
+		d.line("    kv_handoff: store")
+	case rng.IntN(3) == 0:
+		d.line("    kv_hold_timeout: %dms", rng.IntN(50)) // 0: held until pulled
+	case rng.IntN(2) == 0:
+		d.line("    kv_handoff: direct")
+	}
+	if !d.tiered {
+		d.line("    stream_kv: %v", rng.IntN(3) == 0)
+	}
+}
+
+// waferPool draws a wafer decode pool: wafers, slots, a pressure policy
+// from those validation knows (recompile with another layout, reject with
+// a phase), the catalog figures overridden for some, and an autoscaler.
+func (d *swarmDoc) waferPool(name string) {
+	rng := d.rng
+	d.tag("wafer")
+	p := swarmPool{name: name, role: "decode", count: 1 + rng.IntN(2), dp: 1, tp: 1, wafer: true, hardware: "wse-3"}
+	p.min, p.max = p.count, p.count
+	policy := pickOf(rng, slices.Sorted(maps.Keys(pressurePolicies)))
+	d.tag("pressure_" + policy)
+	d.line("  - name: %s", name)
+	d.line("    role: decode")
+	d.line("    count: %d", p.count)
+	d.line("    hardware: wse-3")
+	if rng.IntN(3) == 0 {
+		d.line("    preemption: %s", defaultWaferPreemption)
+	}
+	if d.kvDType != "" {
+		d.line("    precision: {kv: %s}", d.kvDType) // the prefill pools' KV format
+	}
+	if parts := d.rooflineFactors(false); len(parts) > 0 || rng.IntN(3) == 0 {
+		d.line("    step_time: {%s}", strings.Join(append([]string{"model: " + defaultWaferStepTime}, parts...), ", "))
+	}
+	d.line("    wafer:")
+	d.line("      wafers: %d", 1+rng.IntN(2))
+	d.line("      slots: [{count: %d, context: %d}]", 1+rng.IntN(8), 1024<<rng.IntN(3))
+	d.line("      pressure_policy: %s", policy)
+	switch policy {
+	case "recompile":
+		d.line("      layouts: [[{count: 1, context: %d}]]", min(16384, d.maxContext()))
+		d.line("      recompile_time: %dms", 1+rng.IntN(100))
+	case "reject":
+		if rng.IntN(3) > 0 {
+			d.line("      reject_phase: %d", 1+rng.IntN(2))
+		}
+	}
+	d.waferOverrides()
+	d.placement(&p)
+	d.autoscale(&p)
+	d.pools = append(d.pools, p)
+}
+
+// waferOverrides draws, each for some wafer pools, overrides of the
+// catalog's wafer figures.
+func (d *swarmDoc) waferOverrides() {
+	rng := d.rng
+	if rng.IntN(2) == 0 {
+		d.line("      staging_rate: %dGB/s", rng.IntN(400))
+	}
+	if rng.IntN(2) == 0 {
+		d.line("      layer_latency: %dus", 1+rng.IntN(20))
+	}
+	if rng.IntN(2) == 0 {
+		d.line("      width_latency: %dns", 1+rng.IntN(2000))
+	}
+	if rng.IntN(2) == 0 {
+		d.line("      prefill_efficiency: %.2f", 0.05+0.95*rng.Float64())
+	}
+}

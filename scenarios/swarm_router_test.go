@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"handoff/models/router"
+)
+
+// The swarm's router draws: a policy from the registry, a refresh
+// interval, and each policy's section — under any policy, as a sweep
+// that switches policies leaves them — with its knobs.
+
+// router draws the router block.
+func (d *swarmDoc) router() {
+	rng := d.rng
+	name := pickOf(rng, policyNames())
+	chosen, _ := policy(name)
+	d.tag(name)
+	d.line("router:")
+	d.line("  policy: %s", name)
+	if rng.IntN(3) == 0 {
+		d.tag("stale")
+		d.line("  refresh_interval: %dms", rng.IntN(200))
+	}
+	for _, p := range routerPolicies {
+		if p.section == nil {
+			continue
+		}
+		if own := p.name == name || slices.Contains(chosen.reads, p.section.key); !own && rng.IntN(3) > 0 {
+			continue
+		}
+		switch p.section.key {
+		case "dynamo":
+			d.dynamo(name)
+		case "llmd":
+			d.llmd()
+		case "topology_aware":
+			d.line("  topology_aware: {blocks_per_ms: %.2f}", 4*rng.Float64())
+		default:
+			panic("swarm: no draw of router section " + p.section.key)
+		}
+	}
+}
+
+// dynamo draws Dynamo's knobs: credits, decay, scale, request weight, the
+// lower tiers' hit weights, temperature, a queue threshold, its own index
+// instead of KV events (with a TTL), KV reuse, and conditional
+// disaggregation (P/D only, and not under topology_aware, whose pair
+// search replaces it) by either policy; the deprecated weight for some.
+func (d *swarmDoc) dynamo(policy string) {
+	rng := d.rng
+	parts := []string{
+		fmt.Sprintf("overlap_score_credit: %d", rng.IntN(3)), fmt.Sprintf("overlap_score_credit_decay: %d", rng.IntN(3)),
+		fmt.Sprintf("prefill_load_scale: %d", 1+rng.IntN(3)), fmt.Sprintf("decode_active_request_weight: %d", rng.IntN(3)),
+		fmt.Sprintf("host_cache_hit_weight: %.2f", rng.Float64()), fmt.Sprintf("disk_cache_hit_weight: %.2f", rng.Float64()),
+		"temperature: " + pick(rng, "0", "0", "0.5"), "router_queue_threshold: " + pick(rng, "0", "0", "1.5", "4"),
+		fmt.Sprintf("assume_kv_reuse: %v", rng.IntN(2) == 0),
+	}
+	if rng.IntN(3) == 0 {
+		parts = append(parts, "use_kv_events: false", fmt.Sprintf("ttl: %dms", 1+rng.IntN(1000)))
+	} else {
+		parts = append(parts, "use_kv_events: true")
+	}
+	if rng.IntN(5) == 0 {
+		parts = append(parts, fmt.Sprintf("kv_overlap_score_weight: %d", rng.IntN(2)))
+	}
+	conditional := d.pd && policy != "topology_aware" && rng.IntN(2) == 0
+	parts = append(parts, fmt.Sprintf("conditional_disagg: %v", conditional),
+		"conditional_disagg_policy: "+pick(rng, router.ConditionalISLBounding, router.ConditionalTokenCap))
+	if conditional {
+		parts = append(parts, fmt.Sprintf("conditional_prefill_bypass_below_tokens: %d", 1+rng.IntN(400)),
+			fmt.Sprintf("eff_isl_threshold: %d", rng.IntN(400)), fmt.Sprintf("eff_isl_ratio_threshold: %.2f", rng.Float64()),
+			fmt.Sprintf("prefill_busy_tokens: %d", rng.IntN(2)*rng.IntN(1000)), fmt.Sprintf("decode_busy_tokens: %d", rng.IntN(2)*rng.IntN(1000)))
+	}
+	d.line("  dynamo: {%s}", strings.Join(parts, ", "))
+}
+
+// llmd draws llm-d's scorers (a subset of the registered ones, weights
+// left to their default for some), picker, disaggregation threshold,
+// index capacity and medium weights.
+func (d *swarmDoc) llmd() {
+	rng := d.rng
+	var scorers []string
+	for _, name := range some(rng, router.ScorerNames()) {
+		if rng.IntN(4) == 0 {
+			scorers = append(scorers, "{name: "+name+"}")
+		} else {
+			scorers = append(scorers, fmt.Sprintf("{name: %s, weight: %d}", name, rng.IntN(4)))
+		}
+	}
+	parts := []string{"scorers: [" + strings.Join(scorers, ", ") + "]", "picker: " + pickOf(rng, router.PickerNames()),
+		"non_cached_tokens: " + pick(rng, "0", "0", "64", "1024"), fmt.Sprintf("lru_capacity_per_server: %d", rng.IntN(2)*rng.IntN(64))}
+	if rng.IntN(2) == 0 {
+		var weights []string
+		for _, medium := range []string{"gpu", "cpu", "disk", "store"} {
+			if rng.IntN(2) == 0 {
+				weights = append(weights, fmt.Sprintf("%s: %.2f", medium, rng.Float64()))
+			}
+		}
+		parts = append(parts, "medium_weights: {"+strings.Join(weights, ", ")+"}")
+	}
+	d.line("  llmd: {%s}", strings.Join(parts, ", "))
+}
