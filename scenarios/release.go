@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,12 @@ func (l *Loaded) releaseDefaults(at string, p *Pool) {
 	e.Watermark = orDefaultPtr(e.Watermark, 0.0)
 }
 
+// The rules' known values, which validation and the swarm read.
+var (
+	admissionRules    = []string{engine.FirstChunk.String(), engine.FullSequence.String()}
+	fencedVictimRules = []string{engine.Cascade.String(), engine.Wait.String()}
+)
+
 // orDefaultPtr is v, or a pointer to def when v is nil.
 func orDefaultPtr[T any](v *T, def T) *T {
 	if v != nil {
@@ -63,10 +70,10 @@ func (l *Loaded) validateRelease(at string, e *Engine) error {
 		return l.errorf(at+".vllm", "%v", err)
 	}
 	switch {
-	case e.Admission != "first_chunk" && e.Admission != "full_sequence":
-		return l.errorf(at+".admission", "unknown rule %q (known: first_chunk, full_sequence)", e.Admission)
-	case e.FencedVictim != "cascade" && e.FencedVictim != "wait":
-		return l.errorf(at+".fenced_victim", "unknown rule %q (known: cascade, wait)", e.FencedVictim)
+	case !slices.Contains(admissionRules, e.Admission):
+		return l.errorf(at+".admission", "unknown rule %q (known: %s)", e.Admission, strings.Join(admissionRules, ", "))
+	case !slices.Contains(fencedVictimRules, e.FencedVictim):
+		return l.errorf(at+".fenced_victim", "unknown rule %q (known: %s)", e.FencedVictim, strings.Join(fencedVictimRules, ", "))
 	case !(*e.Watermark >= 0 && *e.Watermark < 1):
 		return l.errorf(at+".watermark", "must be in [0, 1), got %g", *e.Watermark)
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
+	"handoff/models/engine"
 	"handoff/models/llm"
 )
 
@@ -277,7 +279,7 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	if d.blockSize != defaultBlockSize || rng.IntN(3) == 0 {
 		parts = append(parts, fmt.Sprintf("block_size: %d", d.blockSize))
 	}
-	parts = append(parts, "remote_kv_queue: "+pickOf(rng, remoteKVQueues), fmt.Sprintf("async_scheduling: %v", rng.IntN(2) == 0))
+	parts = append(parts, swarmRelease(rng)...)
 	chunked := rng.IntN(4) > 0
 	parts = append(parts, fmt.Sprintf("chunked_prefill: %v", chunked))
 	switch {
@@ -285,6 +287,55 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(budget, d.maxContext())))
 	case rng.IntN(4) == 0:
 		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(pickInt(rng, 1024, 2048, 4096), d.maxContext())))
+	}
+	return parts
+}
+
+// swarmReleases are the vLLM releases whose presets differ from the
+// release before them, and latest: a release between two of them is the
+// earlier one's preset.
+func swarmReleases() []string {
+	var out []string
+	var last engine.Release
+	for _, v := range engine.VLLMVersions() {
+		r, err := engine.VLLM(v)
+		if err != nil {
+			panic(err)
+		}
+		if r.Version = ""; v == engine.Latest || r != last {
+			out = append(out, v)
+		}
+		last = r
+	}
+	return out
+}
+
+// swarmRelease draws a pool's release and rules: a vLLM release with some
+// of its rules set to values it allows, or none (latest) with any.
+func swarmRelease(rng *rand.Rand) []string {
+	version := engine.Latest
+	var parts []string
+	if rng.IntN(2) == 0 {
+		version = pickOf(rng, swarmReleases())
+		parts = append(parts, fmt.Sprintf("vllm: %q", version))
+	}
+	for _, r := range engine.VLLMRules() {
+		field, ok := strings.CutPrefix(r.Field, "engine.")
+		if !ok || version != engine.Latest && rng.IntN(2) == 0 {
+			continue
+		}
+		allowed := r.Allowed(version)
+		if version == engine.Latest { // any value: a what-if
+			allowed = nil
+			for _, st := range r.Steps {
+				allowed = append(allowed, st.Allowed...)
+			}
+		}
+		v := pickOf(rng, allowed)
+		if v == "any" {
+			v = fmt.Sprintf("%g", float64(1+rng.IntN(20))/100)
+		}
+		parts = append(parts, field+": "+v)
 	}
 	return parts
 }

@@ -123,6 +123,15 @@ func (r ReleaseRule) at(version string) (RuleStep, bool) {
 	return in, found
 }
 
+// Allowed lists the values a user may set for the rule at version.
+func (r ReleaseRule) Allowed(version string) []string {
+	if version == Latest {
+		version = vllmVersions[len(vllmVersions)-1]
+	}
+	st, _ := r.at(version)
+	return st.Allowed
+}
+
 // Check reports whether value may be set for the rule at version, and
 // otherwise why not: the release that brought the value, or the one that
 // ended it.
