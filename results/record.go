@@ -60,7 +60,9 @@ type Record struct {
 	PrefillInstance int32
 	DecodeInstance  int32
 	Preemptions     int32
-	Rejections      int32    // times a decoder refused it and the router re-sent it
+	Rejections      int16    // times a decoder refused it and the router re-sent it
+	ExpiredKVReads  uint8    // times its decoder read its prompt's KV after the prefiller's hold timeout freed it: its output may be wrong
+	Bounces         uint8    // times a decode-first decoder refused it (cache_threshold) and it went to a prefiller
 	WastedTokens    int32    // generated tokens thrown away by phase-1 rejections
 	TierTokens      [3]int32 // prompt tokens read from each lower KV tier (host, disk, store), every admission counted
 	// FailoverUs is the stall its fail-overs caused, from each crash to the

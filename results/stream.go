@@ -72,6 +72,8 @@ type Summarizer struct {
 
 	counts      RequestCounts
 	preemptions int64
+	expired     int64 // Σ Record.ExpiredKVReads
+	bounces     int64 // Σ Record.Bounces
 	rejections  int64 // Σ Record.Rejections
 	wasted      int64 // Σ Record.WastedTokens
 
@@ -144,6 +146,8 @@ func (z *Summarizer) Add(r *Record) {
 	z.lastArrivalNs = max(z.lastArrivalNs, r.ArrivalNs)
 	z.lastFinishNs = max(z.lastFinishNs, r.FinishNs)
 	z.preemptions += int64(r.Preemptions)
+	z.expired += int64(r.ExpiredKVReads)
+	z.bounces += int64(r.Bounces)
 	z.rejections += int64(r.Rejections)
 	z.wasted += int64(r.WastedTokens)
 	good := false
@@ -285,6 +289,7 @@ func (z *Summarizer) Merge(o *Summarizer) {
 	c.Total, c.Completed, c.Rejected = c.Total+oc.Total, c.Completed+oc.Completed, c.Rejected+oc.Rejected
 	c.Dropped, c.Failed, c.Abandoned = c.Dropped+oc.Dropped, c.Failed+oc.Failed, c.Abandoned+oc.Abandoned
 	z.preemptions, z.rejections, z.wasted = z.preemptions+o.preemptions, z.rejections+o.rejections, z.wasted+o.wasted
+	z.expired, z.bounces = z.expired+o.expired, z.bounces+o.bounces
 	z.good, z.outputTokens = z.good+o.good, z.outputTokens+o.outputTokens
 	z.prompt, z.cached = z.prompt+o.prompt, z.cached+o.cached
 	for k := range z.tierTokens {
@@ -328,19 +333,21 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 		panic("results: summary under another SLO than the summarizer's")
 	}
 	s := Summary{
-		Scenario:    info.Scenario,
-		Seed:        info.Seed,
-		GPUs:        info.GPUs,
-		Device:      info.Device,
-		Requests:    z.counts,
-		Preemptions: z.preemptions,
-		TTFT:        z.ttft.stats(),
-		TPOT:        z.tpotStats(),
-		ITL:         histStats(itl),
-		E2E:         z.e2e.stats(),
-		SimTimeS:    float64(info.SimTimeNs) / 1e9,
-		WallTimeS:   finite(info.WallTimeS),
-		Events:      info.Events,
+		Scenario:           info.Scenario,
+		Seed:               info.Seed,
+		GPUs:               info.GPUs,
+		Device:             info.Device,
+		Requests:           z.counts,
+		Preemptions:        z.preemptions,
+		ExpiredKVReads:     z.expired,
+		DecodeFirstBounces: z.bounces,
+		TTFT:               z.ttft.stats(),
+		TPOT:               z.tpotStats(),
+		ITL:                histStats(itl),
+		E2E:                z.e2e.stats(),
+		SimTimeS:           float64(info.SimTimeNs) / 1e9,
+		WallTimeS:          finite(info.WallTimeS),
+		Events:             info.Events,
 	}
 	s.RejectReasons, s.DropReasons, s.FailReasons = z.rejects.sorted(), z.drops.sorted(), z.fails.sorted()
 	s.AbandonReasons = z.gone.sorted()
@@ -357,6 +364,7 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 	if info.Fleet != nil {
 		s.Fleet = z.fleet(info.Fleet)
 	}
+	s.Warnings = handoffWarnings(&s)
 	return s
 }
 

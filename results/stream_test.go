@@ -41,7 +41,8 @@ func streamRecords(rng *rand.Rand, n, instances int) []Record {
 		r.TierTokens = [3]int32{int32(rng.IntN(100)), int32(rng.IntN(100)), int32(rng.IntN(100))}
 		r.PrefillInstance = int32(rng.IntN(instances+3) - 1)
 		r.DecodeInstance = int32(rng.IntN(instances+3) - 1)
-		r.Preemptions, r.Rejections, r.WastedTokens = int32(rng.IntN(3)), int32(rng.IntN(2)), int32(rng.IntN(50))
+		r.Preemptions, r.Rejections, r.WastedTokens = int32(rng.IntN(3)), int16(rng.IntN(2)), int32(rng.IntN(50))
+		r.ExpiredKVReads, r.Bounces = uint8(rng.IntN(2)*rng.IntN(2)), uint8(rng.IntN(2))
 		if rng.IntN(10) == 0 {
 			r.Failovers, r.FailoverUs = uint8(1+rng.IntN(3)), int32(logUniformNs(rng, 1e9))
 		}

@@ -1,5 +1,7 @@
 package results
 
+import "fmt"
+
 // SLO is a service-level objective per request. A zero latency limit means
 // "no limit" on that metric.
 type SLO struct {
@@ -84,7 +86,9 @@ type Summary struct {
 	Throughput         Throughput        `json:"throughput"`
 	SLO                SLOSummary        `json:"slo"`
 	PrefixCacheHitRate float64           `json:"prefix_cache_hit_rate"`
-	Preemptions        int64             `json:"preemptions"` // Σ Record.Preemptions
+	Preemptions        int64             `json:"preemptions"`                    // Σ Record.Preemptions
+	ExpiredKVReads     int64             `json:"expired_kv_reads,omitempty"`     // Σ Record.ExpiredKVReads: pulls that read KV freed at its prefiller's hold timeout
+	DecodeFirstBounces int64             `json:"decode_first_bounces,omitempty"` // Σ Record.Bounces: decode-first tries their decoder refused
 	Preemption         PreemptionSummary `json:"preemption"`
 	Attribution        Attribution       `json:"attribution"`
 	Network            NetworkSummary    `json:"network"`
@@ -95,9 +99,10 @@ type Summary struct {
 	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
 	Waits              WaitSummary       `json:"waits"`              // why requests waited for admission
 	Fleet              *FleetSummary     `json:"fleet,omitempty"`    // a changing fleet's cost, sizes and faults (fleet.go)
-	// Warnings are what the run changed of its input, one line each (a
-	// trace's 0-token prompts and outputs served as 1 token); the caller
-	// that knows the input fills them.
+	// Warnings are what the run changed of its input (a trace's 0-token
+	// prompts and outputs served as 1 token: the caller that knows the
+	// input adds them), then what may make its results wrong (pulls of
+	// expired KV), one line each.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -159,7 +164,20 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	if info.Fleet != nil {
 		s.Fleet = SummarizeFleet(recs, info.Fleet, info.SLO)
 	}
+	s.Warnings = handoffWarnings(&s)
 	return s
+}
+
+// handoffWarnings warns of requests served from KV their prefiller had
+// freed: vLLM's decoder does not notice such a read, and answers from
+// whatever the blocks hold by then.
+func handoffWarnings(s *Summary) []string {
+	if s.ExpiredKVReads == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d KV pulls read blocks their prefiller had freed at its hold timeout (kv_hold): "+
+		"vLLM does not detect it, and those requests' output may be wrong (a longer timeout, or mode: lease, avoids it)",
+		s.ExpiredKVReads)}
 }
 
 // totals are the sums Summarize gathers in one pass over the records.
@@ -183,6 +201,8 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 		t.lastArrivalNs = max(t.lastArrivalNs, r.ArrivalNs)
 		t.lastFinishNs = max(t.lastFinishNs, r.FinishNs)
 		s.Preemptions += int64(r.Preemptions)
+		s.ExpiredKVReads += int64(r.ExpiredKVReads)
+		s.DecodeFirstBounces += int64(r.Bounces)
 		switch r.Status {
 		case Completed:
 			s.Requests.Completed++

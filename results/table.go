@@ -42,7 +42,11 @@ func WriteTable(w io.Writer, s Summary) error {
 	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
 		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)
 	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO, s.DeviceNoun()))
-	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%\n", "cache", 100*s.PrefixCacheHitRate)
+	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%", "cache", 100*s.PrefixCacheHitRate)
+	if s.DecodeFirstBounces > 0 {
+		fmt.Fprintf(&b, "   decode-first bounces %d", s.DecodeFirstBounces)
+	}
+	b.WriteByte('\n')
 	b.WriteString(tierLine(s.KVTiers))
 	writePreemption(&b, s.Preemption)
 	writeFleet(&b, s.Fleet, s.DeviceNoun())

@@ -149,7 +149,7 @@ func appendCSVRecord(b []byte, r *Record, instances []string) []byte {
 	b = append(b, r.Status.String()...)
 	b = append(b, ',')
 	b = appendCSVField(b, r.Reason)
-	for _, n := range [...]int32{r.Rejections, r.WastedTokens} {
+	for _, n := range [...]int32{int32(r.Rejections), r.WastedTokens} {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(n), 10)
 	}

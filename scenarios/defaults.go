@@ -23,9 +23,8 @@ const (
 	defaultPreemption        = "recompute"
 	defaultStepTime          = "roofline"
 	defaultRateScale         = 1
-	defaultLockupNs          = 1e9   // 1 s without a token while busy
-	defaultLockupAbortNs     = 60e9  // 60 s unable to start any step with work queued: a deadlock
-	defaultKVHoldNs          = 480e9 // vLLM's VLLM_NIXL_ABORT_REQUEST_TIMEOUT
+	defaultLockupNs          = 1e9  // 1 s without a token while busy
+	defaultLockupAbortNs     = 60e9 // 60 s unable to start any step with work queued: a deadlock
 	defaultRejectPhase       = 1
 	defaultHostLink          = "pcie-gen5-x16"
 	defaultRemoteKVQueue     = "separate"
@@ -70,9 +69,7 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
 	fill(l, at+"kv_handoff", &p.KVHandoff, "direct")
-	if p.Role == "prefill" && p.KVHandoff != "store" { // a store handoff frees the KV when the store has it
-		fill(l, at+"kv_hold_timeout", &p.KVHoldTimeout, defaultKVHoldNs)
-	}
+	l.handoffDefaults(at, p)
 	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)
 	e := &p.Engine
 	at += "engine."

@@ -90,9 +90,12 @@ func TestBatchDefaultsFollowVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := l.Pools[0]; p.Role != "prefill" || p.KVHoldTimeout != 480e9 || l.Pools[1].KVHoldTimeout != 0 {
-		t.Errorf("kv_hold_timeout %v on %s, %v on %s; want 480s on the prefill pool only",
-			p.KVHoldTimeout, p.Role, l.Pools[1].KVHoldTimeout, l.Pools[1].Role)
+	if p := l.Pools[0]; p.Role != "prefill" || p.KVHold == nil || p.KVHold.Mode != "timeout" ||
+		*p.KVHold.Timeout != 480e9 || !*p.NotifyRejected || l.Pools[1].KVHold != nil ||
+		l.Pools[1].KVLoadFailurePolicy != "fail" {
+		t.Errorf("kv_hold %+v, notify_rejected %v on %s; %+v, %q on %s; want a 480 s timeout and notify on the "+
+			"prefill pool, the fail policy on the decode pool", p.KVHold, p.NotifyRejected, p.Role,
+			l.Pools[1].KVHold, l.Pools[1].KVLoadFailurePolicy, l.Pools[1].Role)
 	}
 }
 
@@ -188,7 +191,10 @@ func compareBuilds(t *testing.T, a, b *Loaded) {
 	}
 	for i := range ca.Instances {
 		ia, ib := ca.Instances[i], cb.Instances[i]
-		if ia.Name != ib.Name || ia.Role != ib.Role || ia.GPUs != ib.GPUs || !reflect.DeepEqual(ia.Engine, ib.Engine) {
+		if ia.Name != ib.Name || ia.Role != ib.Role || ia.GPUs != ib.GPUs || !reflect.DeepEqual(ia.Engine, ib.Engine) ||
+			ia.KVHold != ib.KVHold || ia.StrandRejected != ib.StrandRejected ||
+			ia.RecomputeLoadFailures != ib.RecomputeLoadFailures || ia.DecodeFirst != ib.DecodeFirst ||
+			ia.DecodeFirstThreshold != ib.DecodeFirstThreshold {
 			t.Errorf("instance %d differs: %+v vs %+v", i, ia, ib)
 		}
 	}

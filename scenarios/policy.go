@@ -21,7 +21,8 @@ var policies = map[string]engine.Policy{"recompute": engine.Recompute, "swap": e
 func (l *Loaded) applyPolicy(at string, p *Pool, hw *hardware.Catalog, m *llm.Model, ecfg *engine.Config,
 	inst *sim.Instance) error {
 	ecfg.Preemption = policies[p.Preemption]
-	inst.KVHoldTimeoutNs, inst.StreamKV = int64(p.KVHoldTimeout), p.StreamKV
+	inst.StreamKV = p.StreamKV
+	applyHandoff(p, inst)
 	if r := p.Reject; r != nil {
 		inst.CacheHitThreshold, inst.RejectPhase = r.CacheHitThreshold, r.Phase
 	}

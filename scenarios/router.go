@@ -31,6 +31,9 @@ type routerPolicy struct {
 	sectionDefaults func(l *Loaded)
 	sectionCheck    func(l *Loaded) error
 	check           func(l *Loaded) error // when the policy is chosen, after every section
+	// decodesLater says the policy picks the decoder once the prefill is
+	// done (a router.DecodeRouter): decode-first decoders cannot use it.
+	decodesLater bool
 	// build returns the router, setting what else it asks of the core in
 	// b.Config; randomness comes from rng.
 	build func(l *Loaded, b *Built, rng *rand.Rand) router.Router
@@ -46,7 +49,7 @@ var routerPolicies = []routerPolicy{
 	{name: "round_robin", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.RoundRobin{} }},
 	{name: "least_loaded", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.LeastLoaded{} }},
 	{name: "dynamo", section: newSection("dynamo", (*Router).dynamo, router.DefaultDynamoConfig),
-		sectionCheck: checkConditional, build: buildDynamo},
+		sectionCheck: checkConditional, build: buildDynamo, decodesLater: true},
 	{name: "llmd", section: newSection("llmd", (*Router).llmd, router.DefaultLLMDConfig), refresh: defaultLLMDRefresh,
 		sectionDefaults: scorerWeightDefaults, build: buildLLMD},
 	{name: "topology_aware", section: newSection("topology_aware", (*Router).topologyAware, router.DefaultTopologyAwareConfig),

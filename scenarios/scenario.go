@@ -115,18 +115,24 @@ type Pool struct {
 	Swap       *Swap     `yaml:"swap,omitempty"`
 	Reject     *Reject   `yaml:"reject,omitempty"`
 	Claims     []string  `yaml:"claims,omitempty"` // "transfer", "router": this pool's owner answers for them
-	// Prefill pools: free KV no decoder pulled within this time (0 = hold
-	// forever), and stream it layer by layer during the last prefill step.
-	// Written out even at 0, which is not its default: an effective
-	// scenario must load back to the same hold.
-	KVHoldTimeout units.Duration `yaml:"kv_hold_timeout"`
-	StreamKV      bool           `yaml:"stream_kv,omitempty"`
-	StepTime      StepTime       `yaml:"step_time"`
-	Placement     *Placement     `yaml:"placement,omitempty"`  // with a topology only
-	Wafer         *WaferPool     `yaml:"wafer,omitempty"`      // wafer hardware only (wafer.go)
-	KVTiers       []KVTier       `yaml:"kv_tiers,omitempty"`   // lower KV tiers below HBM, in order (tiers.go)
-	KVHandoff     string         `yaml:"kv_handoff,omitempty"` // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
-	Autoscale     *Autoscale     `yaml:"autoscale,omitempty"`  // sized while the run goes on (autoscale.go)
+	// Prefill pools: how KV no decoder pulled is freed (handoff.go; the
+	// older spelling kv_hold_timeout: d is kv_hold: {mode: timeout,
+	// timeout: d}), whether a decoder's refusal before admission frees it
+	// at once, and streaming it layer by layer during the last prefill
+	// step. Decode pools: what a lost KV source does, and llm-d's
+	// decode-first flow.
+	KVHold              *KVHold         `yaml:"kv_hold,omitempty"`
+	KVHoldTimeout       *units.Duration `yaml:"kv_hold_timeout,omitempty"`
+	NotifyRejected      *bool           `yaml:"notify_rejected,omitempty"`
+	StreamKV            bool            `yaml:"stream_kv,omitempty"`
+	KVLoadFailurePolicy string          `yaml:"kv_load_failure_policy,omitempty"` // recompute | fail
+	DecodeFirst         *DecodeFirst    `yaml:"decode_first,omitempty"`
+	StepTime            StepTime        `yaml:"step_time"`
+	Placement           *Placement      `yaml:"placement,omitempty"`  // with a topology only
+	Wafer               *WaferPool      `yaml:"wafer,omitempty"`      // wafer hardware only (wafer.go)
+	KVTiers             []KVTier        `yaml:"kv_tiers,omitempty"`   // lower KV tiers below HBM, in order (tiers.go)
+	KVHandoff           string          `yaml:"kv_handoff,omitempty"` // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
+	Autoscale           *Autoscale      `yaml:"autoscale,omitempty"`  // sized while the run goes on (autoscale.go)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

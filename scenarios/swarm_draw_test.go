@@ -85,6 +85,7 @@ type swarmDoc struct {
 	claimed    map[string]bool
 	// The GPU pool being drawn has lower tiers, and hands off through the store.
 	tiered, handoff bool
+	decodeFirst     bool // a decode pool takes requests first: the router must pick decoders on arrival
 }
 
 // swarmPool is what the later sections need of a drawn pool.

@@ -59,6 +59,8 @@ var swarmEnums = map[string]func() []string{
 	"pools[].dp_routing":             func() []string { return dpRoutings },
 	"pools[].preemption":             func() []string { return preemptions },
 	"pools[].kv_handoff":             func() []string { return kvHandoffs },
+	"pools[].kv_hold.mode":           func() []string { return holdModes },
+	"pools[].kv_load_failure_policy": func() []string { return loadFailures },
 	"pools[].claims":                 func() []string { return claims },
 	"pools[].engine.remote_kv_queue": func() []string { return remoteKVQueues },
 	"pools[].engine.vllm":            swarmReleases,

@@ -119,8 +119,11 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	d.engine(util, caching)
 	host := caching && !d.hybrid && d.tiers(&p)
 	d.preemption(&p, host)
-	if role == "prefill" {
+	switch role {
+	case "prefill":
 		d.prefillHandoff()
+	case "decode":
+		d.decodeHandoff()
 	}
 	d.placement(&p)
 	d.autoscale(&p)
@@ -379,21 +382,48 @@ func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 }
 
 // prefillHandoff draws a prefill pool's handoff: through the store when
-// its tiers have one, else a KV hold timeout for some; and, without lower
-// tiers, streaming for some.
+// its tiers have one, else how it holds KV for its decoders — a timeout
+// (in either spelling; 0: held until pulled), a lease, or a mode with its
+// default — for some, and whether its decoders tell it of refusals; and,
+// without lower tiers, streaming for some.
 func (d *swarmDoc) prefillHandoff() {
 	rng := d.rng
-	switch {
+	switch k := rng.IntN(6); {
 	case d.handoff:
 		d.tag("store_handoff")
 		d.line("    kv_handoff: store")
-	case rng.IntN(3) == 0:
-		d.line("    kv_hold_timeout: %dms", rng.IntN(50)) // 0: held until pulled
+	case k == 0:
+		d.line("    kv_hold_timeout: %dms", rng.IntN(50))
+	case k == 1:
+		d.line("    kv_hold: {mode: timeout, timeout: %dms}", rng.IntN(50))
+	case k == 2:
+		d.tag("lease")
+		d.line("    kv_hold: {mode: lease, lease: %ds}", 1+rng.IntN(40))
+	case k == 3:
+		d.line("    kv_hold: {mode: %s}", pickOf(rng, holdModes))
 	case rng.IntN(2) == 0:
 		d.line("    kv_handoff: direct")
 	}
+	if rng.IntN(2) == 0 {
+		d.line("    notify_rejected: %v", rng.IntN(2) == 0)
+	}
 	if !d.tiered {
 		d.line("    stream_kv: %v", rng.IntN(3) == 0)
+	}
+}
+
+// decodeHandoff draws a GPU decode pool's kv_load_failure_policy for some,
+// and llm-d's decode-first flow for some (the router then picks decoders
+// on arrival).
+func (d *swarmDoc) decodeHandoff() {
+	rng := d.rng
+	if rng.IntN(2) == 0 {
+		d.line("    kv_load_failure_policy: %s", pickOf(rng, loadFailures))
+	}
+	if rng.IntN(3) == 0 {
+		d.tag("decode_first")
+		d.decodeFirst = true
+		d.line("    decode_first: {cache_hit_threshold: %.2f}", rng.Float64())
 	}
 }
 

@@ -16,6 +16,9 @@ import (
 func (d *swarmDoc) router() {
 	rng := d.rng
 	name := pickOf(rng, policyNames())
+	if d.decodeFirst {
+		name = pickOf(rng, arrivalDecoders()) // dynamo picks the decoder after the prefill
+	}
 	chosen, _ := policy(name)
 	d.tag(name)
 	d.line("router:")

@@ -89,8 +89,8 @@ func (l *Loaded) validateTiers(at string, p *Pool) error {
 		return l.errorf(at+".kv_handoff", "only a prefill pool hands its KV off")
 	case !slices.ContainsFunc(p.KVTiers, func(t KVTier) bool { return t.Tier == "store" }):
 		return l.errorf(at+".kv_handoff", "a handoff through the store needs {tier: store} in kv_tiers")
-	case p.KVHoldTimeout != 0:
-		return l.errorf(at+".kv_hold_timeout", "a pool handing off through the store frees its KV when the store has it: drop kv_hold_timeout")
+	case p.KVHold != nil:
+		return l.errorf(at+".kv_hold", "a pool handing off through the store frees its KV when the store has it: drop kv_hold")
 	}
 	if len(p.KVTiers) > 0 && p.Engine.PrefixCaching != nil && !*p.Engine.PrefixCaching {
 		return l.errorf(at+".kv_tiers", "lower KV tiers find blocks by their prefix hashes: they need engine.prefix_caching")

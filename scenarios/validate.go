@@ -305,11 +305,11 @@ func (l *Loaded) validatePolicy(at string, p *Pool) error {
 			return l.errorf(at+".preemption", "reject hands requests back to the router and needs a decode pool, not %s", p.Role)
 		}
 	}
-	if (p.KVHoldTimeout != 0 || p.StreamKV) && p.Role != "prefill" {
-		return l.errorf(at+".role", "kv_hold_timeout and stream_kv apply to prefill pools, not %s", p.Role)
+	if p.StreamKV && p.Role != "prefill" {
+		return l.errorf(at+".stream_kv", "applies to prefill pools, not %s", p.Role)
 	}
-	if p.KVHoldTimeout < 0 {
-		return l.errorf(at+".kv_hold_timeout", "must not be negative")
+	if err := l.validateHandoff(at, p); err != nil {
+		return err
 	}
 	for k, c := range p.Claims {
 		if !slices.Contains(claims, c) {

@@ -42,12 +42,26 @@ type Instance struct {
 	CacheHitThreshold float64
 	RejectPhase       int
 
-	// Prefill role: how long a finished prefill holds its KV for the decoder
-	// to pull before freeing it (0 = forever); the decoder then computes the
-	// prompt itself. StreamKV starts the transfer with the prompt's last
-	// prefill step (layer-wise streaming) instead of after it.
-	KVHoldTimeoutNs int64
-	StreamKV        bool
+	// Prefill role: how a finished prefill holds its KV for the decoder to
+	// pull — until a fixed timeout, or for a lease the decoder renews
+	// (KVHold, hold.go) — and whether a decoder's refusal before admission
+	// leaves the KV held until then (StrandRejected: vLLM before 0.21,
+	// whose decoders did not tell the prefiller). StreamKV starts the
+	// transfer with the prompt's last prefill step (layer-wise streaming)
+	// instead of after it.
+	KVHold         KVHold
+	StrandRejected bool
+	StreamKV       bool
+
+	// Decode role: a decoder whose KV source failed before or during its
+	// pull (the prefiller crashed) prefills the prompt itself with
+	// RecomputeLoadFailures (vLLM's kv_load_failure_policy: recompute),
+	// else the attempt fails over (fail). With DecodeFirst a request routed
+	// to it for a remote prefill comes to it first, carrying
+	// DecodeFirstThreshold (llm-d's decode-first flow, decodefirst.go).
+	RecomputeLoadFailures bool
+	DecodeFirst           bool
+	DecodeFirstThreshold  float64
 
 	// KVViaStore, on a prefill instance with a store tier, hands its KV
 	// off through the store (Mooncake's KV-centric design): a finished
@@ -266,6 +280,9 @@ func (c *Config) validate() error {
 		if in.FirstEmitNs < 0 || in.FinalEmitNs < in.FirstEmitNs {
 			return fmt.Errorf("sim: instance %s: emission times must satisfy 0 ≤ first ≤ final", in.Name)
 		}
+		if err := in.validateHandoff(); err != nil {
+			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
+		}
 	}
 	if err := c.checkGroups(); err != nil {
 		return err
@@ -293,5 +310,5 @@ func (c *Config) validate() error {
 	case c.Router == nil || c.Source == nil:
 		return fmt.Errorf("sim: router and source are required")
 	}
-	return nil
+	return c.validateDecodeFirst()
 }

@@ -33,8 +33,12 @@
 //     phase left to its attribution component and traces it.
 //   - journey.go: the events that move a request along: arrival and
 //     placement, prefill done and the handoff to a decoder; transfer.go,
-//     the KV transfer and staging; hold.go: the deadlines of KV held
-//     unpulled;
+//     the KV transfer and staging; hold.go: how a prefiller holds KV for
+//     its decoder (vLLM's timeout, or its lease) and what a pull of
+//     expired KV reads; strand.go: KV its decoder will never read,
+//     held until its hold runs out; loadfail.go: a prefiller's crash
+//     under a pull, and the decoder's kv_load_failure_policy;
+//     decodefirst.go: llm-d's decode-first flow;
 //     client.go: the client's timeouts, which abandon requests;
 //     closedloop.go: a closed loop's users; sessions.go: multi-turn
 //     sessions, each turn sent its think time after the previous one ends.

@@ -48,6 +48,10 @@ func (c *cluster) hit(f *flight, i int) bool {
 // accounting up to date, so that the phase it leaves is charged right.
 func (c *cluster) crashFlight(ref int32, i int) {
 	f := &c.flights[ref]
+	if pullsFrom(f, i) {
+		c.loseSource(ref, i) // its decoder finds out when it reads (loadfail.go)
+		return
+	}
 	eng := c.touch(i)
 	var gone []*engine.Seq
 	if s := f.dseq; s != nil && decodingInstance(f) == i {
@@ -60,6 +64,7 @@ func (c *cluster) crashFlight(ref int32, i int) {
 	}
 	if f.phase != phaseFailover {
 		c.beginFailover(ref, i)
+		c.strandOnDecoderLoss(f, i)
 	}
 	for _, s := range gone {
 		f.carry += int32(c.retire(i, s))
@@ -82,6 +87,9 @@ func (c *cluster) crashFlight(ref int32, i int) {
 // with no decoder left in the router's view, to the router again.
 func (c *cluster) failOver(ref int32, p int) {
 	c.beginFailover(ref, p)
+	if f := &c.flights[ref]; !c.replicas[p].cfg.KVViaStore { // nobody tells its prefiller to free the KV (strand.go)
+		c.strandPrefill(f, c.strandedExpiryNs(f, c.nowNs, false))
+	}
 	if !c.restart(ref) {
 		c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: c.flights[ref].req.ID})
 	}

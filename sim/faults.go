@@ -249,6 +249,7 @@ func (c *cluster) crash(i int) {
 		}
 	}
 	c.completing = -1
+	c.dropStranded(i)
 	c.restartCold(i)
 	rp.metrics.progressNs, rp.abortAfterStep = -1, false
 	if c.fleet.pools[rp.pool].scaling.Policy == nil {

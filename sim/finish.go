@@ -70,6 +70,10 @@ func (c *cluster) complete(i int, s *engine.Seq) {
 // prompt is the original plus the tokens already delivered and whose output
 // is shortened by as many.
 func (c *cluster) rejected(i int, s *engine.Seq) {
+	if c.bounced(s) {
+		c.bounce(i, s) // not a refusal: llm-d's sidecar sends it to the prefiller
+		return
+	}
 	ref := s.Ref
 	f := &c.flights[ref]
 	held := f.phase == phaseHolding // refused before pulling: the prefiller still holds the KV

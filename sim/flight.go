@@ -32,7 +32,7 @@ const (
 	phaseStreaming                 // prefilling, and its KV already streams to the decoder (layer-wise)
 	phaseStreamed                  // prefilling, and the streamed transfer has finished
 	phaseHolding                   // prefill done: the prefiller holds its KV until the decoder has room and pulls it
-	phaseLost                      // the prefiller freed its KV unpulled (hold timeout): the decoder will compute the prompt (or read it from the store)
+	phaseLost                      // the prefiller no longer has its KV (its hold timed out, or it crashed), the decoder not told: its pull reads freed blocks, fails, or reads the store
 	phaseTransferring              // its KV is on the wire
 	phaseStaging                   // its KV is re-laid-out for a wafer decoder
 	phaseStarting                  // on its decoder before this attempt's first token
@@ -159,7 +159,13 @@ type flight struct {
 	pullDone     bool  // its pull finished while they were
 	viaStore     bool  // its prefiller hands its KV off through the store, where it lands at storeNs
 	failovers    uint8
+	srcGone      bool // its prefiller crashed after its prefill: the decoder's pull fails (loadfail.go)
 	storeNs      int64
+
+	// A decode-first try (decodefirst.go): 1 + the prefiller to send it
+	// to if its decoder refuses it (0: not trying), and the tokens the
+	// router expects that prefiller to find cached.
+	bounceTo, bounceCached int32
 
 	// Traced flights: when the preemption being recovered from happened
 	// (−1: none), and the swap-outs seen, to name the recovery.
@@ -242,7 +248,9 @@ func (c *cluster) charge(f *flight, from, to phase) {
 	case phaseRouting, phaseHeld:
 		rec.Time[results.TRouter] += spent
 	case phasePrefilling, phaseStreaming, phaseStreamed:
-		if !to.prefill() {
+		if to == phaseRejected && f.bounceTo != 0 { // a decode-first try, queued on its decoder until it refused
+			rec.Time[results.TDecodeFirst] += spent
+		} else if !to.prefill() {
 			c.chargePrefill(rec, f.pseq)
 		}
 	case phaseHolding, phaseLost, phaseStarting:

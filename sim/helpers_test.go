@@ -105,6 +105,7 @@ func drive(t testing.TB, cfg *Config, auditEvery int64, hooks ...func(c *cluster
 	if c.err != nil {
 		return nil, c.err
 	}
+	c.freeStranded()
 	return c, c.checkEnd()
 }
 
@@ -126,6 +127,9 @@ func auditBlocks(t testing.TB, c *cluster) {
 		}
 	}
 	for i := range c.replicas {
+		for _, st := range c.replicas[i].hold.stranded.q {
+			held[i] += c.replicas[i].eng.SeqBlocks(st.seq)
+		}
 		in := c.replicas[i].eng
 		pool := in.Pool()
 		if err := pool.Check(); err != nil {

@@ -128,16 +128,35 @@ func (c *cluster) place(ref int32) bool {
 		c.free(ref)
 		return true
 	}
+	c.startAttempt(ref, d)
+	return true
+}
+
+// startAttempt enqueues flight ref's attempt on the instance that runs its
+// prompt under decision d — or, to a decode-first decoder, on that
+// decoder, to be served whole unless it refuses it (decodefirst.go).
+func (c *cluster) startAttempt(ref int32, d router.Decision) {
+	route, threshold := c.decodeFirst(&c.flights[ref], d)
+	c.enqueueAttempt(ref, route, threshold)
+}
+
+// enqueueAttempt enqueues flight ref's attempt under decision d, admitted
+// on its first instance at the cache-hit threshold given (0: none).
+func (c *cluster) enqueueAttempt(ref int32, d router.Decision, threshold float64) {
+	f := &c.flights[ref]
+	r := &f.req
 	f.route = d
 	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
+	f.deadlineNs, f.srcGone = 0, false
 	c.book(f)
 	rec := c.record(r.ID)
-	rec.PrefillInstance, rec.DecodeInstance = int32(d.Prefill), int32(d.Decode)
-	p := &c.replicas[d.Prefill]
-	c.touch(d.Prefill)
+	rec.PrefillInstance, rec.DecodeInstance = int32(f.route.Prefill), int32(f.route.Decode)
+	p := &c.replicas[f.route.Prefill]
+	c.touch(f.route.Prefill)
 	s := p.eng.NewSeq()
 	c.fillSeq(s, ref, r)
 	s.Hold = !f.local()
+	s.AdmitHitThreshold = threshold
 	if s.Hold {
 		s.MaxNew = 1 // a prefill instance samples one token, which the client never sees
 	} else {
@@ -146,10 +165,9 @@ func (c *cluster) place(ref int32) bool {
 	f.pseq = s
 	c.enter(ref, phasePrefilling)
 	p.outstanding++
-	c.loadChanged(d.Prefill)
+	c.loadChanged(f.route.Prefill)
 	p.eng.Enqueue(s, c.nowNs)
-	c.kickSoon(d.Prefill)
-	return true
+	c.kickSoon(f.route.Prefill)
 }
 
 func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
@@ -226,7 +244,7 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	// A decoder chosen after the prefill (now, or when its last step
 	// began) may be too small; it has not been handed the request then.
 	if reason := c.doesNotFitDecoder(&f.req, f.route.Decode); f.dseq == nil && reason != "" {
-		c.endFlight(ref, results.Dropped, reason)
+		c.refusedBeforeAdmission(ref, reason)
 		return
 	}
 	switch f.phase {
@@ -236,6 +254,7 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		return
 	case phaseStreaming:
 		c.enter(ref, phaseTransferring)
+		c.armHold(p, ref)
 		return
 	}
 	c.enter(ref, phaseHolding)
@@ -249,13 +268,23 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	if f.dseq == nil {
 		c.handoff(ps) // the decoder may take it, or refuse it, at once
 	}
-	switch t := c.replicas[p].cfg.KVHoldTimeoutNs; {
-	case f.phase != phaseHolding:
-	case f.viaStore: // it frees the KV once the store has it
-		c.holdUntil(p, ref, f.storeNs)
-	case t > 0:
-		c.holdUntil(p, ref, c.nowNs+t)
+	c.armHold(p, ref)
+}
+
+// refusedBeforeAdmission drops flight ref, whose prefill just ended, for
+// reason: the decoder chosen after it cannot hold it and refuses it before
+// admitting it. Its prefiller frees the KV at once when told (vLLM ≥ 0.21);
+// with StrandRejected it is not told, and the KV stays stranded until the
+// hold runs out (strand.go).
+func (c *cluster) refusedBeforeAdmission(ref int32, reason string) {
+	f := &c.flights[ref]
+	if p := c.replicas[f.route.Prefill].cfg; !p.StrandRejected || p.KVViaStore {
+		c.endFlight(ref, results.Dropped, reason)
+		return
 	}
+	c.enter(ref, phaseHolding)
+	c.strandPrefill(f, c.strandedExpiryNs(f, c.nowNs, false))
+	c.endFlight(ref, results.Dropped, reason)
 }
 
 // chooseDecoder asks a router that picks the decoder once the prefill is
@@ -283,21 +312,6 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 		c.noteRouted(d, f.req.PromptTokens)
 	}
 	return true
-}
-
-// onHoldTimeout frees the KV a prefill instance held too long for flight
-// ref's decoder, which never pulled it; the decoder will compute the prompt
-// itself — or, handed off through the store, read it from there. The
-// caller plans the instance's next step (hold.go).
-func (c *cluster) onHoldTimeout(ref int32) {
-	f := &c.flights[ref]
-	rec := c.record(f.req.ID)
-	rec.Preemptions += int32(f.pseq.Preemptions)
-	if f.attempt == 0 {
-		rec.CachedTokens = int32(f.pseq.CachedTokens)
-	}
-	c.enter(ref, phaseLost)
-	c.releasePrefill(f)
 }
 
 // handoff sends a request whose prefill finished (or, streaming, is

@@ -165,7 +165,7 @@ func (c *cluster) watchSuperseded(i int, atNs int64) bool {
 func (c *cluster) onWatchdog(i int) {
 	rp := &c.replicas[i]
 	in, m := c.touch(i), &rp.metrics
-	stuck := !in.Busy() && in.Running() == 0 && in.Waiting() > 0 && in.Holding() == 0
+	stuck := !in.Busy() && in.Running() == 0 && in.Waiting() > 0 && !c.holdsForPulls(i)
 	if !stuck && m.pending == 0 && !m.preemptedNow {
 		c.q.push(c.nowNs+c.cfg.LockupAbortNs, classWatchdog, int32(i))
 		return

@@ -26,7 +26,7 @@ type replica struct {
 	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
 	unique        int           // with shared: active requests' blocks past their shared prefixes
 
-	hold    deadlineQueue // prefill role: deadlines of held KV (hold.go)
+	hold    kvHold // prefill role: deadlines of held KV, stranded KV (hold.go, strand.go)
 	metrics instanceMetrics
 
 	// Its life in a changing fleet (fleet.go, faults.go; the rest in

@@ -142,6 +142,7 @@ func Run(cfg *Config) (*Result, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	c.freeStranded()
 	if err := c.checkEnd(); err != nil {
 		return nil, err
 	}

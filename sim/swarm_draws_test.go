@@ -124,6 +124,42 @@ func swarmExtras(t testing.TB, cfg *Config, rng *rand.Rand) {
 	cfg.indexAlways, cfg.scanViews, cfg.checkViews = rng.IntN(2) == 0, rng.IntN(4) == 0, rng.IntN(4) == 0
 }
 
+// swarmHandoff draws, from a stream of its own, the handoff's contract
+// per pool: a prefill pool's lease instead of its timeout (a lease,
+// heartbeats and extensions of a few µs, so that crashes strand KV that
+// expires within the run) and whether it learns of refusals before
+// admission; a decode pool's failure policy, and, under a router that
+// picks the decoder on arrival, the decode-first flow of a paged decoder.
+func swarmHandoff(cfg *Config, rng *rand.Rand) {
+	_, later := cfg.Router.(router.DecodeRouter)
+	pool := map[string]Instance{} // one draw per pool
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		drawn, ok := pool[in.Pool]
+		if !ok {
+			drawn = *in
+			switch in.Role {
+			case RolePrefill:
+				if rng.IntN(3) == 0 {
+					lease := 1 + rng.Int64N(200_000)
+					ext := rng.Int64N(lease)
+					drawn.KVHold = KVHold{Lease: true, LeaseNs: lease, ExtendNs: ext, HeartbeatNs: rng.Int64N(ext + 1)}
+				}
+				drawn.StrandRejected = rng.IntN(2) == 0
+			case RoleDecode:
+				drawn.RecomputeLoadFailures = rng.IntN(2) == 0
+				if !later && len(in.Engine.Layouts) == 0 && rng.IntN(2) == 0 {
+					drawn.DecodeFirst, drawn.DecodeFirstThreshold = true, rng.Float64()
+				}
+			}
+			pool[in.Pool] = drawn
+		}
+		in.KVHold, in.StrandRejected = drawn.KVHold, drawn.StrandRejected
+		in.RecomputeLoadFailures = drawn.RecomputeLoadFailures
+		in.DecodeFirst, in.DecodeFirstThreshold = drawn.DecodeFirst, drawn.DecodeFirstThreshold
+	}
+}
+
 // countTracer counts what a run traces.
 type countTracer struct{ spans, instants, flows, counters int }
 

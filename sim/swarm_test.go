@@ -53,6 +53,7 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	swarmSessions(cfg, rand.New(rand.NewPCG(seed, 0x5e55)))
 	swarmFleet(cfg, rand.New(rand.NewPCG(seed, 0xf1ee7)))
 	swarmExtras(t, cfg, rand.New(rand.NewPCG(seed, 0xe7a5)))
+	swarmHandoff(cfg, rand.New(rand.NewPCG(seed, 0x4a0d)))
 	return cfg
 }
 
@@ -292,7 +293,10 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	for i := range insts {
 		insts[i].StagingBps = staging
 		insts[i].CacheHitThreshold, insts[i].RejectPhase = threshold, phase
-		insts[i].StreamKV, insts[i].KVHoldTimeoutNs = stream, holdNs
+		insts[i].StreamKV = stream
+		if role == RolePrefill {
+			insts[i].KVHold = KVHold{TimeoutNs: holdNs}
+		}
 	}
 	return insts
 }
@@ -322,7 +326,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
 	local, recompiles, failed, abandoned, async, closed, tierHits, viaStore            int
-	scaleUps, failovers, crashes, drained                                              int
+	scaleUps, failovers, crashes, drained, expiredReads, bounces                       int
 	routers                                                                            map[string]int
 }
 
@@ -341,7 +345,7 @@ func TestSwarm(t *testing.T) {
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
 		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || tally.tierHits == 0 || tally.viaStore == 0 ||
 		len(tally.routers) != len(swarmRouters) || tally.scaleUps == 0 || tally.failovers == 0 || tally.crashes == 0 ||
-		tally.drained == 0) {
+		tally.drained == 0 || tally.expiredReads == 0 || tally.bounces == 0) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -396,6 +400,8 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 	}
 	for _, r := range a.Records {
 		tally.rejections += int(r.Rejections)
+		tally.expiredReads += int(r.ExpiredKVReads)
+		tally.bounces += int(r.Bounces)
 		tally.preemptions += int(r.Preemptions)
 		tally.cachedTokens += int(r.CachedTokens)
 		if cfg.Topology != nil && r.DecodeInstance < 0 && r.PrefillInstance >= 0 &&

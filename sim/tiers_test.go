@@ -114,9 +114,10 @@ func TestStoreHandoffReadsFromTheStore(t *testing.T) {
 	checkAttribution(t, &r)
 }
 
-// TestDecoderOnboardChargedOnce: B's prefiller holds its KV for 1 ns
-// only, so the decoder (8 blocks, 2 tokens a step) computes B's prompt
-// itself beside A's decode; A's growth preempts B before its first token,
+// TestDecoderOnboardChargedOnce: B's prefiller crashes 1 ns after B's
+// prefill, before the decoder (8 blocks, 2 tokens a step, busy with A)
+// pulls B's KV, and the decoder's kv_load_failure_policy is recompute: it
+// computes B's prompt itself beside A's decode; A's growth preempts B before its first token,
 // and B, re-admitted once A is done, copies its first 64 tokens up from
 // the decoder's host tier. That copy is before B's first token, inside
 // its decode_queue_first: charging it again after the first token, as the
@@ -126,7 +127,8 @@ func TestDecoderOnboardChargedOnce(t *testing.T) {
 	reqs := []Request{{ArrivalNs: 0, PromptTokens: 31, OutputTokens: 40},
 		{ArrivalNs: 20_000, PromptTokens: 80, OutputTokens: 4, Prefix: prefix}}
 	cfg := pdConfig(t, reqs)
-	cfg.Instances[0].KVHoldTimeoutNs = 1
+	cfg.Faults = []Fault{{Kind: FaultCrash, Instance: 0, AtNs: 21_801}} // B's prefill ends at 21,800 ns
+	cfg.Instances[1].RecomputeLoadFailures = true
 	cfg.Instances[1].Engine = engineCfg(t, 8, 2, 2, true)
 	cfg.Instances[1].Engine.Tiers = []*engine.Tier{testTier(engine.TierHost, 64, prefix)}
 	res := mustRun(t, cfg)

@@ -8,20 +8,22 @@ package sim
 import "handoff/models/engine"
 
 // startPull begins the KV transfer of a decode sequence that got its
-// blocks — or, when the prefiller has freed the KV, has the decoder compute
-// the prompt itself.
+// blocks. KV its prefiller no longer has is read all the same: freed at a
+// timeout, the read goes unnoticed (hold.go); lost in a crash, the read
+// fails and the decoder's kv_load_failure_policy applies (loadfail.go).
 func (c *cluster) startPull(d int, s *engine.Seq) {
 	ref := s.Ref
 	f := &c.flights[ref]
 	switch f.phase {
 	case phaseLost:
-		if !f.viaStore {
-			c.enter(ref, phaseStarting)
-			c.touch(d).KVLost(s, c.nowNs)
-			c.kickSoon(d)
+		switch {
+		case f.srcGone:
+			c.loadFailed(ref)
 			return
+		case !f.viaStore:
+			c.expiredRead(f)
 		}
-		c.enter(ref, phaseTransferring) // from the store
+		c.enter(ref, phaseTransferring) // from the prefiller's freed blocks, or from the store
 	case phasePrefilling: // streaming: the prompt's last step is running
 		c.enter(ref, phaseStreaming)
 		s.Wait = engine.Waits{} // its wait for room ran beside the prefill, off the request's path
@@ -79,6 +81,9 @@ func (c *cluster) onNetwork() {
 			continue
 		}
 		f := &c.flights[ref]
+		if f.route.Decode < 0 {
+			continue // its pull failed, and it went again (loadFailed)
+		}
 		c.kickSoon(f.route.Decode)
 		c.kickSoon(f.route.Prefill)
 	}
@@ -99,8 +104,12 @@ func (c *cluster) onNetwork() {
 // only after bytes / staging rate more.
 func (c *cluster) transferred(ref int32) {
 	f := &c.flights[ref]
+	if f.srcGone { // its prefiller crashed during the pull: the read failed
+		c.loadFailed(ref)
+		return
+	}
 	rec := c.record(f.req.ID)
-	if f.pseq != nil { // else it freed the KV after handing it to the store (onHoldTimeout)
+	if f.pseq != nil { // else it freed the KV at its timeout, or after handing it to the store (onHoldTimeout)
 		rec.Preemptions += int32(f.pseq.Preemptions)
 		if f.attempt == 0 {
 			rec.CachedTokens = int32(f.pseq.CachedTokens)

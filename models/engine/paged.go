@@ -10,8 +10,9 @@ type paged struct {
 }
 
 // admit is memory.admit: the sequence takes its prefix-cache hit (when it
-// holds no blocks yet) and blocks for its first chunk, or, re-admitted
-// under the reject policy below its cache-hit threshold, is refused.
+// holds no blocks yet) and blocks for its first chunk, or, below its
+// cache-hit threshold (re-admitted under the reject policy, or at its
+// first admission), is refused.
 func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	in := p.in
 	hit, lower := 0, 0
@@ -20,7 +21,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 		lower = in.lowerMatch(s, hit)
 	}
 	start := max(s.computed, (hit+lower)*in.cfg.BlockSize)
-	if s.reprefill && s.CacheHitThreshold > 0 && float64(start) < s.CacheHitThreshold*float64(s.Tokens()) {
+	if refused(s, start) {
 		in.reject(q, s)
 		return 0, true
 	}
@@ -49,6 +50,20 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	p.firstAdmission(s, start)
 	in.startRunning(q, s, n)
 	return n, true
+}
+
+// refused reports whether s, which would start with start tokens cached,
+// falls below its cache-hit threshold: re-admitted after a preemption
+// under the reject policy (its context), or at its first admission (its
+// prompt).
+func refused(s *Seq, start int) bool {
+	switch {
+	case s.reprefill && s.CacheHitThreshold > 0:
+		return float64(start) < s.CacheHitThreshold*float64(s.Tokens())
+	case !s.admitted && s.AdmitHitThreshold > 0:
+		return float64(start) < s.AdmitHitThreshold*float64(s.PromptTokens)
+	}
+	return false
 }
 
 // firstAdmission counts a sequence's prefix-cache hit, start tokens, the

@@ -30,8 +30,8 @@ func (in *Instance) preempt(s *Seq) {
 }
 
 // reject refuses the head s of queue q: its cache hit is below its
-// threshold (vLLM RFC #24256). It holds no blocks (preemption freed them);
-// the caller hands it back to the router.
+// threshold (vLLM RFC #24256). It holds no blocks (preemption freed them,
+// or it was never admitted); the caller hands it back to the router.
 func (in *Instance) reject(q *deque, s *Seq) {
 	in.leaveQueue(s)
 	q.popFront()

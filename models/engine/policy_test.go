@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"handoff/models/kv"
+)
 
 // policySetup is preemptionSetup under another policy: a 7-block pool, two
 // 40-token prompts each generating 30 tokens, both needing a fourth block at
@@ -249,4 +253,61 @@ func TestAbortFreesEverythingWherever(t *testing.T) {
 		}
 		check(t, in)
 	}
+}
+
+// TestAdmitHitThresholdChecksTheFirstAdmission: a sequence carrying a
+// first-admission threshold (llm-d's decode-first request) is refused
+// when the share of its prompt cached is below it — 32 of 40 tokens (0.8)
+// under 0.9 — holding nothing; at 0.5 it is admitted and prefills the 8
+// tokens it misses.
+func TestAdmitHitThresholdChecksTheFirstAdmission(t *testing.T) {
+	prefix := []kv.Segment{{ID: 9, Tokens: 32}}
+	in := newInst(t, 100, 8192, 8)
+	warm := seq(in, 1, 40, 1)
+	warm.Prefix = prefix
+	in.Enqueue(warm, 0)
+	step(t, in, 1)
+	for k, tc := range []struct {
+		threshold float64
+		refused   bool
+	}{{0.9, true}, {0.5, false}} {
+		s := seq(in, uint64(2+k), 40, 2)
+		s.Prefix, s.AdmitHitThreshold = prefix, tc.threshold
+		in.Enqueue(s, 2)
+		b, res := in.Schedule(0)
+		if refused := len(res.Rejected) == 1 && res.Rejected[0] == s; refused != tc.refused {
+			t.Fatalf("threshold %g: rejected %v, want refused %v", tc.threshold, res.Rejected, tc.refused)
+		}
+		if tc.refused && (b != nil || s.Blocks() != 0 || in.Waiting() != 0) {
+			t.Errorf("threshold %g: refused, yet a step %v, %d blocks, %d waiting", tc.threshold, b, s.Blocks(), in.Waiting())
+		}
+		if !tc.refused && (b == nil || b.PrefillTokens != 8 || s.CachedTokens != 32) {
+			t.Errorf("threshold %g: step %+v, %d cached; want 8 prefill tokens after 32 cached", tc.threshold, b, s.CachedTokens)
+		}
+		if b != nil {
+			in.Complete(3, 3)
+		}
+	}
+	if in.Stats().Rejections != 1 {
+		t.Errorf("%d rejections, want 1", in.Stats().Rejections)
+	}
+	check(t, in)
+}
+
+// TestAdmitHitThresholdIgnoresReadmission: past its first admission a
+// sequence is an ordinary one: preempted, it is recomputed, whatever its
+// first-admission threshold and however little of it stays cached.
+func TestAdmitHitThresholdIgnoresReadmission(t *testing.T) {
+	in, a, b := policySetup(t, Recompute, 0)
+	b.AdmitHitThreshold = 1
+	for !a.Finished() || !b.Finished() {
+		if _, res := in.Schedule(0); len(res.Rejected) > 0 {
+			t.Fatal("a preempted sequence refused at re-admission for its first-admission threshold")
+		}
+		in.Complete(10, 10)
+	}
+	if b.Preemptions == 0 {
+		t.Fatal("b never preempted: the test proves nothing")
+	}
+	check(t, in)
 }

@@ -64,6 +64,13 @@ type Seq struct {
 	// re-admitted; below it the sequence is rejected (vLLM RFC #24256).
 	CacheHitThreshold float64
 
+	// AdmitHitThreshold is the least share of its prompt a sequence must
+	// find cached (in HBM or a lower tier) at its first admission; below
+	// it the sequence is refused, as a vLLM implementing the request field
+	// cache_hit_threshold (RFC #24256, PR #24520) finishes it with reason
+	// cache_threshold. 0: none.
+	AdmitHitThreshold float64
+
 	// Onboard is how many blocks its last onboard read from each lower
 	// tier (tiers.go), readable from OnboardReadyNs; OnboardNs is the time
 	// it has waited for onboards here (Instance.Onboarded), which its

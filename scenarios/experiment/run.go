@@ -59,7 +59,7 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 		sum = t.sum.Summary(res.ITL, info)
 		t.sum, t.next = nil, nil // what Unserved and LimitShares need stays
 	}
-	sum.Warnings = workload.ClampedCount(b.Config.Source).Warnings()
+	sum.Warnings = append(workload.ClampedCount(b.Config.Source).Warnings(), sum.Warnings...)
 	return sum, res, nil
 }
 
