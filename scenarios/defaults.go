@@ -69,14 +69,14 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	}
 	fill(l, at+"preemption", &p.Preemption, defaultPreemption)
 	fill(l, at+"kv_handoff", &p.KVHandoff, "direct")
-	l.handoffDefaults(at, p)
 	fill(l, at+"step_time.model", &p.StepTime.Model, defaultStepTime)
+	l.releaseDefaults(at+"engine.", p)
+	l.handoffDefaults(at, p)
 	e := &p.Engine
 	at += "engine."
 	seqs, tokens := l.batchDefaults(p.Hardware)
 	fill(l, at+"max_num_batched_tokens", &e.MaxNumBatchedTokens, tokens)
 	fill(l, at+"max_num_seqs", &e.MaxNumSeqs, seqs)
-	l.releaseDefaults(at, p)
 	fill(l, at+"block_size", &e.BlockSize, defaultBlockSize)
 	fill(l, at+"memory_utilization", &e.MemoryUtilization, defaultMemoryUtilization)
 	if e.PrefixCaching == nil {

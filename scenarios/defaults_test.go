@@ -90,10 +90,10 @@ func TestBatchDefaultsFollowVLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := l.Pools[0]; p.Role != "prefill" || p.KVHold == nil || p.KVHold.Mode != "timeout" ||
-		*p.KVHold.Timeout != 480e9 || !*p.NotifyRejected || l.Pools[1].KVHold != nil ||
+	if p := l.Pools[0]; p.Role != "prefill" || p.KVHold == nil || p.KVHold.Mode != "lease" ||
+		*p.KVHold.Lease != 30e9 || !*p.NotifyRejected || l.Pools[1].KVHold != nil ||
 		l.Pools[1].KVLoadFailurePolicy != "fail" {
-		t.Errorf("kv_hold %+v, notify_rejected %v on %s; %+v, %q on %s; want a 480 s timeout and notify on the "+
+		t.Errorf("kv_hold %+v, notify_rejected %v on %s; %+v, %q on %s; want the latest release's 30 s lease and notify on the "+
 			"prefill pool, the fail policy on the decode pool", p.KVHold, p.NotifyRejected, p.Role,
 			l.Pools[1].KVHold, l.Pools[1].KVLoadFailurePolicy, l.Pools[1].Role)
 	}

@@ -33,14 +33,12 @@ type DecodeFirst struct {
 	CacheHitThreshold float64 `yaml:"cache_hit_threshold"` // the least cached share of the prompt it serves a request whole at
 }
 
-// The handoff's defaults: vLLM's latest NIXL timeout before the lease,
-// its lease, and its kv_load_failure_policy since 0.17.
+// The handoff's defaults come from the pool's release (engine.vllm):
+// these are vLLM's last NIXL timeout before the lease, for a timeout set
+// apart from a release that has the lease, and its lease.
 const (
 	defaultKVHoldNs        = 480e9
 	defaultKVLeaseNs       = 30e9
-	defaultLoadFailure     = "fail"
-	defaultHoldMode        = "timeout"
-	defaultNotifyRejected  = true
 	kvHoldTimeoutKey       = "kv_hold_timeout"
 	decodeFirstThresholdAt = ".decode_first.cache_hit_threshold"
 )
@@ -55,9 +53,10 @@ var (
 // prefill pool that holds its KV for its decoders, kv_load_failure_policy
 // on a decode pool. at ends with a dot.
 func (l *Loaded) handoffDefaults(at string, p *Pool) {
+	c := p.release().Connector
 	switch {
 	case p.Role == "decode":
-		fill(l, at+"kv_load_failure_policy", &p.KVLoadFailurePolicy, defaultLoadFailure)
+		fill(l, at+"kv_load_failure_policy", &p.KVLoadFailurePolicy, c.LoadFailure.String())
 		return
 	case p.Role != "prefill" || p.KVHandoff == "store": // a store handoff frees the KV when the store has it
 		return
@@ -69,15 +68,18 @@ func (l *Loaded) handoffDefaults(at string, p *Pool) {
 		p.KVHold = &KVHold{}
 	}
 	h := p.KVHold
-	fill(l, at+"kv_hold.mode", &h.Mode, defaultHoldMode)
-	switch {
+	fill(l, at+"kv_hold.mode", &h.Mode, map[bool]string{true: "lease", false: "timeout"}[c.Lease])
+	switch timeout := c.HoldTimeoutNs; {
 	case h.Mode == "timeout" && h.Timeout == nil:
-		h.Timeout = ptr(units.Duration(defaultKVHoldNs))
+		if c.Lease { // a timeout set apart from a release with the lease: the last one before it
+			timeout = defaultKVHoldNs
+		}
+		h.Timeout = ptr(units.Duration(timeout))
 	case h.Mode == "lease" && h.Lease == nil:
 		h.Lease = ptr(units.Duration(defaultKVLeaseNs))
 	}
 	if p.NotifyRejected == nil {
-		p.NotifyRejected = ptr(defaultNotifyRejected)
+		p.NotifyRejected = ptr(c.NotifyRejected)
 	}
 }
 

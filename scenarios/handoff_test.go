@@ -65,7 +65,9 @@ func TestHandoffBadInput(t *testing.T) {
 	}
 }
 
-// TestHandoffBuild: each setting reaches the core as vLLM means it — a
+// TestHandoffBuild: each setting reaches the core as vLLM means it — the
+// release's defaults (latest: a lease; 0.10: a 120 s timeout and no
+// notice of refusals; 0.16: 480 s and recompute on failed loads), a
 // lease of 30 s heartbeats every 5 s and extends 20 s (vLLM's integer
 // seconds: 10 s gives 1 s and 6 s), the older kv_hold_timeout is the
 // timeout mode's value, an explicit timeout of 0 (forever) stays 0.
@@ -76,21 +78,27 @@ func TestHandoffBuild(t *testing.T) {
 		strand, recompute     bool
 		decodeFirst           float64
 	}{
-		{"defaults", "", "", sim.KVHold{TimeoutNs: 480e9}, false, false, -1},
+		{"defaults", "", "", sim.KVHold{Lease: true, LeaseNs: 30e9, HeartbeatNs: 5e9, ExtendNs: 20e9}, false, false, -1},
+		{"vLLM 0.10", "vllm: \"0.10\"", "", sim.KVHold{TimeoutNs: 120e9}, true, false, -1},
+		{"vLLM 0.16", "vllm: \"0.16\"", "engine: {vllm: \"0.16\"}", sim.KVHold{TimeoutNs: 480e9}, true, true, -1},
+		{"timeout apart from latest", "kv_hold: {mode: timeout}", "", sim.KVHold{TimeoutNs: 480e9}, false, false, -1},
 		{"lease", "kv_hold: {mode: lease}", "", sim.KVHold{Lease: true, LeaseNs: 30e9, HeartbeatNs: 5e9, ExtendNs: 20e9},
 			false, false, -1},
 		{"short lease", "kv_hold: {mode: lease, lease: 10s}", "",
 			sim.KVHold{Lease: true, LeaseNs: 10e9, HeartbeatNs: 1e9, ExtendNs: 6e9}, false, false, -1},
 		{"older spelling", "kv_hold_timeout: 2m", "", sim.KVHold{TimeoutNs: 120e9}, false, false, -1},
 		{"forever", "kv_hold: {mode: timeout, timeout: 0s}", "", sim.KVHold{}, false, false, -1},
-		{"not told", "notify_rejected: false", "kv_load_failure_policy: recompute", sim.KVHold{TimeoutNs: 480e9},
+		{"not told", "notify_rejected: false", "kv_load_failure_policy: recompute", sim.KVHold{Lease: true, LeaseNs: 30e9, HeartbeatNs: 5e9, ExtendNs: 20e9},
 			true, true, -1},
-		{"decode first", "", "decode_first: {cache_hit_threshold: 0.25}", sim.KVHold{TimeoutNs: 480e9}, false, false, 0.25},
+		{"decode first", "", "decode_first: {cache_hit_threshold: 0.25}", sim.KVHold{Lease: true, LeaseNs: 30e9, HeartbeatNs: 5e9, ExtendNs: 20e9}, false, false, 0.25},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := base
-			if tt.prefill != "" {
+			switch {
+			case strings.HasPrefix(tt.prefill, "vllm:"): // the prefill pool has an engine line
+				doc = edit(t, "engine: {block_size: 16}", "engine: {block_size: 16, "+tt.prefill+"}")
+			case tt.prefill != "":
 				doc = edit(t, prefillLine, prefillLine+"\n    "+tt.prefill)
 			}
 			if tt.decode != "" {

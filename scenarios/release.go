@@ -47,6 +47,16 @@ var (
 	fencedVictimRules = []string{engine.Cascade.String(), engine.Wait.String()}
 )
 
+// release is the preset of the pool's vLLM release: latest for a wafer
+// pool, or a release validation will refuse.
+func (p *Pool) release() engine.Release {
+	if r, err := engine.VLLM(p.Engine.VLLM); err == nil {
+		return r
+	}
+	r, _ := engine.VLLM(engine.Latest)
+	return r
+}
+
 // orDefaultPtr is v, or a pointer to def when v is nil.
 func orDefaultPtr[T any](v *T, def T) *T {
 	if v != nil {
@@ -58,8 +68,8 @@ func orDefaultPtr[T any](v *T, def T) *T {
 // validateRelease checks a pool's release and rule values (at
 // "pools[i].engine"): a release handoff knows, rule values it knows, and,
 // for a numbered release, rules set in the file that the release had.
-func (l *Loaded) validateRelease(at string, e *Engine) error {
-	pool := strings.TrimSuffix(at, ".engine")
+func (l *Loaded) validateRelease(at string, p *Pool) error {
+	e, pool := &p.Engine, strings.TrimSuffix(at, ".engine")
 	if e.VLLM == "" { // a wafer pool
 		if l.given(at + ".vllm") {
 			return l.errorf(at+".vllm", "a wafer pool runs its vendor's compiled runtime, not vLLM")
@@ -81,14 +91,29 @@ func (l *Loaded) validateRelease(at string, e *Engine) error {
 		return nil // latest, the default, takes any rule: a what-if
 	}
 	for _, rule := range engine.VLLMRules() {
-		if !strings.HasPrefix(rule.Field, "engine.") || !l.given(pool+"."+rule.Field) {
+		path, ok := l.givenRule(pool, rule.Field, p)
+		if !ok {
 			continue
 		}
-		if err := rule.Check(e.VLLM, ruleValue(rule.Field, e)); err != nil {
-			return l.errorf(pool+"."+rule.Field, "%v", err)
+		if err := rule.Check(e.VLLM, ruleValue(rule.Field, p)); err != nil {
+			return l.errorf(path, "%v", err)
 		}
 	}
 	return nil
+}
+
+// givenRule reports whether the scenario sets the release rule field of
+// the pool at path pool, and at which path: kv_hold by its mode, or by
+// the older kv_hold_timeout, which is a timeout.
+func (l *Loaded) givenRule(pool, field string, p *Pool) (string, bool) {
+	path := pool + "." + field
+	switch {
+	case field != "kv_hold":
+		return path, l.given(path)
+	case l.given(pool + "." + kvHoldTimeoutKey):
+		return pool + "." + kvHoldTimeoutKey, true
+	}
+	return path + ".mode", l.given(path + ".mode")
 }
 
 // given reports whether the scenario (file and --set flags) sets the
@@ -100,8 +125,18 @@ func (l *Loaded) given(path string) bool {
 
 // ruleValue is the value of a release rule's field as engine.VLLMRules
 // names it.
-func ruleValue(field string, e *Engine) string {
+func ruleValue(field string, p *Pool) string {
+	e := &p.Engine
 	switch field {
+	case "kv_hold":
+		if p.KVHold == nil {
+			return "timeout" // the older kv_hold_timeout
+		}
+		return p.KVHold.Mode
+	case "notify_rejected":
+		return strconv.FormatBool(*p.NotifyRejected)
+	case "kv_load_failure_policy":
+		return p.KVLoadFailurePolicy
 	case "engine.admission":
 		return e.Admission
 	case "engine.remote_kv_queue":

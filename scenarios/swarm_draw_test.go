@@ -69,6 +69,7 @@ type swarmDoc struct {
 	topology  bool   // a placed topology instead of one link kind
 	source    string // the workload's request source
 	blockSize int    // every pool's block size: pools sharing the store hold the same KV per block
+	release   string // the vLLM release of the pool being drawn (engine.Latest: any rule value goes)
 	kvDType   string // every pool's precision.kv ("": the model's): P/D pools keep one KV format
 
 	// What the sections drew.

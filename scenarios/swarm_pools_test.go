@@ -282,7 +282,9 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	if d.blockSize != defaultBlockSize || rng.IntN(3) == 0 {
 		parts = append(parts, fmt.Sprintf("block_size: %d", d.blockSize))
 	}
-	parts = append(parts, swarmRelease(rng)...)
+	var release []string
+	d.release, release = swarmRelease(rng)
+	parts = append(parts, release...)
 	chunked := rng.IntN(4) > 0
 	parts = append(parts, fmt.Sprintf("chunked_prefill: %v", chunked))
 	switch {
@@ -292,6 +294,32 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(pickInt(rng, 1024, 2048, 4096), d.maxContext())))
 	}
 	return parts
+}
+
+// allowed is the values of a release rule's field, of all, that the
+// pool's release lets a file set.
+func (d *swarmDoc) allowed(field string, all []string) []string {
+	var out []string
+	for _, v := range all {
+		if d.allows(field, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// allows reports whether the pool's release lets a file set the release
+// rule field to value (latest lets any).
+func (d *swarmDoc) allows(field, value string) bool {
+	if d.release == engine.Latest || d.release == "" {
+		return true
+	}
+	for _, r := range engine.VLLMRules() {
+		if r.Field == field {
+			return slices.Contains(r.Allowed(d.release), value)
+		}
+	}
+	return true
 }
 
 // swarmReleases are the vLLM releases whose presets differ from the
@@ -315,7 +343,7 @@ func swarmReleases() []string {
 
 // swarmRelease draws a pool's release and rules: a vLLM release with some
 // of its rules set to values it allows, or none (latest) with any.
-func swarmRelease(rng *rand.Rand) []string {
+func swarmRelease(rng *rand.Rand) (string, []string) {
 	version := engine.Latest
 	var parts []string
 	if rng.IntN(2) == 0 {
@@ -340,7 +368,7 @@ func swarmRelease(rng *rand.Rand) []string {
 		}
 		parts = append(parts, field+": "+v)
 	}
-	return parts
+	return version, parts
 }
 
 // maxContext is the served model's context length, or a bound below it.
@@ -388,24 +416,25 @@ func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 // without lower tiers, streaming for some.
 func (d *swarmDoc) prefillHandoff() {
 	rng := d.rng
+	timeout, lease := d.allows("kv_hold", "timeout"), d.allows("kv_hold", "lease")
 	switch k := rng.IntN(6); {
 	case d.handoff:
 		d.tag("store_handoff")
 		d.line("    kv_handoff: store")
-	case k == 0:
+	case k == 0 && timeout:
 		d.line("    kv_hold_timeout: %dms", rng.IntN(50))
-	case k == 1:
+	case k == 1 && timeout:
 		d.line("    kv_hold: {mode: timeout, timeout: %dms}", rng.IntN(50))
-	case k == 2:
+	case k == 2 && lease:
 		d.tag("lease")
 		d.line("    kv_hold: {mode: lease, lease: %ds}", 1+rng.IntN(40))
 	case k == 3:
-		d.line("    kv_hold: {mode: %s}", pickOf(rng, holdModes))
+		d.line("    kv_hold: {mode: %s}", pickOf(rng, d.allowed("kv_hold", holdModes)))
 	case rng.IntN(2) == 0:
 		d.line("    kv_handoff: direct")
 	}
 	if rng.IntN(2) == 0 {
-		d.line("    notify_rejected: %v", rng.IntN(2) == 0)
+		d.line("    notify_rejected: %s", pickOf(rng, d.allowed("notify_rejected", []string{"true", "false"})))
 	}
 	if !d.tiered {
 		d.line("    stream_kv: %v", rng.IntN(3) == 0)
@@ -418,7 +447,7 @@ func (d *swarmDoc) prefillHandoff() {
 func (d *swarmDoc) decodeHandoff() {
 	rng := d.rng
 	if rng.IntN(2) == 0 {
-		d.line("    kv_load_failure_policy: %s", pickOf(rng, loadFailures))
+		d.line("    kv_load_failure_policy: %s", pickOf(rng, d.allowed("kv_load_failure_policy", loadFailures)))
 	}
 	if rng.IntN(3) == 0 {
 		d.tag("decode_first")

@@ -269,7 +269,10 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	if err := l.validatePolicy(at, p); err != nil {
 		return err
 	}
-	return l.validateEngine(at+".engine", &p.Engine)
+	if err := l.validateEngine(at+".engine", &p.Engine); err != nil {
+		return err
+	}
+	return l.validateRelease(at+".engine", p)
 }
 
 func (l *Loaded) validateEngine(at string, e *Engine) error {
@@ -287,7 +290,7 @@ func (l *Loaded) validateEngine(at string, e *Engine) error {
 	case !slices.Contains(remoteKVQueues, e.RemoteKVQueue):
 		return l.errorf(at+".remote_kv_queue", "unknown order %q (known: %s)", e.RemoteKVQueue, strings.Join(remoteKVQueues, ", "))
 	}
-	return l.validateRelease(at, e)
+	return nil
 }
 
 // validatePolicy checks a pool's swap, reject and claims settings.
