@@ -45,6 +45,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%\n", "cache", 100*s.PrefixCacheHitRate)
 	b.WriteString(tierLine(s.KVTiers))
 	writePreemption(&b, s.Preemption)
+	writeLockups(&b, s.Preemption, s.Instances)
 	writeFleet(&b, s.Fleet)
 	fmt.Fprintf(&b, "%-11s sim %.3f s   wall %.2f s   %d events   %d preemptions\n", "run",
 		s.SimTimeS, s.WallTimeS, s.Events, s.Preemptions)
