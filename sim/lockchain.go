@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"handoff/models/engine"
 	"handoff/results"
@@ -71,43 +70,116 @@ func (h *heldKV) heaviest() int32 {
 	return best
 }
 
-// lockChains are a run's waits-for chains, one entry per distinct chain.
+// lockChains are a run's waits-for chains, one entry per distinct chain,
+// and scratch for finding one without allocating.
 type lockChains struct {
-	index map[string]int
-	list  []results.LockupChain
+	index   map[string]int
+	list    []results.LockupChain
+	longest [][]chainHop // per chain, its longest spell's hops, for its Example (examples)
+	hops    []chainHop
+	key     []byte
+}
+
+// chainHop is one instance on a chain: its kind of lock-up and since when,
+// or (kind NoLock) what stopped its own admission, or "cycle".
+type chainHop struct {
+	inst   int
+	kind   LockKind
+	fromNs int64
+	stop   string
 }
 
 // noteChain adds the chain that spell s of instance i formed: from i to
 // the instance it waited for, on through each one locked up during s to
 // the one it waited for, until one that was not (what stops its
-// admission closes the chain) or one already on it (a cycle).
+// admission closes the chain) or one already on it (a cycle). Cost:
+// O(instances on the chain), allocating only for a chain not seen before
+// (and at most once more for its longest spell).
 func (c *cluster) noteChain(i int, s lockSpell) {
-	var key, example strings.Builder
-	name := c.cfg.Instances[i].Name
-	fmt.Fprintf(&key, "%s %s", name, s.kind)
-	fmt.Fprintf(&example, "%s %s since %.3f s", name, s.kind, float64(s.fromNs)/1e9)
-	on, names, cycle := []int{i}, []string{name}, false
+	cs := &c.chains
+	hops := append(cs.hops[:0], chainHop{inst: i, kind: s.kind, fromNs: s.fromNs})
 	for w := s; w.waitsFor >= 0; {
 		j := int(w.waitsFor)
-		name = c.cfg.Instances[j].Name
-		if cycle = slices.Contains(on, j); cycle {
-			key.WriteString(" → " + name + " (cycle)")
-			example.WriteString(" → " + name + " (cycle)")
+		if slices.ContainsFunc(hops, func(h chainHop) bool { return h.inst == j }) {
+			hops = append(hops, chainHop{inst: j, stop: "cycle"})
 			break
 		}
-		on, names = append(on, j), append(names, name)
 		l := c.lockDuring(j, s.fromNs)
 		if l.kind == NoLock {
-			why := fmt.Sprintf(" → %s (%s)", name, c.admissionStop(j, w.waitSnap))
-			key.WriteString(why)
-			example.WriteString(why)
+			hops = append(hops, chainHop{inst: j, stop: c.admissionStop(j, w.waitSnap)})
 			break
 		}
-		fmt.Fprintf(&key, " → %s %s", name, l.kind)
-		fmt.Fprintf(&example, " → %s %s since %.3f s", name, l.kind, float64(l.fromNs)/1e9)
+		hops = append(hops, chainHop{inst: j, kind: l.kind, fromNs: l.fromNs})
 		w = l
 	}
-	c.chains.add(key.String(), names, cycle, s, example.String())
+	cs.hops, cs.key = hops, c.appendChain(cs.key[:0], hops, false)
+	k, ok := cs.index[string(cs.key)]
+	if !ok {
+		k = cs.newChain(c.chainNames(hops), hops[len(hops)-1].stop == "cycle", s.fromNs)
+	}
+	ch := &cs.list[k]
+	d := s.toNs - s.fromNs
+	ch.Spells++
+	ch.Ns += d
+	if d > ch.LongestNs {
+		ch.LongestNs, ch.LongestFromNs = d, s.fromNs
+		cs.longest[k] = append(cs.longest[k][:0], hops...)
+	}
+}
+
+// chainResults returns the run's chains, each with the text of its
+// longest spell's chain as it was.
+func (c *cluster) chainResults() []results.LockupChain {
+	cs := &c.chains
+	for k := range cs.list {
+		cs.list[k].Example = string(c.appendChain(nil, cs.longest[k], true))
+	}
+	return cs.list
+}
+
+// appendChain appends the text of a chain to b: each instance with its
+// kind (and, with since, when it began), the last one's admission stop
+// or cycle in brackets.
+func (c *cluster) appendChain(b []byte, hops []chainHop, since bool) []byte {
+	for k, h := range hops {
+		if k > 0 {
+			b = append(b, " → "...)
+		}
+		b = append(b, c.cfg.Instances[h.inst].Name...)
+		switch {
+		case h.kind == NoLock:
+			b = append(append(append(b, " ("...), h.stop...), ')')
+		case since:
+			b = fmt.Appendf(b, " %s since %.3f s", h.kind, float64(h.fromNs)/1e9)
+		default:
+			b = append(append(b, ' '), h.kind.String()...)
+		}
+	}
+	return b
+}
+
+// chainNames are the names of a chain's instances, each once.
+func (c *cluster) chainNames(hops []chainHop) []string {
+	var names []string
+	for _, h := range hops {
+		if h.stop != "cycle" {
+			names = append(names, c.cfg.Instances[h.inst].Name)
+		}
+	}
+	return names
+}
+
+// newChain adds the chain of the key in scratch, first seen in a spell
+// from fromNs, and returns its index.
+func (cs *lockChains) newChain(names []string, cycle bool, fromNs int64) int {
+	if cs.index == nil {
+		cs.index = map[string]int{}
+	}
+	key := string(cs.key)
+	cs.index[key] = len(cs.list)
+	cs.list = append(cs.list, results.LockupChain{Chain: key, Instances: names, Cycle: cycle, FirstNs: fromNs})
+	cs.longest = append(cs.longest, nil)
+	return len(cs.list) - 1
 }
 
 // lockDuring is instance j's lock-up during a spell of another instance
@@ -149,27 +221,14 @@ func (c *cluster) admissionStop(j int, snap engine.Waits) string {
 			most, cause = d, w
 		}
 	}
-	if cause == engine.WaitBusy {
-		return "own steps in flight"
-	}
-	return "own " + engine.WaitNames[cause]
+	return admissionStops[cause]
 }
 
-// add counts spell s of the chain key, whose instances are names.
-func (cs *lockChains) add(key string, names []string, cycle bool, s lockSpell, example string) {
-	k, ok := cs.index[key]
-	if !ok {
-		if cs.index == nil {
-			cs.index = map[string]int{}
-		}
-		k, cs.index[key] = len(cs.list), len(cs.list)
-		cs.list = append(cs.list, results.LockupChain{Chain: key, Instances: names, Cycle: cycle, FirstNs: s.fromNs})
+// admissionStops name what stops a decoder's admission, by wait cause.
+var admissionStops = func() (names [engine.NumWaitCauses]string) {
+	for w, name := range engine.WaitNames {
+		names[w] = "own " + name
 	}
-	ch := &cs.list[k]
-	d := s.toNs - s.fromNs
-	ch.Spells++
-	ch.Ns += d
-	if d > ch.LongestNs {
-		ch.LongestNs, ch.LongestFromNs, ch.Example = d, s.fromNs, example
-	}
-}
+	names[engine.WaitBusy] = "own steps in flight"
+	return names
+}()

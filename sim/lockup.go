@@ -8,8 +8,8 @@ import (
 	"handoff/results"
 )
 
-// Lock-ups. An instance is locked up when it makes no progress and would
-// not by itself. Each kind has its rule:
+// Lock-ups. An instance is locked up when it makes no progress and its
+// own scheduling cannot change that. Each kind has its rule:
 //
 //   - deadlock: a scheduling pass starts no step on an instance with queued
 //     work and nothing running, and nothing is on its way that would let it

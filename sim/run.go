@@ -336,7 +336,7 @@ func (c *cluster) result() *Result {
 			in.Lockups, in.LockupNs = in.Lockups+in.LockSpells[k], in.LockupNs+in.LockNs[k]
 		}
 	}
-	r.Runs, r.LockupChains = c.runStats, c.chains.list
+	r.Runs, r.LockupChains = c.runStats, c.chainResults()
 	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {
