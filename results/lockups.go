@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// Lock-ups: spells in which an instance makes no progress and would not
-// by itself, by kind, and the chains of instances waiting for one another
-// that they form. The simulator detects them (sim/lockup.go states each
-// rule); here they are summed and reported.
+// Lock-ups: spells in which an instance makes no progress and its own
+// scheduling cannot change that, by kind, and the chains of instances
+// waiting for one another that they form. The simulator detects them
+// (sim/lockup.go states each rule); here they are summed and reported.
 
 // The lock-up kinds, indexes into LockNames and the per-kind figures.
 const (

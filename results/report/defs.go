@@ -70,7 +70,7 @@ var definitions = map[string]string{
 	"lockup_s":              "time inside lock-ups, s",
 
 	// Lock-ups by kind, and the chains between instances.
-	"lockup_kinds":         "spells longer than metrics.lockup_threshold in which an instance made no progress and would not by itself; an instance locked up, of any kind, for metrics.lockup_abort aborts its requests (they fail, the reason naming the kind)",
+	"lockup_kinds":         "spells longer than metrics.lockup_threshold in which an instance made no progress and its own scheduling could not change that; an instance locked up, of any kind, for metrics.lockup_abort aborts its requests (they fail, the reason naming the kind)",
 	"deadlock":             "deadlock: queued work, nothing running, no step it can start, nothing on its way that would let it, and no KV held for decoders: spells (s)",
 	"preemption_loop":      "preemption loop: busy, preempting or with victims still to recover, and no normal decode token: spells (s)",
 	"pinned":               "pinned: a prefiller with queued work and nothing running that cannot start a step because its pool holds KV its decoders have not pulled: spells (s)",
