@@ -245,7 +245,10 @@ func (c *cluster) lockedKind(i int) LockKind {
 // not a lock-up: the watch goes on.
 func (c *cluster) onWatchdog(i int) {
 	rp := &c.replicas[i]
-	c.touch(i)
+	in := c.touch(i)
+	if !in.Busy() && in.Running() == 0 && in.Waiting() > 0 {
+		c.noteStuck(i) // what it waits for may have changed since its last pass (KV stranded, or pulled)
+	}
 	if c.lockedKind(i) == NoLock {
 		c.q.push(c.nowNs+c.cfg.LockupAbortNs, classWatchdog, int32(i))
 		return
