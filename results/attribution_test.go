@@ -86,10 +86,13 @@ func TestAttributionUnknownInstance(t *testing.T) {
 func TestPreemptionSummary(t *testing.T) {
 	recs, _ := attrRecords()
 	pd := []InstanceInfo{
-		// The prefill instance's counters are left out of a P/D summary.
-		{Role: RolePrefill, BusyNs: 1000, PrefillBusyNs: 1000, Preemptions: 50, Cascades: 9, LongestCascade: 9},
+		// The prefill instance's counters are left out of a P/D summary,
+		// but for its lock-ups: a prefiller locks up too.
+		{Role: RolePrefill, BusyNs: 1000, PrefillBusyNs: 1000, Preemptions: 50, Cascades: 9, LongestCascade: 9,
+			Lockups: 1, LockupNs: 5e8, LockSpells: [NumLockKinds]int{LockPinned: 1}, LockNs: [NumLockKinds]int64{LockPinned: 5e8}},
 		{Role: RoleDecode, BusyNs: 3000, PrefillBusyNs: 600, Preemptions: 4, ReprefillTokens: 100,
-			Cascades: 1, LongestCascade: 3, CascadeNs: 5e8, Lockups: 2, LockupNs: 1e9, SwapOuts: 1},
+			Cascades: 1, LongestCascade: 3, CascadeNs: 5e8, Lockups: 2, LockupNs: 1e9, SwapOuts: 1,
+			LockSpells: [NumLockKinds]int{LockDeadlock: 1, LockPreemptionLoop: 1}, LockNs: [NumLockKinds]int64{LockDeadlock: 4e8, LockPreemptionLoop: 6e8}},
 		{Role: RoleDecode, BusyNs: 1000, PrefillBusyNs: 200, Preemptions: 1, ReprefillTokens: 20,
 			Cascades: 2, LongestCascade: 2, CascadeNs: 2.5e8},
 	}
@@ -104,7 +107,7 @@ func TestPreemptionSummary(t *testing.T) {
 	}{
 		// Decoders: (600+200)/(3000+1000) = 0.2 of busy time on prefill.
 		{"pd", pd, PreemptionSummary{Count: 5, ReprefillTokens: 120, DecoderPrefillShare: 0.2, Cascades: 3,
-			LongestCascade: 3, CascadeS: 0.75, Lockups: 2, LockupS: 1, SwapOuts: 1}},
+			LongestCascade: 3, CascadeS: 0.75, Lockups: 3, LockupS: 1.5, SwapOuts: 1}},
 		// All instances: 500/(2000+0).
 		{"colocated", colocated, PreemptionSummary{Count: 2, DecoderPrefillShare: 0.25}},
 		{"never busy", []InstanceInfo{{Role: RoleDecode}}, PreemptionSummary{}},
@@ -113,23 +116,36 @@ func TestPreemptionSummary(t *testing.T) {
 	for _, tc := range tests {
 		// Rejections and wasted tokens come from all records: 1+2, 5+3.
 		tc.want.Rejections, tc.want.WastedTokens = 3, 8
-		if got := Summarize(recs, nil, RunInfo{Instances: tc.insts}).Preemption; got != tc.want {
-			t.Errorf("%s: %+v\nwant %+v", tc.name, got, tc.want)
+		got := Summarize(recs, nil, RunInfo{Instances: tc.insts}).Preemption
+		kinds, chains := got.LockupKinds, got.LockupChains
+		got.LockupKinds, got.LockupChains = nil, nil
+		if !reflect.DeepEqual(got, tc.want) || chains == nil || len(chains) != 0 {
+			t.Errorf("%s: %+v\nwant %+v (chains %v)", tc.name, got, tc.want, chains)
+		}
+		if len(kinds) != NumLockKinds {
+			t.Errorf("%s: lock-up kinds %v, want every kind", tc.name, kinds)
+		}
+		if tc.name == "pd" && (kinds["pinned"] != LockupFigures{1, 0.5} || kinds["deadlock"] != LockupFigures{1, 0.4} ||
+			kinds["preemption_loop"] != LockupFigures{1, 0.6}) {
+			t.Errorf("pd: lock-up kinds %v, want one spell of each: pinned 0.5 s, deadlock 0.4 s, loop 0.6 s", kinds)
 		}
 	}
 }
 
 func TestSummarizeInstances(t *testing.T) {
 	insts := []InstanceInfo{{Name: "d0", Pool: "decode", Role: RoleDecode, GPUs: 2, BusyNs: 4e9,
-		PrefillBusyNs: 1e9, Preemptions: 3, CascadeNs: 5e8, Rejections: 7, Waits: [NumWaits]int64{WaitKV: 2e9}},
+		PrefillBusyNs: 1e9, Preemptions: 3, CascadeNs: 5e8, Rejections: 7, Waits: [NumWaits]int64{WaitKV: 2e9},
+		Lockups: 1, LockupNs: 3e9, LockSpells: [NumLockKinds]int{LockDeadlock: 1}, LockNs: [NumLockKinds]int64{LockDeadlock: 3e9}},
 		{Name: "idle", Pool: "p", Owner: "o"}}
 	sum := Summarize(nil, nil, RunInfo{Instances: insts})
 	noWait := map[string]float64{"busy": 0, "max_num_seqs": 0, "kv_blocks": 0, "token_budget": 0}
 	kvWait := map[string]float64{"busy": 0, "max_num_seqs": 0, "kv_blocks": 2, "token_budget": 0}
+	noLock := map[string]LockupFigures{"deadlock": {}, "preemption_loop": {}, "pinned": {}}
+	deadlock := map[string]LockupFigures{"deadlock": {1, 3}, "preemption_loop": {}, "pinned": {}}
 	want := []InstanceSummary{
 		{Name: "d0", Pool: "decode", Role: RoleDecode, Owner: "decode", GPUs: 2, BusyS: 4, PrefillShare: 0.25,
-			Preemptions: 3, CascadeS: 0.5, Rejections: 7, WaitS: kvWait},
-		{Name: "idle", Pool: "p", Owner: "o", WaitS: noWait},
+			Preemptions: 3, CascadeS: 0.5, Rejections: 7, WaitS: kvWait, Lockups: 1, LockupS: 3, LockupKinds: deadlock},
+		{Name: "idle", Pool: "p", Owner: "o", WaitS: noWait, LockupKinds: noLock},
 	}
 	if !reflect.DeepEqual(sum.Instances, want) {
 		t.Errorf("instances %+v\nwant %+v", sum.Instances, want)

@@ -29,8 +29,12 @@ type InstanceInfo struct {
 	Cascades       int   // preemption chains of depth ≥ 2
 	LongestCascade int   // deepest chain
 	CascadeNs      int64 // time inside cascades
-	Lockups        int   // busy spells without a token longer than the threshold
+	Lockups        int   // lock-up spells of every kind (LockSpells summed)
 	LockupNs       int64 // time inside lock-ups
+	// LockSpells and LockNs are its lock-up spells and their time by
+	// kind (LockNames).
+	LockSpells [NumLockKinds]int
+	LockNs     [NumLockKinds]int64
 
 	Waits [NumWaits]int64 // its queued requests' waits by cause (Wait*), summed
 }
@@ -70,9 +74,11 @@ type InstanceSummary struct {
 	CascadeS        float64 `json:"cascade_s"`
 	Lockups         int     `json:"lockups"`
 	LockupS         float64 `json:"lockup_s"`
-	SwapOuts        int64   `json:"swap_outs"`
-	Rejections      int64   `json:"rejections"`
-	Recompiles      int64   `json:"recompiles"`
+	// LockupKinds splits its lock-ups by kind (LockNames).
+	LockupKinds map[string]LockupFigures `json:"lockup_kinds"`
+	SwapOuts    int64                    `json:"swap_outs"`
+	Rejections  int64                    `json:"rejections"`
+	Recompiles  int64                    `json:"recompiles"`
 	// WaitS is what requests waited in its queues for admission, by cause
 	// (WaitNames), summed, s.
 	WaitS map[string]float64 `json:"wait_s"`
@@ -81,7 +87,9 @@ type InstanceSummary struct {
 // PreemptionSummary gathers preemption statistics over the decode
 // instances (all instances in a colocated cluster): the KV pressure side of
 // a disaggregated deployment. Rejections and WastedTokens come from the
-// records and cover every request.
+// records and cover every request; the lock-up figures cover every
+// instance, since a prefiller locks up too (pinned by KV its decoders do
+// not pull).
 type PreemptionSummary struct {
 	Count               int64   `json:"count"`
 	ReprefillTokens     int64   `json:"reprefill_tokens"`
@@ -89,11 +97,16 @@ type PreemptionSummary struct {
 	Cascades            int     `json:"cascades"`
 	LongestCascade      int     `json:"longest_cascade"`
 	CascadeS            float64 `json:"cascade_s"`
-	Lockups             int     `json:"lockups"`
+	Lockups             int     `json:"lockups"` // every kind, every instance
 	LockupS             float64 `json:"lockup_s"`
-	SwapOuts            int64   `json:"swap_outs"`
-	Rejections          int64   `json:"rejections"`    // Σ Record.Rejections
-	WastedTokens        int64   `json:"wasted_tokens"` // Σ Record.WastedTokens
+	// LockupKinds splits the lock-ups by kind (LockNames), and
+	// LockupChains are the waits-for chains between instances they
+	// formed, most time first.
+	LockupKinds  map[string]LockupFigures `json:"lockup_kinds"`
+	LockupChains []LockupChainSummary     `json:"lockup_chains"`
+	SwapOuts     int64                    `json:"swap_outs"`
+	Rejections   int64                    `json:"rejections"`    // Σ Record.Rejections
+	WastedTokens int64                    `json:"wasted_tokens"` // Σ Record.WastedTokens
 }
 
 // any reports whether anything preemption-like happened (the decoder
@@ -113,7 +126,7 @@ func summarizeInstances(insts []InstanceInfo) []InstanceSummary {
 			BusyS: nsToS(float64(in.BusyNs)), PrefillShare: ratio(in.PrefillBusyNs, in.BusyNs),
 			Preemptions: in.Preemptions, ReprefillTokens: in.ReprefillTokens,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeS: nsToS(float64(in.CascadeNs)),
-			Lockups: in.Lockups, LockupS: nsToS(float64(in.LockupNs)),
+			Lockups: in.Lockups, LockupS: nsToS(float64(in.LockupNs)), LockupKinds: lockupKinds(in.LockSpells, in.LockNs),
 			SwapOuts: in.SwapOuts, Rejections: in.Rejections, Recompiles: in.Recompiles, WaitS: waitMap(in.Waits)}
 	}
 	return out
@@ -129,14 +142,22 @@ func waitMap(ns [NumWaits]int64) map[string]float64 {
 }
 
 // summarizePreemption sums the preemption counters of the decode instances,
-// or of all instances when none has the decode role, and the rejections and
-// wasted tokens of all records. O(len(recs) + len(insts)).
-func summarizePreemption(recs []Record, insts []InstanceInfo) PreemptionSummary {
+// or of all instances when none has the decode role, the lock-ups of all
+// instances and their chains, and the rejections and wasted tokens of all
+// records. O(len(recs) + len(insts) + len(chains)).
+func summarizePreemption(recs []Record, insts []InstanceInfo, chains []LockupChain) PreemptionSummary {
 	decodeOnly := slices.ContainsFunc(insts, func(in InstanceInfo) bool { return in.Role == RoleDecode })
 	var p PreemptionSummary
 	var busyNs, prefillNs, cascadeNs, lockupNs int64
+	var spells [NumLockKinds]int
+	var spellNs [NumLockKinds]int64
 	for i := range insts {
 		in := &insts[i]
+		p.Lockups += in.Lockups
+		lockupNs += in.LockupNs
+		for k := range spells {
+			spells[k], spellNs[k] = spells[k]+in.LockSpells[k], spellNs[k]+in.LockNs[k]
+		}
 		if decodeOnly && in.Role != RoleDecode {
 			continue
 		}
@@ -144,15 +165,14 @@ func summarizePreemption(recs []Record, insts []InstanceInfo) PreemptionSummary 
 		p.ReprefillTokens += in.ReprefillTokens
 		p.Cascades += in.Cascades
 		p.LongestCascade = max(p.LongestCascade, in.LongestCascade)
-		p.Lockups += in.Lockups
 		p.SwapOuts += in.SwapOuts
 		busyNs += in.BusyNs
 		prefillNs += in.PrefillBusyNs
 		cascadeNs += in.CascadeNs
-		lockupNs += in.LockupNs
 	}
 	p.DecoderPrefillShare = ratio(prefillNs, busyNs)
 	p.CascadeS, p.LockupS = nsToS(float64(cascadeNs)), nsToS(float64(lockupNs))
+	p.LockupKinds, p.LockupChains = lockupKinds(spells, spellNs), summarizeChains(chains)
 	for i := range recs {
 		p.Rejections += int64(recs[i].Rejections)
 		p.WastedTokens += int64(recs[i].WastedTokens)

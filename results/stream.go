@@ -354,7 +354,7 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 	fillRates(&s, totals{completed: z.counts.Completed, good: z.good, outputTokens: z.outputTokens,
 		prompt: z.prompt, cached: z.cached, firstArrivalNs: z.firstArrivalNs,
 		lastFinishNs: z.lastFinishNs, lastArrivalNs: z.lastArrivalNs}, info)
-	s.Preemption = summarizePreemption(nil, info.Instances)
+	s.Preemption = summarizePreemption(nil, info.Instances, info.LockupChains)
 	s.Preemption.Rejections, s.Preemption.WastedTokens = z.rejections, z.wasted
 	s.Attribution = z.attribution(info)
 	s.Network = summarizeNetwork(info.Links)

@@ -25,8 +25,9 @@ type RunInfo struct {
 	TransferOwner string // who answers for KV transfer time; "" = Nobody
 	RouterOwner   string // who answers for router queueing; "" = Nobody
 	Links         []LinkInfo
-	Tiers         []TierInfo // the lower KV tiers, when any instance has them
-	Fleet         *FleetInfo // when the fleet changes (autoscaling, crashes); nil for a fixed one
+	Tiers         []TierInfo    // the lower KV tiers, when any instance has them
+	Fleet         *FleetInfo    // when the fleet changes (autoscaling, crashes); nil for a fixed one
+	LockupChains  []LockupChain // the waits-for chains lock-ups formed between instances
 }
 
 // RequestCounts counts requests by final status; Total is their sum.
@@ -129,7 +130,8 @@ type Summary struct {
 // figure InferenceMAX plots as tok/s/user. Prefix-cache hit rate
 // = Σ cached / Σ prompt tokens over completed requests. Preemption
 // statistics cover the decode instances (all of them when colocated), with
-// decoder prefill share = Σ prefill busy / Σ busy time over them. The
+// decoder prefill share = Σ prefill busy / Σ busy time over them; lock-ups
+// cover every instance. The
 // attribution holds means over completed requests of each Record.Time
 // component and of each owner's part: router time is RouterOwner's,
 // transfer time TransferOwner's, prefill queueing and compute the prefill
@@ -155,7 +157,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.TPOT = statsNs(collect(scratch, recs, tpotNs))
 	s.E2E = statsNs(collect(scratch, recs, e2eNs))
 	fillRates(&s, t, info)
-	s.Preemption = summarizePreemption(recs, info.Instances)
+	s.Preemption = summarizePreemption(recs, info.Instances, info.LockupChains)
 	s.Attribution = attribute(recs, info)
 	s.Network = summarizeNetwork(info.Links)
 	s.Instances = summarizeInstances(info.Instances)

@@ -59,11 +59,20 @@ func handInfo() RunInfo {
 		Events: 123, SLO: SLO{TTFTNs: 200 * ms, TPOTNs: 50 * ms, Attainment: 0.9},
 		Instances: []InstanceInfo{
 			{Name: "prefill-0", Pool: "prefill", Role: RolePrefill, Owner: "acme", GPUs: 2,
-				BusyNs: 4000 * ms, PrefillBusyNs: 4000 * ms},
+				BusyNs: 4000 * ms, PrefillBusyNs: 4000 * ms, Lockups: 1, LockupNs: 400 * ms,
+				LockSpells: [NumLockKinds]int{LockPinned: 1}, LockNs: [NumLockKinds]int64{LockPinned: 400 * ms}},
 			{Name: "decode-0", Pool: "decode", Role: RoleDecode, GPUs: 2, BusyNs: 4000 * ms, PrefillBusyNs: 500 * ms,
 				Preemptions: 3, ReprefillTokens: 1200, Cascades: 1, LongestCascade: 2, CascadeNs: 250 * ms,
-				Lockups: 1, LockupNs: 750 * ms},
-		}}
+				Lockups: 1, LockupNs: 750 * ms, LockSpells: [NumLockKinds]int{LockPreemptionLoop: 1},
+				LockNs: [NumLockKinds]int64{LockPreemptionLoop: 750 * ms}},
+		},
+		// While decode-0 looped on its victims, prefill-0 was pinned by
+		// the KV it held for it.
+		LockupChains: []LockupChain{{Chain: "prefill-0 pinned → decode-0 preemption_loop",
+			Instances: []string{"prefill-0", "decode-0"}, Spells: 1, Ns: 400 * ms, FirstNs: 1500 * ms,
+			LongestNs: 400 * ms, LongestFromNs: 1500 * ms,
+			Example: "prefill-0 pinned since 1.500 s → decode-0 preemption_loop since 1.250 s"}},
+	}
 }
 
 // handITL holds request 0's 20 gaps of 50 ms and request 5's 10 of 200 ms.

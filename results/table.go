@@ -49,6 +49,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	b.WriteByte('\n')
 	b.WriteString(tierLine(s.KVTiers))
 	writePreemption(&b, s.Preemption)
+	writeLockups(&b, s.Preemption, s.Instances)
 	writeFleet(&b, s.Fleet, s.DeviceNoun())
 	fmt.Fprintf(&b, "%-11s sim %.3f s   wall %.2f s   %d events   %d preemptions\n", "run",
 		s.SimTimeS, s.WallTimeS, s.Events, s.Preemptions)

@@ -134,7 +134,9 @@ func TestWriteTable(t *testing.T) {
 		// TTFT 108.75/137.5, 15/137.5, 13.75/137.5; decode 650/750, 100/750.
 		"  by owner  TTFT: acme 79%, decode 11%, nobody 10%   decode: decode 87%, nobody 13%\n",
 		"preemption  3 preemptions   1200 re-prefill tokens   decoder prefill 12.5%   " +
-			"cascades 1 (longest 2, 0.25 s)   lock-ups 1 (0.75 s)   rejections 1 (4 tokens wasted)\n",
+			"cascades 1 (longest 2, 0.25 s)   lock-ups 2 (1.15 s)   rejections 1 (4 tokens wasted)\n",
+		"lock-ups    preemption_loop 1 (0.75 s, most on decode-0)   pinned 1 (0.40 s, most on prefill-0)" +
+			"   prefill-0 pinned → decode-0 preemption_loop: 1 (0.40 s, longest 0.40 s from 1.500 s)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

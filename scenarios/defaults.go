@@ -23,8 +23,8 @@ const (
 	defaultPreemption        = "recompute"
 	defaultStepTime          = "roofline"
 	defaultRateScale         = 1
-	defaultLockupNs          = 1e9  // 1 s without a token while busy
-	defaultLockupAbortNs     = 60e9 // 60 s unable to start any step with work queued: a deadlock
+	defaultLockupNs          = 1e9  // 1 s without progress: a lock-up
+	defaultLockupAbortNs     = 60e9 // 60 s locked up, of any kind: its requests fail
 	defaultRejectPhase       = 1
 	defaultHostLink          = "pcie-gen5-x16"
 	defaultRemoteKVQueue     = "separate"

@@ -149,8 +149,8 @@ type Reject struct {
 
 // Metrics tunes what the run reports.
 type Metrics struct {
-	LockupThreshold units.Duration `yaml:"lockup_threshold"` // busy without a token this long is a lock-up
-	LockupAbort     units.Duration `yaml:"lockup_abort"`     // queued work and no step for this long: its requests fail
+	LockupThreshold units.Duration `yaml:"lockup_threshold"` // a spell without progress this long is a lock-up (deadlock, preemption loop, pinned)
+	LockupAbort     units.Duration `yaml:"lockup_abort"`     // locked up (any kind) this long: its requests fail
 }
 
 // Engine holds the vLLM engine limits of a pool's instances, and the

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"handoff/models/perf"
+	"handoff/results"
 )
 
 // TestCascadeMetricsOnAConstructedChain: on a decoder, A is preempted at
@@ -49,13 +50,14 @@ func TestLockupIsABusySpellWithoutNormalTokens(t *testing.T) {
 		c.nowNs = step.atNs
 		c.progress(1, step.tokens)
 	}
-	if m := c.replicas[1].metrics; m.lockups != 1 || m.lockupNs != 1.5e9 {
-		t.Fatalf("lock-ups %d (%d ns), want 1 of 1.5 s", m.lockups, m.lockupNs)
+	const loop = results.LockPreemptionLoop
+	if l := c.replicas[1].metrics.lock; l.spells != [results.NumLockKinds]int{loop: 1} || l.spellNs[loop] != 1.5e9 {
+		t.Fatalf("lock-ups %v (%v ns), want 1 preemption loop of 1.5 s", l.spells, l.spellNs)
 	}
 	c.nowNs = 5e9 // a 2.1 s spell with no preemption: a long prefill, not a lock-up
 	c.progress(1, 1)
-	if m := c.replicas[1].metrics; m.lockups != 1 {
-		t.Fatalf("lock-ups %d: a spell without preemption counted", m.lockups)
+	if l := c.replicas[1].metrics.lock; l.spells[loop] != 1 {
+		t.Fatalf("lock-ups %v: a spell without preemption counted", l.spells)
 	}
 }
 

@@ -24,19 +24,22 @@ const (
 
 var deadlineReasons = [numDeadlines]string{"client timeout", "first-token timeout"}
 
-// clientState is the client's deadlines, and the flights it gave up on
-// that could not be aborted at once (their KV on the wire, or one of their
-// instances inside a step): their records close when they are aborted.
+// clientState is the client's deadlines, and the flights ended that
+// could not be aborted at once (their KV on the wire, or one of their
+// instances inside a step) — given up on by their clients, or failed by a
+// lock-up's watchdog (lockup.go): their records close when they are
+// aborted.
 type clientState struct {
 	queues  [numDeadlines]deadlineQueue
-	pending []pendingAbandon
+	pending []pendingAbort
 }
 
-// pendingAbandon is a flight given up on at its deadline of kind kind
+// pendingAbort is a flight ended at atNs, with a status and a reason,
 // that could not be aborted then.
-type pendingAbandon struct {
+type pendingAbort struct {
 	deadline
-	kind int
+	status results.Status
+	reason string
 }
 
 // timeoutNs is the client's timeout of kind k (0: none).
@@ -110,14 +113,15 @@ func (c *cluster) onClientTimeouts(k int) {
 // deadline, now or, if it cannot be aborted now, as soon as it can.
 func (c *cluster) abandon(e deadline, k int) {
 	if f := &c.flights[e.ref]; !c.abortable(f) {
-		c.client.pending = append(c.client.pending, pendingAbandon{e, k})
+		c.client.pending = append(c.client.pending, pendingAbort{e, results.Abandoned, deadlineReasons[k]})
 		c.endRuns(f) // it is retried at the end of its instances' steps
 		return
 	}
 	c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[k], e.atNs)
 }
 
-// retryAbandons aborts the flights given up on that can be aborted now.
+// retryAbandons aborts the flights given up on (or failed by a lock-up's
+// watchdog) that can be aborted now.
 func (c *cluster) retryAbandons() {
 	p := &c.client
 	kept := 0
@@ -125,7 +129,7 @@ func (c *cluster) retryAbandons() {
 		switch f := &c.flights[e.ref]; {
 		case f.phase == phaseDone || f.req.ID != e.id: // ended meanwhile (see clientVerdict)
 		case c.abortable(f):
-			c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[e.kind], e.atNs)
+			c.endFlightAt(e.ref, e.status, e.reason, e.atNs)
 		default:
 			p.pending[kept] = e
 			kept++

@@ -162,13 +162,14 @@ type Config struct {
 	Frontend        Frontend // between the client and the router
 	Client          Client   // the client's timeouts
 
-	// LockupThresholdNs is how long a busy instance may go without
-	// producing a token before the spell counts as a lock-up.
-	// LockupAbortNs bounds a lock-up: an instance that has made no
-	// progress for this long while stuck (queued work and no step it can
-	// start: a deadlock) or stalled on preemption recovery (a livelock)
-	// aborts its requests, which end as failed (0: never; a deadlock then
-	// ends the run with the error that requests never ended).
+	// LockupThresholdNs is how long a spell without progress may last
+	// before it counts as a lock-up (lockup.go: a deadlock, a preemption
+	// loop, or a prefiller pinned by KV its decoders do not pull).
+	// LockupAbortNs bounds a lock-up of any kind: an instance that has
+	// made no progress for this long and is locked up aborts its requests
+	// (a pinned prefiller, those whose KV it holds too), which end as
+	// failed (0: never; a deadlock then ends the run with the error that
+	// requests never ended).
 	LockupThresholdNs int64
 	LockupAbortNs     int64
 

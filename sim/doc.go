@@ -62,8 +62,12 @@
 //     interval); faults.go: crashes, links down or degraded, stragglers;
 //     failover.go: the requests a crash hits, sent again as new attempts
 //     that keep what the client has seen.
-//   - metrics.go: per-instance preemption chains (cascades), lock-ups and
-//     the watchdog that bounds them, and the prefill share of busy time.
+//   - metrics.go: per-instance preemption chains (cascades), progress and
+//     the prefill share of busy time; lockup.go: lock-ups by kind
+//     (deadlock, preemption loop, a prefiller pinned by KV its decoders do
+//     not pull), each kind's rule, and the watchdog that bounds them all
+//     alike; lockchain.go: the KV prefillers hold for each decoder, and
+//     the waits-for chains between locked-up instances.
 //   - trace.go, timeline.go: the request-journey Tracer hook and the
 //     timelines sampled on a fixed grid of simulated time; package
 //     sim/journey records the journeys and writes them for Perfetto.

@@ -242,6 +242,7 @@ func (c *cluster) crash(i int) {
 	}
 	rp.staleSeq = c.q.seq // its recompile in flight goes moot
 	rp.stepGen++          // and its step
+	c.endLock(i)          // its stuck spell, if any, ends with it
 	c.completing = i      // no plan on i while its requests leave
 	for ref := range c.flights {
 		if c.hit(&c.flights[ref], i) {

@@ -204,6 +204,9 @@ func (c *cluster) enter(ref int32, to phase) {
 			c.traceLeave(f, from, to)
 		}
 	}
+	if from == phaseHolding || to == phaseHolding {
+		c.noteHold(f, to == phaseHolding) // before the phase changes: its prefiller's held KV by decoder
+	}
 	f.phase, f.sinceNs = to, c.nowNs
 	if from.prefill() && !to.prefill() {
 		f.handoffNs = c.nowNs

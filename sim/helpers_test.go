@@ -251,6 +251,8 @@ func sameResult(a, b *Result) string {
 		return fmt.Sprintf("instance results differ:\n%+v\n%+v", a.Instances, b.Instances)
 	case !reflect.DeepEqual(a.Links, b.Links):
 		return "link results differ"
+	case !reflect.DeepEqual(a.LockupChains, b.LockupChains):
+		return fmt.Sprintf("lock-up chains differ:\n%+v\n%+v", a.LockupChains, b.LockupChains)
 	}
 	for i := range a.Records {
 		if a.Records[i] != b.Records[i] {

@@ -165,8 +165,8 @@ func TestHeldRequestPlacedOnTheCompletingInstance(t *testing.T) {
 // needs 4 blocks to re-prefill while B, its KV arrived, holds 3. With the
 // shared waiting queue of earlier vLLM releases nothing can start again:
 // after LockupAbortNs without a step both requests end as failed, with the
-// reason, and the decoder counts one lock-up. With today's order both
-// complete.
+// reason naming the kind, and the decoder counts one lock-up. With
+// today's order both complete.
 func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		reqs := []Request{
@@ -191,7 +191,7 @@ func TestDeadlockedDecoderFailsItsRequests(t *testing.T) {
 			want = results.Failed
 		}
 		for _, r := range c.recs.all {
-			if r.Status != want || shared && !strings.Contains(r.Reason, "decode-0 locked up") {
+			if r.Status != want || shared && !strings.Contains(r.Reason, "decode-0 deadlock") {
 				t.Errorf("shared %v: request %d ended %v (%q), want %v", shared, r.ID, r.Status, r.Reason, want)
 			}
 		}

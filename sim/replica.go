@@ -27,6 +27,7 @@ type replica struct {
 	unique        int           // with shared: active requests' blocks past their shared prefixes
 
 	hold    kvHold // prefill role: deadlines of held KV, stranded KV (hold.go, strand.go)
+	held    heldKV // prefill role: KV held for decoders that have not pulled it (lockchain.go)
 	metrics instanceMetrics
 
 	// Its life in a changing fleet (fleet.go, faults.go; the rest in

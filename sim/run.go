@@ -35,6 +35,10 @@ type Result struct {
 
 	// Runs is what runs of steady steps did (steprun.go).
 	Runs RunStats
+
+	// LockupChains are the waits-for chains between instances that
+	// lock-up spells formed (lockchain.go), in the order first seen.
+	LockupChains []results.LockupChain
 }
 
 // RunStats counts what runs of steady steps did in a run (steprun.go).
@@ -57,9 +61,13 @@ type InstanceResult struct {
 	Cascades          int   // preemption chains of depth ≥ 2
 	LongestCascade    int   // deepest chain
 	CascadeNs         int64 // time inside cascades
-	Lockups           int   // busy spells without a token longer than the threshold
+	Lockups           int   // lock-up spells of every kind (lockup.go)
 	LockupNs          int64
-	Stats             engine.Stats
+	// LockSpells and LockNs are its lock-up spells and their time by
+	// kind, indexed as results.LockNames.
+	LockSpells [results.NumLockKinds]int
+	LockNs     [results.NumLockKinds]int64
+	Stats      engine.Stats
 
 	// BilledNs is how long it was paid for: requested, ready or draining
 	// (the whole run in a fixed fleet). Crashes counts its crashes while
@@ -117,6 +125,7 @@ type cluster struct {
 	drainingN   int    // instances draining
 	err         error
 	recs        recordWindow // the requests' records (records.go)
+	chains      lockChains   // waits-for chains of lock-ups (lockchain.go)
 }
 
 // Run simulates the configured cluster until every request has ended. The
@@ -323,10 +332,14 @@ func (c *cluster) result() *Result {
 		r.Instances = append(r.Instances, InstanceResult{Name: ic.Name, Pool: ic.Pool, Owner: rp.owner(),
 			Role: ic.Role, GPUs: ic.GPUs, Blocks: ic.Engine.NumBlocks, BusyNs: rp.busyNs,
 			PrefillBusyNs: int64(m.prefillNs + 0.5), Cascades: m.cascades, LongestCascade: m.longest,
-			CascadeNs: m.cascadeNs, Lockups: m.lockups, LockupNs: m.lockupNs, Stats: rp.eng.Stats(),
+			CascadeNs: m.cascadeNs, LockSpells: m.lock.spells, LockNs: m.lock.spellNs, Stats: rp.eng.Stats(),
 			BilledNs: c.nowNs})
+		in := &r.Instances[len(r.Instances)-1]
+		for k := range in.LockSpells {
+			in.Lockups, in.LockupNs = in.Lockups+in.LockSpells[k], in.LockupNs+in.LockNs[k]
+		}
 	}
-	r.Runs = c.runStats
+	r.Runs, r.LockupChains = c.runStats, c.chainResults()
 	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {
@@ -421,16 +434,10 @@ func (c *cluster) plan(i int) *perf.Batch {
 	for _, s := range res.Onboards {
 		c.startOnboard(i, s, false)
 	}
-	if b == nil && inst.Running() == 0 {
-		if inst.Waiting() == 0 {
-			rp.metrics.progressNs = -1 // idle: no busy spell to lock up
-		} else {
-			c.noteStuck(i) // work it cannot start: perhaps a deadlock
-		}
-	}
 	if b == nil && inst.RecompileDue() {
 		c.q.push(c.nowNs+max(rp.cfg.Engine.RecompileNs, 1), classRecompile, int32(i))
 	}
+	c.notePlan(i, b != nil) // idle, busy, or stuck: perhaps locked up (lockup.go)
 	return b
 }
 

@@ -161,12 +161,13 @@ func swarmHandoff(cfg *Config, rng *rand.Rand) {
 }
 
 // countTracer counts what a run traces.
-type countTracer struct{ spans, instants, flows, counters int }
+type countTracer struct{ spans, instants, flows, counters, own int }
 
-func (c *countTracer) Span(int64, Track, string, int64, int64) { c.spans++ }
-func (c *countTracer) Instant(int64, Track, string, int64)     { c.instants++ }
-func (c *countTracer) Flow(int64, Track, int64, Track, int64)  { c.flows++ }
-func (c *countTracer) Counter(Track, string, int64, float64)   { c.counters++ }
+func (c *countTracer) Span(int64, Track, string, int64, int64)  { c.spans++ }
+func (c *countTracer) Instant(int64, Track, string, int64)      { c.instants++ }
+func (c *countTracer) Flow(int64, Track, int64, Track, int64)   { c.flows++ }
+func (c *countTracer) Counter(Track, string, int64, float64)    { c.counters++ }
+func (c *countTracer) InstanceSpan(Track, string, int64, int64) { c.own++ }
 
 // monotoneProgress is a progress callback that fails the test when the
 // simulated time or the requests ended go back, or more requests end

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"handoff/hardware"
@@ -327,6 +328,8 @@ type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
 	local, recompiles, failed, abandoned, async, closed, tierHits, viaStore            int
 	scaleUps, failovers, crashes, drained, expiredReads, bounces                       int
+	lockups                                                                            [results.NumLockKinds]int
+	chains                                                                             int
 	routers                                                                            map[string]int
 }
 
@@ -345,7 +348,8 @@ func TestSwarm(t *testing.T) {
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
 		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || tally.tierHits == 0 || tally.viaStore == 0 ||
 		len(tally.routers) != len(swarmRouters) || tally.scaleUps == 0 || tally.failovers == 0 || tally.crashes == 0 ||
-		tally.drained == 0 || tally.expiredReads == 0 || tally.bounces == 0) {
+		tally.drained == 0 || tally.expiredReads == 0 || tally.bounces == 0 || slices.Contains(tally.lockups[:], 0) ||
+		tally.chains == 0) {
 		t.Errorf("swarm covered too little: %+v", tally)
 	}
 	t.Logf("swarm: %+v", tally)
@@ -383,7 +387,12 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 			tally.drained += pt.Draining
 		}
 	}
+	checkLockups(t, seed, a)
+	tally.chains += len(a.LockupChains)
 	for i, in := range a.Instances {
+		for k, n := range in.LockSpells {
+			tally.lockups[k] += n
+		}
 		tally.crashes += int(in.Crashes)
 		tally.failovers += int(in.FailedOver)
 		if cfg.Instances[i].Engine.AsyncScheduling && in.Stats.Steps > 0 {

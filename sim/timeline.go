@@ -17,6 +17,9 @@ type Sample struct {
 	// TierUsed is the share of each lower KV tier's capacity (host, disk,
 	// store) holding cached blocks; 0 where the instance has none.
 	TierUsed [engine.NumTiers]float32
+	// Lockup is the kind of lock-up the instance was in (NoLock: none),
+	// marked once the spell counts (lockup.go).
+	Lockup LockKind
 }
 
 // Timeline is an instance's state over a run, for plots: a sample at every
@@ -128,5 +131,21 @@ func (t *timelines) coarsen() {
 func (c *cluster) notePreemptions(i, n int) {
 	if c.tl.list != nil {
 		c.tl.pend[i] += int32(n)
+	}
+}
+
+// mark marks instance i's samples from fromNs up to toNs, which a lock-up
+// spell of kind k spanned. A spell counts only once it has lasted the
+// threshold or ended, after the samples it spans were taken.
+// Cost: O(samples marked).
+func (t *timelines) mark(i int, fromNs, toNs int64, k LockKind) {
+	if t.list == nil {
+		return
+	}
+	s := t.list[i].Samples
+	for j := len(s) - 1; j >= 0 && s[j].AtNs >= fromNs; j-- {
+		if s[j].AtNs < toNs {
+			s[j].Lockup = k
+		}
 	}
 }

@@ -38,6 +38,9 @@ type Tracer interface {
 	// Counter is the value of one of an instance's counters (KV in use,
 	// running, waiting) from atNs on, at each timeline sample.
 	Counter(t Track, name string, atNs int64, value float64)
+	// InstanceSpan is a spell of an instance's own, no request's (a
+	// lock-up), on its track from startNs to endNs.
+	InstanceSpan(t Track, name string, startNs, endNs int64)
 }
 
 // traced reports whether request id's journey goes to the tracer.

@@ -91,7 +91,7 @@ func (h *docHarness) rowData(t *testing.T, spec *docspec.Spec, r docspec.Row) do
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined, err := src.Join(r, readRecords(t, h.runRow(t, c, 0), src.File))
+		joined, err := src.Join(r, readRecords(t, h.runRow(t, c, src.Exit), src.File))
 		if err != nil {
 			t.Fatalf("%s: source %s: %v", r.Cmd.Where(), name, err)
 		}

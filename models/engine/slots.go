@@ -238,6 +238,13 @@ func (in *Instance) RecompileDue() bool {
 	return true
 }
 
+// Recompiling reports whether the instance is in a recompile pause: it
+// admits nothing until Recompiled, and waits for no other instance.
+func (in *Instance) Recompiling() bool {
+	st, ok := in.mem.(*slots)
+	return ok && st.paused
+}
+
 // Recompiled ends a recompile pause: the instance comes back with the
 // layout its queue head needed, every slot free.
 func (in *Instance) Recompiled() {

@@ -51,6 +51,11 @@ func (in *Instance) setWaitCause() {
 	in.waitCause, in.stop = in.stop, WaitBusy
 }
 
+// WaitTotals is the time the instance has spent in each wait cause, up
+// to its last scheduling pass: the difference of two readings says what
+// stopped its admission between them.
+func (in *Instance) WaitTotals() Waits { return in.waitNs }
+
 // queued is how many sequences wait for admission in the queues.
 func (in *Instance) queued() int {
 	n := in.waiting.len() + in.ready.len()

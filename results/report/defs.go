@@ -15,7 +15,7 @@ var definitions = map[string]string{
 	"requests_completed": "requests that produced their last token",
 	"requests_rejected":  "requests refused by the admission policy under test (or refused 8 times by decoders)",
 	"requests_dropped":   "requests no instance could ever hold (prompt + output beyond the KV pool or max_model_len)",
-	"requests_failed":    "requests aborted on an instance that stayed locked up for metrics.lockup_abort",
+	"requests_failed":    "requests aborted on an instance that stayed locked up (any kind) for metrics.lockup_abort",
 	"requests_abandoned": "requests whose client timed out (workload.client)",
 
 	// Latency metrics (DistServe's definitions), over completed requests.
@@ -66,11 +66,24 @@ var definitions = map[string]string{
 	"cascades":              "preemption chains of 2 or more on one instance, each preemption made while an earlier victim still waits for or runs its recovery",
 	"longest_cascade":       "the deepest preemption chain",
 	"cascade_s":             "time inside preemption cascades, s",
-	"lockups":               "busy spells longer than metrics.lockup_threshold without a normal decode token while preempting or recovering, or with queued work and no step it could start",
+	"lockups":               "lock-up spells of every kind on every instance (deadlock, preemption_loop, pinned), each longer than metrics.lockup_threshold",
 	"lockup_s":              "time inside lock-ups, s",
-	"swap_outs":             "preemptions whose blocks went to the host tier",
-	"rejections":            "sequences a decoder refused (reject policy) and handed back to the router",
-	"wasted_tokens":         "tokens generated and then thrown away by rejections (phase 1)",
+
+	// Lock-ups by kind, and the chains between instances.
+	"lockup_kinds":         "spells longer than metrics.lockup_threshold in which an instance made no progress and its own scheduling could not change that; an instance locked up, of any kind, for metrics.lockup_abort aborts its requests (they fail, the reason naming the kind)",
+	"deadlock":             "deadlock: queued work, nothing running, no step it can start, nothing on its way that would let it, and no KV held for decoders: spells (s)",
+	"preemption_loop":      "preemption loop: busy, preempting or with victims still to recover, and no normal decode token: spells (s)",
+	"pinned":               "pinned: a prefiller with queued work and nothing running that cannot start a step because its pool holds KV its decoders have not pulled: spells (s)",
+	"lockup_chain":         "who waited for whom: the locked instance and its kind, then the instance it waited for (a pinned prefiller: the decoder holding most of its unpulled KV), on while that one was locked up too; the last one's own admission stop in brackets, or (cycle)",
+	"chain_spells":         "the locked instance's spells that formed this chain",
+	"chain_s":              "time inside those spells, s",
+	"chain_first_s":        "when the first of them began, s of simulated time",
+	"chain_longest_s":      "the longest of them, s",
+	"chain_longest_from_s": "when the longest began, s of simulated time",
+	"chain_example":        "the longest spell's chain, with when each locked instance on it began its lock-up",
+	"swap_outs":            "preemptions whose blocks went to the host tier",
+	"rejections":           "sequences a decoder refused (reject policy) and handed back to the router",
+	"wasted_tokens":        "tokens generated and then thrown away by rejections (phase 1)",
 
 	// Instances.
 	"instance":      "the instance's name",

@@ -9,7 +9,9 @@
 // A run's report holds the scenario and fleet, the summary (request
 // counts, latency table and CDFs, throughput), SLO attainment and request
 // goodput, the attribution by component and by owner, the preemption and
-// cascade table, per-instance utilization with the timelines, the KV
+// cascade table, the lock-ups by kind and the waits-for chains between
+// instances when any instance locked up, per-instance utilization with
+// the timelines, the KV
 // tiers when there are any, and, when the fleet changed (autoscaling,
 // crashes), the Fleet section: its bill, scale-ups and faults, per pool,
 // with each pool's instances over time. A run directory is read through
@@ -22,8 +24,8 @@
 // page through report.html.tmpl (with report.css and sort.js, all
 // embedded); page.go is the page model the template walks (sections of
 // facts, tables and figures); run.go, fleet.go (the scenario's fleet,
-// and the Fleet section of one that changed) and attribution.go build a
-// run's sections; sweep.go a sweep's (its files read through
+// and the Fleet section of one that changed), attribution.go and
+// lockups.go build a run's sections; sweep.go a sweep's (its files read through
 // results/sweepdir, which owns their format); search.go a goodput
 // search's and a plan's; csvtable.go turns a CSV into a sortable table; plots.go draws
 // or reads the SVG plots; defs.go holds the definitions, worded as the

@@ -33,8 +33,11 @@ func runPage(dir string) (*page, error) {
 		sloSection(sum),
 		attributionSection(sum.Attribution, sum.Waits, pick(figs, named("attribution", "attribution_owner"))),
 		preemptionSection(sum),
-		utilizationSection(sum, pick(figs, isTimeline)),
 	}
+	if sum.Preemption.Lockups > 0 {
+		p.Sections = append(p.Sections, lockupSection(sum))
+	}
+	p.Sections = append(p.Sections, utilizationSection(sum, pick(figs, isTimeline)))
 	if len(sum.KVTiers) > 0 {
 		p.Sections = append(p.Sections, tierSection(sum.KVTiers))
 	}

@@ -1,9 +1,12 @@
 package rundir_test
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 		for k, s := range tl.Samples {
 			g := got.Samples[k]
 			if g.AtNs != s.AtNs || !close(g.KVUsed, s.KVUsed, 5e-5) || g.Running != s.Running || g.Waiting != s.Waiting ||
-				g.Preemptions != s.Preemptions {
+				g.Preemptions != s.Preemptions || g.Lockup != s.Lockup.String() {
 				t.Fatalf("%s sample %d: read %+v, wrote %+v", tl.Instance, k, g, s)
 			}
 		}
@@ -110,6 +113,8 @@ func TestMalformed(t *testing.T) {
 		{results.TimelineFile, "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool\n" +
 			"sample,d-0,0.000,0.1,1,0,0,8,d\nsample,d-0,0.500,lots,1,0,0,8,d\n", "timeline.csv:3: column kv_used: not a number"},
 		{results.TimelineFile, "kind,instance,time_s,kv_used,running,waiting\nsample,d-0,0.000\n", "timeline.csv:2: 3 fields"},
+		{results.TimelineFile, "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool,lockup\n" +
+			"sample,d-0,0.000,0.1,1,0,0,8,d,stuck\n", `timeline.csv:2: column lockup: "stuck" is no lock-up kind`},
 		{results.LinksFile, "link,bytes,transfers,busy_s,busy_share\na,1,2,x,0.1\n", "links.csv:2: column busy_s: not a number"},
 		{results.LinksFile, "link,bytes,busy_s,busy_share\n", "links.csv:1: no transfers column"},
 		{results.FleetFile, "time_s,pool,ready,requested,draining\n0,d,1,0,0\n1,d,two,0,0\n", "fleet.csv:3: column ready: not an integer"},
@@ -138,6 +143,44 @@ func TestMalformed(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), dir) {
 			t.Errorf("%s %q: got %v, want an error naming the file and %q", tt.file, tt.body, err, tt.want)
+		}
+	}
+}
+
+// TestTimelineLockupColumn: the lockup column, written after pool and
+// before the tier columns, reads back; a file from before it reads its
+// tier columns where they were.
+func TestTimelineLockupColumn(t *testing.T) {
+	tl := rundir.Timeline{Instance: "p-0", Pool: "p", MaxSeqs: 8, Samples: []rundir.Sample{
+		{AtNs: 0, KVUsed: 0.5, Running: 1, TierUsed: [rundir.NumTiers]float32{0.25}},
+		{AtNs: 5e8, KVUsed: 1, Waiting: 3, Lockup: "pinned", TierUsed: [rundir.NumTiers]float32{0.5}}}}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := rundir.WriteTimeline(&b, slices.Values([]rundir.Timeline{tl}), true); err != nil {
+		t.Fatal(err)
+	}
+	want := "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool,lockup,host_used,disk_used,store_used\n" +
+		"sample,p-0,0.000,0.5000,1,0,0,8,p,,0.2500,0.0000,0.0000\nsample,p-0,0.500,1.0000,0,3,0,8,p,pinned,0.5000,0.0000,0.0000\n"
+	if b.String() != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", b.String(), want)
+	}
+	old := "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool,host_used,disk_used,store_used\n" +
+		"sample,p-0,0.000,0.5000,1,0,0,8,p,0.2500,0.0000,0.0000\nsample,p-0,0.500,1.0000,0,3,0,8,p,0.5000,0.0000,0.0000\n"
+	for _, body := range []string{b.String(), old} {
+		if err := os.WriteFile(filepath.Join(dir, results.TimelineFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tls, err := rundir.ReadTimeline(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := tl
+		if body == old {
+			read.Samples = slices.Clone(tl.Samples)
+			read.Samples[1].Lockup = ""
+		}
+		if !reflect.DeepEqual(tls, []rundir.Timeline{read}) {
+			t.Errorf("read %+v\nwant %+v", tls, read)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"io"
 	"iter"
+	"slices"
 	"strconv"
+	"strings"
 
 	"handoff/results"
 )
@@ -35,9 +37,12 @@ type Sample struct {
 	// TierUsed is the share of each lower KV tier holding cached blocks
 	// (written only for a run with tiers, to 4 decimals).
 	TierUsed [NumTiers]float32
+	// Lockup is the kind of lock-up the instance was in
+	// (results.LockNames), "" when none.
+	Lockup string
 }
 
-const timelineHeader = "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool"
+const timelineHeader = "kind,instance,time_s,kv_used,running,waiting,preemptions,max_num_seqs,pool,lockup"
 
 // timelineTierHeader are the columns each row ends with in a run with
 // lower KV tiers.
@@ -45,10 +50,11 @@ const timelineTierHeader = ",host_used,disk_used,store_used"
 
 // WriteTimeline writes timeline.csv: one row per sample, instance by
 // instance in the order tls yields them, each row naming the instance's
-// max_num_seqs and pool (for the pool views); with tiers, each row ends
-// with the share of the instance's host, disk and store tiers holding
-// blocks. A yielded Timeline is not kept: the caller may reuse its
-// samples. Buffered; O(samples).
+// max_num_seqs and pool (for the pool views) and the kind of lock-up it
+// was in (empty when none); with tiers, each row ends with the share of
+// the instance's host, disk and store tiers holding blocks. A yielded
+// Timeline is not kept: the caller may reuse its samples. Buffered;
+// O(samples).
 func WriteTimeline(w io.Writer, tls iter.Seq[Timeline], tiers bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(timelineHeader)
@@ -81,6 +87,8 @@ func appendSampleRow(b []byte, tl *Timeline, s *Sample, tiers bool) []byte {
 	}
 	b = append(b, ',')
 	b = append(b, tl.Pool...)
+	b = append(b, ',')
+	b = append(b, s.Lockup...)
 	for k := 0; tiers && k < NumTiers; k++ {
 		b = append(b, ',')
 		b = strconv.AppendFloat(b, float64(s.TierUsed[k]), 'f', 4, 32)
@@ -91,9 +99,9 @@ func appendSampleRow(b []byte, tl *Timeline, s *Sample, tiers bool) []byte {
 // ReadTimeline reads dir's timeline.csv into one Timeline per instance, in
 // the order they first appear. It reads the files of every version:
 // kind,instance,time_s,kv_used,running,waiting, then preemptions,
-// max_num_seqs and pool when present, then the tier columns; a file
-// without the preemptions column has "preemption" rows (MarksNs) instead.
-// O(rows).
+// max_num_seqs and pool when present, then lockup when present, then the
+// tier columns; a file without the preemptions column has "preemption"
+// rows (MarksNs) instead. O(rows).
 func ReadTimeline(dir string) ([]Timeline, error) {
 	c, err := openCSV(dir, results.TimelineFile)
 	if err != nil {
@@ -102,6 +110,7 @@ func ReadTimeline(dir string) ([]Timeline, error) {
 	defer c.close()
 	var tls []Timeline
 	index := map[string]int{}
+	cols := timelineCols(c.header)
 	for {
 		rec, err := c.next()
 		if rec == nil || err != nil {
@@ -115,14 +124,29 @@ func ReadTimeline(dir string) ([]Timeline, error) {
 			k, index[rec[1]] = len(tls), len(tls)
 			tls = append(tls, Timeline{Instance: rec[1]})
 		}
-		if err := addTimelineRow(c, &tls[k], rec); err != nil {
+		if err := addTimelineRow(c, &tls[k], rec, cols); err != nil {
 			return nil, err
 		}
 	}
 }
 
+// lateCols are the positions of timeline.csv's later columns: lockup and
+// the first tier column (−1: absent).
+type lateCols struct{ lockup, tiers int }
+
+// timelineCols finds the later columns in a timeline.csv header: lockup
+// after pool, in files written since it came, and the tier columns after
+// them. (A file without a header naming them has its tiers at 9.)
+func timelineCols(header []string) lateCols {
+	cols := lateCols{lockup: -1, tiers: 9}
+	if len(header) > 9 && header[9] == "lockup" {
+		cols.lockup, cols.tiers = 9, 10
+	}
+	return cols
+}
+
 // addTimelineRow adds one row of timeline.csv to tl.
-func addTimelineRow(c *csvFile, tl *Timeline, rec []string) error {
+func addTimelineRow(c *csvFile, tl *Timeline, rec []string, cols lateCols) error {
 	p := cells{c: c}
 	var s Sample
 	p.seconds(&s.AtNs, rec[2], "time_s")
@@ -141,12 +165,29 @@ func addTimelineRow(c *csvFile, tl *Timeline, rec []string) error {
 		p.int(&n[3], rec[7], "max_num_seqs")
 		tl.MaxSeqs, tl.Pool = int(n[3]), rec[8]
 	}
-	for k := 0; k < NumTiers && len(rec) > 9+k; k++ {
+	if cols.lockup >= 0 && len(rec) > cols.lockup {
+		p.lockup(&s.Lockup, rec[cols.lockup])
+	}
+	for k := 0; k < NumTiers && len(rec) > cols.tiers+k; k++ {
 		var v float64
-		p.float(&v, rec[9+k], []string{"host_used", "disk_used", "store_used"}[k])
+		p.float(&v, rec[cols.tiers+k], []string{"host_used", "disk_used", "store_used"}[k])
 		s.TierUsed[k] = float32(v)
 	}
 	s.Running, s.Waiting, s.Preemptions = int32(n[0]), int32(n[1]), int32(n[2])
 	tl.Samples = append(tl.Samples, s)
 	return p.err
+}
+
+// lockup parses a lock-up kind (results.LockNames, or empty for none)
+// into dst, as the names themselves, so that samples share them.
+func (p *cells) lockup(dst *string, cell string) {
+	if p.err != nil || cell == "" {
+		return
+	}
+	if k := slices.Index(results.LockNames[:], cell); k >= 0 {
+		*dst = results.LockNames[k]
+		return
+	}
+	p.err = p.c.errorf("column lockup: %q is no lock-up kind (want %s or empty)", cell,
+		strings.Join(results.LockNames[:], ", "))
 }

@@ -86,7 +86,7 @@ func runInfo(l *scenarios.Loaded, b *scenarios.Built, res *sim.Result, wallS flo
 	return results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, Device: b.Device, SimTimeNs: res.SimTimeNs,
 		WallTimeS: wallS, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
 		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res),
-		Fleet: scenarios.FleetInfo(l, b, res)}
+		Fleet: scenarios.FleetInfo(l, b, res), LockupChains: res.LockupChains}
 }
 
 // tierInfos copies the run's lower-tier totals for the summary.
@@ -118,7 +118,8 @@ func instanceInfos(res *sim.Result) []results.InstanceInfo {
 			Preemptions: in.Stats.Preemptions, ReprefillTokens: in.Stats.ReprefillTokens,
 			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
-			Lockups: in.Lockups, LockupNs: in.LockupNs, Waits: in.Stats.Waits}
+			Lockups: in.Lockups, LockupNs: in.LockupNs, LockSpells: in.LockSpells, LockNs: in.LockNs,
+			Waits: in.Stats.Waits}
 	}
 	return infos
 }

@@ -17,7 +17,7 @@ import (
 const (
 	timelineIntervalNs = 500e6
 	timelineSamples    = 20000
-	timelineBudget     = 1 << 22 // samples over all instances: ~128 MB
+	timelineBudget     = 1 << 22 // samples over all instances: ~200 MB of 48-byte samples
 )
 
 // WithTimeline makes a run sample its timelines (a configure function for
@@ -43,7 +43,7 @@ func timelineRows(tls []sim.Timeline) iter.Seq[rundir.Timeline] {
 			buf = buf[:0]
 			for _, s := range tl.Samples {
 				buf = append(buf, rundir.Sample{AtNs: s.AtNs, KVUsed: s.KVUsed, Running: s.Running, Waiting: s.Waiting,
-					Preemptions: s.Preemptions, TierUsed: s.TierUsed})
+					Preemptions: s.Preemptions, TierUsed: s.TierUsed, Lockup: s.Lockup.String()})
 			}
 			if !yield(rundir.Timeline{Instance: tl.Instance, Pool: tl.Pool, MaxSeqs: tl.MaxSeqs, Samples: buf}) {
 				return

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"handoff/hardware"
@@ -130,6 +131,26 @@ func TestTraceLimitAndShape(t *testing.T) {
 	}
 }
 
+// TestTraceLockup traces a prefiller pinned by KV its decoder cannot
+// take (both of 4 blocks; A fills the decoder while the prefiller holds B
+// and C, and D waits): its lock-up is a slice on its track, named by
+// kind, with no request, nested properly among the requests' slices (the
+// decoder's preemption loops, at a threshold of 1 µs, are others).
+func TestTraceLockup(t *testing.T) {
+	reqs := []sim.Request{{ArrivalNs: 0, PromptTokens: 48, OutputTokens: 16},
+		{ArrivalNs: 100, PromptTokens: 32, OutputTokens: 2}, {ArrivalNs: 100, PromptTokens: 32, OutputTokens: 2},
+		{ArrivalNs: 10_000, PromptTokens: 32, OutputTokens: 2}}
+	cfg := pdConfig(t, 1, 1, 4, reqs)
+	cfg.Instances[0].Engine.NumBlocks, cfg.LockupThresholdNs = 4, 1000
+	got := traceRun(t, cfg, 4)
+	if s := checkTrace(t, got, 4); s.own == 0 || s.requests != 4 {
+		t.Errorf("%d lock-up slices and %d requests traced, want some and 4", s.own, s.requests)
+	}
+	if !bytes.Contains(got, []byte(`{"name":"lock-up: pinned","cat":"journey","ph":"X","ts":24.12,"dur":40.854,"pid":2,"tid":4,"args":{}}`)) {
+		t.Errorf("no pinned slice on the prefiller's lane from 24.12 µs (once its pool holds B and C) to 64.974 µs:\n%s", got)
+	}
+}
+
 // TestTraceColocated traces a colocated instance, where a request's
 // prefill and decode spans touch and its first token sits at their seam.
 func TestTraceColocated(t *testing.T) {
@@ -175,7 +196,7 @@ func TestFlowBinding(t *testing.T) {
 }
 
 // traceStats counts what checkTrace saw.
-type traceStats struct{ requests, spans, flows int }
+type traceStats struct{ requests, spans, flows, own int }
 
 type traceEvent struct {
 	Name string   `json:"name"`
@@ -226,16 +247,24 @@ func checkTrace(t *testing.T, data []byte, n int64) traceStats {
 			continue
 		}
 		thread := [2]int{e.Pid, e.Tid}
+		if e.Args.Request == nil && strings.HasPrefix(e.Name, "lock-up: ") { // an instance's own span
+			if e.Ph != "X" || e.Pid != pidInstances {
+				t.Fatalf("event %d (%s): an instance's own span, but %+v", i, e.Name, e)
+			}
+			e.Args.Request, s.own = new(int64(ownID)), s.own+1
+		}
 		switch {
 		case e.Ts == nil || e.Args.Request == nil:
 			t.Fatalf("event %d (%s) lacks ts or args.request", i, e.Name)
-		case *e.Args.Request >= n || *e.Args.Request < 0:
+		case *e.Args.Request >= n || *e.Args.Request < 0 && *e.Args.Request != ownID:
 			t.Fatalf("event %d (%s) belongs to request %d, outside the traced %d", i, e.Name, *e.Args.Request, n)
 		case !named[thread]:
 			t.Fatalf("event %d (%s) is on unnamed thread %v", i, e.Name, thread)
 		}
 		req, tsNs := *e.Args.Request, ns(*e.Ts)
-		requests[req] = true
+		if req != ownID {
+			requests[req] = true
+		}
 		if tsNs < lastNs {
 			t.Fatalf("event %d (%s) at %d ns comes after one at %d ns", i, e.Name, tsNs, lastNs)
 		}

@@ -44,6 +44,7 @@ type counter struct {
 var _ sim.Tracer = (*Recorder)(nil)
 
 // item is a span, or an instant when instant is set (startNs == endNs).
+// An instance's own span (a lock-up) has id ownID.
 type item struct {
 	id             int64
 	track          sim.Track
@@ -52,6 +53,10 @@ type item struct {
 	instant        bool
 	seq            int // recording order, the last tiebreak
 }
+
+// ownID is the id of an instance's own spans: no request's, and laid out
+// as one more group on its track, before the requests'.
+const ownID = -1
 
 // flow is an arrow from one track to another.
 type flow struct {
@@ -105,6 +110,14 @@ func (r *Recorder) Span(id int64, t sim.Track, name string, startNs, endNs int64
 		return
 	}
 	r.items = append(r.items, item{id: id, track: t, name: name, startNs: startNs,
+		endNs: max(endNs, startNs), seq: len(r.items)})
+}
+
+// InstanceSpan records a spell of an instance's own, such as a lock-up,
+// on track t from startNs to endNs (sim.Tracer). It is kept whatever
+// requests are traced.
+func (r *Recorder) InstanceSpan(t sim.Track, name string, startNs, endNs int64) {
+	r.items = append(r.items, item{id: ownID, track: t, name: name, startNs: startNs,
 		endNs: max(endNs, startNs), seq: len(r.items)})
 }
 

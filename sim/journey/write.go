@@ -39,7 +39,8 @@ const category = "journey"
 // process and thread names first, then the events in time order. Spans are
 // "X" events, instants "i" events of thread scope, and each flow a pair of
 // "s" and "f" events (binding point "e") placed on the slices they join;
-// every event but the metadata carries args.request. Times are µs written
+// every event but the metadata and an instance's own spans (lock-ups)
+// carries args.request. Times are µs written
 // exactly (ns resolution). The same recording writes the same bytes.
 // Cost: O(n log n) in the recorded events.
 func (r *Recorder) WriteJSON(w io.Writer) error {
@@ -127,8 +128,10 @@ func metadata(threads []thread) []event {
 }
 
 func itemEvent(it *item, pid, tid int) *event {
-	e := &event{Name: it.name, Cat: category, Ph: "X", Ts: micros(it.startNs), Pid: pid, Tid: tid,
-		Args: eventArgs{Request: &it.id}}
+	e := &event{Name: it.name, Cat: category, Ph: "X", Ts: micros(it.startNs), Pid: pid, Tid: tid}
+	if it.id != ownID {
+		e.Args.Request = &it.id
+	}
 	if it.instant {
 		e.Ph, e.S = "i", "t"
 	} else {

@@ -77,8 +77,9 @@
 //	                axis varying slowest
 //	file, order     a CSV of the output directory (results.csv,
 //	                goodput.csv), its records sorted by the order column
-//	sources         NAME: {command, file, on: {its column: row where key}}
-//	                joins another command's CSV records to each row
+//	sources         NAME: {command, file, on: {its column: row where key},
+//	                exit} joins another command's CSV records to each row
+//	                (exit: its exit status, default 0)
 //	columns         a list of {head, value, unit, format}
 //
 // A value is an expression, or a list of them (one per format verb): a

@@ -32,6 +32,7 @@ type Source struct {
 	Command string            `yaml:"command"`
 	File    string            `yaml:"file"`
 	On      map[string]string `yaml:"on"`
+	Exit    int               `yaml:"exit"` // the command's exit status
 }
 
 // RowSpec is one row of a spec's rows list.
