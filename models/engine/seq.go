@@ -96,7 +96,7 @@ type Seq struct {
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 32
+const seqPad = 24
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
