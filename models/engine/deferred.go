@@ -1,6 +1,10 @@
 package engine
 
-import "handoff/models/kv"
+import (
+	"math"
+
+	"handoff/models/kv"
+)
 
 // Deferred frees (Rules.DeferFrees, vLLM PR #45357). Under asynchronous
 // scheduling vLLM plans step k+1 while step k runs, so a request it
@@ -83,3 +87,31 @@ func (in *Instance) drainDeferred(processed int64) {
 // DeferredBlocks is how many blocks are held back for departed sequences
 // (Rules.DeferFrees): taken in the pool, held by no sequence.
 func (in *Instance) DeferredBlocks() int { return in.deferredBlocks }
+
+// victimFenced reports whether the running pass must leave the victim it
+// would preempt next — the last running sequence — and stop: its free
+// would be deferred (Rules.DeferFrees), and the release preempts nobody
+// then (FencedVictim Wait).
+func (in *Instance) victimFenced() bool {
+	if in.cfg.FencedVictim != Wait || !in.cfg.defersFrees() {
+		return false
+	}
+	last := len(in.running) - 1
+	return in.due[last] > 0 || in.running[last].lastStep > in.processed // a cruising one is in every step
+}
+
+// planAgainIdle plans step k again when the pass planned nothing while,
+// in vLLM's terms, step k−1 was still in flight and held frees back
+// (deferred.go): vLLM's engine loop then waits for that step, processes
+// its output — the deferred frees drain, no victim is fenced any more —
+// and schedules again, at once.
+func (in *Instance) planAgainIdle(k int64) {
+	if len(in.step)+in.cruising > 0 || in.processed == in.stats.Steps ||
+		len(in.deferred) == 0 && in.cut == in.cutEnd {
+		return
+	}
+	in.processed = in.stats.Steps
+	in.drainDeferred(in.processed)
+	in.cutoffNs = math.MaxInt64
+	in.schedulePass(k, false)
+}

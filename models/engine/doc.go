@@ -44,6 +44,15 @@
 //     and copied up (onboarding, StepResult.Onboards), the swap space they
 //     share, and what routers see of them.
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
+//   - rules.go: the rules that differ between engine releases (admission,
+//     the remote-KV queue, reservation for prefills in flight, deferred
+//     frees and the fenced victim), one value the instance consults;
+//     releases.go, a release as a preset of them, and the check of a rule
+//     a release did not have; vllm.go, vLLM's releases, each rule with the
+//     pull request that changed it. A next engine is another table of
+//     presets, and a rule it needs joins Rules.
+//   - deferred.go: frees held back for the step in flight, drained when
+//     it has been processed; the fenced victim.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
 //   - run.go: pure steady steps known in advance (RunSteps, RunBatch) and
 //     taken in O(1) (AdvanceSteady), for a caller that runs them without

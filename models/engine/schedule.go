@@ -76,22 +76,6 @@ func (in *Instance) schedulePass(k int64, pipelined bool) {
 	}
 }
 
-// planAgainIdle plans step k again when the pass planned nothing while,
-// in vLLM's terms, step k−1 was still in flight and held frees back
-// (deferred.go): vLLM's engine loop then waits for that step, processes
-// its output — the deferred frees drain, no victim is fenced any more —
-// and schedules again, at once.
-func (in *Instance) planAgainIdle(k int64) {
-	if len(in.step)+in.cruising > 0 || in.processed == in.stats.Steps ||
-		len(in.deferred) == 0 && in.cut == in.cutEnd {
-		return
-	}
-	in.processed = in.stats.Steps
-	in.drainDeferred(in.processed)
-	in.cutoffNs = math.MaxInt64
-	in.schedulePass(k, false)
-}
-
 // steady plans the running set's part of step k if it is steady: every
 // running sequence cruises, none is due but for its last token, the token
 // budget holds them all and the blocks of phase k's boundaries are free
@@ -215,18 +199,6 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 func (in *Instance) cutAt(i int) {
 	in.settleFrom(i)
 	in.cut, in.cutEnd = i, len(in.running)
-}
-
-// victimFenced reports whether the running pass must leave the victim it
-// would preempt next — the last running sequence — and stop: its free
-// would be deferred (Rules.DeferFrees), and the release preempts nobody
-// then (FencedVictim Wait).
-func (in *Instance) victimFenced() bool {
-	if in.cfg.FencedVictim != Wait || !in.cfg.defersFrees() {
-		return false
-	}
-	last := len(in.running) - 1
-	return in.due[last] > 0 || in.running[last].lastStep > in.processed // a cruising one is in every step
 }
 
 // notDue counts the cruising sequences from position i on, at most most,

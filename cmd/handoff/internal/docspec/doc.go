@@ -84,7 +84,8 @@
 //
 // A value is an expression, or a list of them (one per format verb): a
 // dotted summary.json path (ttft_s.p99, requests.completed), sum(path)
-// over lists (sum(instances.recompiles)), owners(ttft_s) (each owner's
+// over lists (sum(instances.recompiles); a list's elements filtered by a
+// key: sum(instances[role=decode].lockup_s)), owners(ttft_s) (each owner's
 // share, "nvidia 94%, nobody 6%"); over CSV records one(col), min(col),
 // max(col), at(col, key=value), last(col, cond) and next(col, cond) (col
 // at the end of the leading run of records meeting cond — "meets" or

@@ -121,14 +121,20 @@ func (d *RowData) path(p string) (value, error) {
 }
 
 // walk returns what the path reaches from v, through every element of the
-// lists on the way.
+// lists on the way; an element name[key=value] keeps, of the list name
+// holds, the elements whose key is value (instances[role=decode]).
 func walk(v any, path []string) []any {
 	if len(path) == 0 {
 		return []any{v}
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if next, ok := x[path[0]]; ok {
+		name, key, want, filtered := splitFilter(path[0])
+		next, ok := x[name]
+		if ok && filtered {
+			next = keep(next, key, want)
+		}
+		if ok {
 			return walk(next, path[1:])
 		}
 	case []any:
@@ -139,6 +145,31 @@ func walk(v any, path []string) []any {
 		return out
 	}
 	return nil
+}
+
+// splitFilter splits a path element name[key=value].
+func splitFilter(elem string) (name, key, value string, ok bool) {
+	name, rest, ok := strings.Cut(elem, "[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return elem, "", "", false
+	}
+	key, value, ok = strings.Cut(strings.TrimSuffix(rest, "]"), "=")
+	return name, key, value, ok
+}
+
+// keep is the elements of list v whose key holds value (a string).
+func keep(v any, key, value string) any {
+	list, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	var out []any
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && m[key] == value {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // owners renders each owner's share of the attribution's part, largest
