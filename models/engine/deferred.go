@@ -113,5 +113,6 @@ func (in *Instance) planAgainIdle(k int64) {
 	in.processed = in.stats.Steps
 	in.drainDeferred(in.processed)
 	in.cutoffNs = math.MaxInt64
+	in.cut, in.cutEnd = 0, 0 // the running set the first pass cut may have shrunk since
 	in.schedulePass(k, false)
 }
