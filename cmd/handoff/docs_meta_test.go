@@ -52,7 +52,7 @@ const tableDoc = "<!-- doc:table\n" +
 func runDocsTest(t *testing.T, docs []string, flags ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run", "^TestDocs$", "-test.v"}, flags...)...)
-	cmd.Env = append(os.Environ(), docsEnv+"="+strings.Join(docs, string(filepath.ListSeparator)))
+	cmd.Env = append(os.Environ(), docsEnv+"="+strings.Join(docs, string(filepath.ListSeparator)), docsRunEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
