@@ -74,6 +74,7 @@ func (l *Loaded) Build() (*Built, error) {
 		}
 	}
 	b.Config.Frontend = l.frontend(hw)
+	b.Config.ProxyNs = 2 * int64(l.Gateway.Hop) // a P/D request's two calls through the proxy
 	b.Config.Client = sim.Client{TimeoutNs: int64(l.Workload.Client.Timeout),
 		FirstTokenTimeoutNs: int64(l.Workload.Client.FirstTokenTimeout), Concurrency: l.Workload.Client.Concurrency,
 		ThinkNs: int64(l.Workload.Client.ThinkTime), Requests: l.Workload.Client.Requests}
@@ -133,8 +134,11 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 		tmpl.KVIn = kvIn(km, p)
 	}
 	// Every instance that decodes sends its tokens back through its own
-	// serving stack (wafers too: their accelerator's Serving).
+	// serving stack (wafers too: their accelerator's Serving), and a
+	// prefiller its one-token response; a decoder's API server takes a
+	// P/D request's decode leg.
 	tmpl.FirstEmitNs, tmpl.FinalEmitNs = roundNs(dev.Serving.FirstEmitNs), roundNs(dev.Serving.FinalEmitNs)
+	tmpl.Frontend = sim.Frontend{LatencyNs: roundNs(dev.Serving.FrontendNs), TokenizeNsPerToken: dev.Serving.TokenizeNsPerToken}
 	tmpl.Engine = ecfg
 	if err := l.dpRanks(at, p, &tmpl); err != nil {
 		return err

@@ -37,12 +37,18 @@ type Scenario struct {
 	Faults   *Faults   `yaml:"faults,omitempty"` // crashes, link faults, stragglers (faults.go)
 }
 
-// Gateway is the serving layers a request crosses before the engines' own
-// API servers — a gateway, Ray Serve's ingress and prefill/decode proxy —
-// with the time they add to every request's way in (and its first
-// token's way out), on top of the accelerator's frontend_latency.
+// Gateway is the serving layers a request crosses besides the engines'
+// own API servers — a gateway, Ray Serve's HTTP proxy and ingress, a P/D
+// proxy — and the time they add. Latency is every request's, on its way
+// in and its first token's way out (charged on the way in, on top of the
+// accelerator's frontend_latency). Hop is one routed call a P/D proxy
+// makes, there and back; a request prefilled on another instance than the
+// one that decodes it makes two (to the prefiller, then to the decoder),
+// both charged between its prefill and its decoder's front end (the sim's
+// relay).
 type Gateway struct {
 	Latency units.Duration `yaml:"latency,omitempty"`
+	Hop     units.Duration `yaml:"hop,omitempty"`
 }
 
 // Plan is a scenario's plan block: per pool, the counts, hardware and TP

@@ -41,8 +41,11 @@ var swarmSections = []swarmSection{
 	{"topology", (*swarmDoc).topologySection},
 	{"router", (*swarmDoc).router},
 	{"gateway", func(d *swarmDoc) {
-		if d.rng.IntN(3) == 0 {
+		switch d.rng.IntN(4) {
+		case 0:
 			d.line("gateway: {latency: %dus}", d.rng.IntN(5000))
+		case 1:
+			d.line("gateway: {latency: %dus, hop: %dus}", d.rng.IntN(5000), d.rng.IntN(3000))
 		}
 	}},
 	{"kv_store", (*swarmDoc).kvStore},
