@@ -65,12 +65,16 @@ func (l *Loaded) Build() (*Built, error) {
 	if err := l.checkKVFormats(m); err != nil {
 		return nil, err
 	}
+	if err := l.checkKVLayouts(m); err != nil {
+		return nil, err
+	}
 	for i := range l.Pools {
 		if err := l.buildPool(b, i, hw, m); err != nil {
 			return nil, err
 		}
 	}
 	b.Config.Frontend = l.frontend(hw)
+	b.Config.ProxyNs = 2 * int64(l.Gateway.Hop) // a P/D request's two calls through the proxy
 	b.Config.Client = sim.Client{TimeoutNs: int64(l.Workload.Client.Timeout),
 		FirstTokenTimeoutNs: int64(l.Workload.Client.FirstTokenTimeout), Concurrency: l.Workload.Client.Concurrency,
 		ThinkNs: int64(l.Workload.Client.ThinkTime), Requests: l.Workload.Client.Requests}
@@ -116,21 +120,25 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	}
 	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
 	tmpl := sim.Instance{Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.layout().RankDevices(), Timer: timer}
-	if err := l.applyPolicy(at, p, hw, m, &ecfg, &tmpl); err != nil {
+	km := kvModel(p, m) // what its KV blocks hold: the step time still prices m's attention
+	if err := l.applyPolicy(at, p, hw, km, &ecfg, &tmpl); err != nil {
 		return err
 	}
-	if err := l.applyTiers(at, p, hw, m, &ecfg, &tmpl, &b.store); err != nil {
+	if err := l.applyTiers(at, p, hw, km, &ecfg, &tmpl, &b.store); err != nil {
 		return err
 	}
 	if p.Wafer != nil {
 		applyWafer(p, dev, &tmpl)
 	}
 	if role == sim.RoleDecode {
-		tmpl.KVIn = kvIn(m, p)
+		tmpl.KVIn = kvIn(km, p)
 	}
 	// Every instance that decodes sends its tokens back through its own
-	// serving stack (wafers too: their accelerator's Serving).
+	// serving stack (wafers too: their accelerator's Serving), and a
+	// prefiller its one-token response; a decoder's API server takes a
+	// P/D request's decode leg.
 	tmpl.FirstEmitNs, tmpl.FinalEmitNs = roundNs(dev.Serving.FirstEmitNs), roundNs(dev.Serving.FinalEmitNs)
+	tmpl.Frontend = sim.Frontend{LatencyNs: roundNs(dev.Serving.FrontendNs), TokenizeNsPerToken: dev.Serving.TokenizeNsPerToken}
 	tmpl.Engine = ecfg
 	if err := l.dpRanks(at, p, &tmpl); err != nil {
 		return err
@@ -166,7 +174,7 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	if p.Wafer != nil {
 		return l.waferEngine(at, p, hw, dev, m)
 	}
-	ecfg, err := l.engineConfig(at, p, dev, m)
+	ecfg, err := l.engineConfig(at, p, dev, kvModel(p, m))
 	if err != nil {
 		return ecfg, nil, err
 	}

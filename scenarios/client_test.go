@@ -89,9 +89,10 @@ func TestClientClosedLoopParsed(t *testing.T) {
 	}
 }
 
-// A gateway in front of the API servers adds its latency to the front end.
+// A gateway in front of the API servers adds its latency to the front end,
+// and a P/D proxy's two calls a hop each to a P/D request's decode leg.
 func TestGatewayLatency(t *testing.T) {
-	_, b, err := parseBuild(t, minimal+"gateway: {latency: 120ms}\n", "m.yaml")
+	_, b, err := parseBuild(t, minimal+"gateway: {latency: 120ms, hop: 5ms}\n", "m.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,12 +100,14 @@ func TestGatewayLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := b.Config.Frontend.LatencyNs - plain.Config.Frontend.LatencyNs; d != 120e6 {
-		t.Errorf("gateway adds %d ns, want 120 ms", d)
+	if d := b.Config.Frontend.LatencyNs - plain.Config.Frontend.LatencyNs; d != 120e6 || b.Config.ProxyNs != 10e6 {
+		t.Errorf("gateway adds %d ns, and %d to the decode leg; want 120 ms and 10 ms", d, b.Config.ProxyNs)
 	}
-	if _, err := Parse([]byte(minimal+"gateway: {latency: -1ms}\n"), "m.yaml"); err == nil ||
-		!strings.Contains(err.Error(), "gateway.latency") {
-		t.Errorf("negative gateway latency: %v", err)
+	for _, field := range []string{"latency", "hop"} {
+		if _, err := Parse([]byte(minimal+"gateway: {"+field+": -1ms}\n"), "m.yaml"); err == nil ||
+			!strings.Contains(err.Error(), "gateway."+field) {
+			t.Errorf("negative gateway %s: %v", field, err)
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
 				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes, AsyncScheduling: &yes,
 				VLLM: "latest", Admission: "full_sequence", ReserveInflight: &yes, DeferredFree: &yes,
-				FencedVictim: "wait", Watermark: &zero},
+				FencedVictim: "wait", Watermark: &zero, HybridKVWithConnector: &yes},
 			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}, KVHandoff: "direct"}},
 		Link:    Link{Kind: "nvlink4"},
 		Router:  Router{Policy: "round_robin"},

@@ -42,6 +42,10 @@ func (b *Built) kvLine(c engine.Config) string {
 	}
 	line := fmt.Sprintf("%d KV blocks of %d tokens per instance, %d tokens of context", c.NumBlocks, c.BlockSize,
 		c.NumBlocks*c.BlockSize)
+	if c.SlidingGroups == 0 && b.Model.SlidingLayers > 0 && len(c.Layouts) == 0 {
+		line += fmt.Sprintf(" (a block holds all %d layers: the hybrid KV cache manager is off beside the KV connector, "+
+			"engine.hybrid_kv_with_connector)", b.Model.Layers)
+	}
 	if c.SlidingGroups > 0 {
 		g := b.Model.KVGroups()
 		long := c.MaxModelLen // a sequence past its window: its sliding groups' blocks beside its table

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"handoff/models/engine"
+	"handoff/models/llm"
 	"handoff/models/strictyaml"
 )
 
@@ -25,6 +26,7 @@ func (l *Loaded) releaseDefaults(at string, p *Pool) {
 	if p.Wafer != nil { // only the queue order applies
 		fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, defaultRemoteKVQueue)
 		e.AsyncScheduling = orDefaultPtr(e.AsyncScheduling, true)
+		e.HybridKVWithConnector = orDefaultPtr(e.HybridKVWithConnector, true) // no vLLM: its KV layout is its own
 		return
 	}
 	fill(l, at+"vllm", &e.VLLM, engine.Latest)
@@ -39,6 +41,7 @@ func (l *Loaded) releaseDefaults(at string, p *Pool) {
 	e.DeferredFree = orDefaultPtr(e.DeferredFree, r.Rules.DeferFrees)
 	fill(l, at+"fenced_victim", &e.FencedVictim, r.Rules.FencedVictim.String())
 	e.Watermark = orDefaultPtr(e.Watermark, 0.0)
+	e.HybridKVWithConnector = orDefaultPtr(e.HybridKVWithConnector, r.HybridKV)
 }
 
 // The rules' known values, which validation and the swarm read.
@@ -149,6 +152,8 @@ func ruleValue(field string, p *Pool) string {
 		return strconv.FormatBool(*e.DeferredFree)
 	case "engine.fenced_victim":
 		return e.FencedVictim
+	case "engine.hybrid_kv_with_connector":
+		return strconv.FormatBool(*e.HybridKVWithConnector)
 	case "engine.watermark":
 		if *e.Watermark == 0 {
 			return "0"
@@ -156,6 +161,44 @@ func ruleValue(field string, p *Pool) string {
 		return "any"
 	}
 	panic("scenarios: no release rule " + field)
+}
+
+// kvModel is the model as pool p's KV cache holds it: with a KV connector
+// (a prefill or decode pool on vLLM) and the hybrid KV cache manager off
+// (engine.hybrid_kv_with_connector), every layer keeps full KV
+// (llm.Model.UnifiedKV); otherwise m.
+func kvModel(p *Pool, m *llm.Model) *llm.Model {
+	if p.Wafer != nil || p.Role != "prefill" && p.Role != "decode" || *p.Engine.HybridKVWithConnector {
+		return m
+	}
+	return m.UnifiedKV()
+}
+
+// checkKVLayouts checks that the prefill and decode pools of a model with
+// sliding-window layers keep their KV alike: vLLM's NIXL connector moves
+// blocks as they are, so a prefiller whose every block holds every layer
+// cannot hand off to a decoder whose blocks hold one KV cache group's.
+// Wafer pools lay KV out their own way (their staging) and are left out.
+func (l *Loaded) checkKVLayouts(m *llm.Model) error {
+	if m.SlidingLayers == 0 {
+		return nil
+	}
+	firstAt := ""
+	var first bool
+	for i := range l.Pools {
+		p := &l.Pools[i]
+		if p.Wafer != nil || p.Role != "prefill" && p.Role != "decode" {
+			continue
+		}
+		on, at := *p.Engine.HybridKVWithConnector, "pools["+strconv.Itoa(i)+"].engine.hybrid_kv_with_connector"
+		if firstAt == "" {
+			first, firstAt = on, at
+		} else if on != first {
+			return l.errorf(at, "%v beside %v at %s: the prefill and decode pools of %s (sliding-window layers) must "+
+				"lay out their KV alike, as NIXL moves blocks as they are", on, first, firstAt, m.Name)
+		}
+	}
+	return nil
 }
 
 // engineRules is the engine.Rules a pool's engine fields describe.

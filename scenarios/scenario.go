@@ -37,12 +37,18 @@ type Scenario struct {
 	Faults   *Faults   `yaml:"faults,omitempty"` // crashes, link faults, stragglers (faults.go)
 }
 
-// Gateway is the serving layers a request crosses before the engines' own
-// API servers — a gateway, Ray Serve's ingress and prefill/decode proxy —
-// with the time they add to every request's way in (and its first
-// token's way out), on top of the accelerator's frontend_latency.
+// Gateway is the serving layers a request crosses besides the engines'
+// own API servers — a gateway, Ray Serve's HTTP proxy and ingress, a P/D
+// proxy — and the time they add. Latency is every request's, on its way
+// in and its first token's way out (charged on the way in, on top of the
+// accelerator's frontend_latency). Hop is one routed call a P/D proxy
+// makes, there and back; a request prefilled on another instance than the
+// one that decodes it makes two (to the prefiller, then to the decoder),
+// both charged between its prefill and its decoder's front end (the sim's
+// relay).
 type Gateway struct {
 	Latency units.Duration `yaml:"latency,omitempty"`
+	Hop     units.Duration `yaml:"hop,omitempty"`
 }
 
 // Plan is a scenario's plan block: per pool, the counts, hardware and TP
@@ -157,21 +163,25 @@ type Metrics struct {
 // release whose scheduling rules they follow (release.go), each of which
 // may also be set on its own.
 type Engine struct {
-	VLLM                string   `yaml:"vllm,omitempty"`             // release preset: "0.10" … "0.33", or latest
-	Admission           string   `yaml:"admission,omitempty"`        // first_chunk | full_sequence
-	ReserveInflight     *bool    `yaml:"reserve_inflight,omitempty"` // async loads leave the blocks running prefills need
-	DeferredFree        *bool    `yaml:"deferred_free,omitempty"`    // frees wait for the step in flight (async, KV consumers)
-	FencedVictim        string   `yaml:"fenced_victim,omitempty"`    // cascade | wait
-	Watermark           *float64 `yaml:"watermark,omitempty"`        // share of the pool admission keeps free while any request runs
-	MaxNumBatchedTokens int      `yaml:"max_num_batched_tokens"`
-	MaxNumSeqs          int      `yaml:"max_num_seqs"`
-	BlockSize           int      `yaml:"block_size"`
-	MemoryUtilization   float64  `yaml:"memory_utilization"` // share of device memory for weights + KV
-	MaxModelLen         int      `yaml:"max_model_len"`      // 0 = the model's context length
-	RemoteKVQueue       string   `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
-	PrefixCaching       *bool    `yaml:"prefix_caching"`
-	ChunkedPrefill      *bool    `yaml:"chunked_prefill"`
-	AsyncScheduling     *bool    `yaml:"async_scheduling"` // vLLM's default since v0.14: plan step k+1 while step k runs
+	VLLM            string   `yaml:"vllm,omitempty"`             // release preset: "0.10" … "0.33", or latest
+	Admission       string   `yaml:"admission,omitempty"`        // first_chunk | full_sequence
+	ReserveInflight *bool    `yaml:"reserve_inflight,omitempty"` // async loads leave the blocks running prefills need
+	DeferredFree    *bool    `yaml:"deferred_free,omitempty"`    // frees wait for the step in flight (async, KV consumers)
+	FencedVictim    string   `yaml:"fenced_victim,omitempty"`    // cascade | wait
+	Watermark       *float64 `yaml:"watermark,omitempty"`        // share of the pool admission keeps free while any request runs
+	// HybridKVWithConnector: a prefill or decode pool (beside vLLM's KV
+	// connector) keeps a hybrid model's sliding-window KV to its window;
+	// false, every layer keeps every token (vLLM before 0.23).
+	HybridKVWithConnector *bool   `yaml:"hybrid_kv_with_connector,omitempty"`
+	MaxNumBatchedTokens   int     `yaml:"max_num_batched_tokens"`
+	MaxNumSeqs            int     `yaml:"max_num_seqs"`
+	BlockSize             int     `yaml:"block_size"`
+	MemoryUtilization     float64 `yaml:"memory_utilization"` // share of device memory for weights + KV
+	MaxModelLen           int     `yaml:"max_model_len"`      // 0 = the model's context length
+	RemoteKVQueue         string  `yaml:"remote_kv_queue"`    // separate (today's vLLM) | shared (earlier vLLM)
+	PrefixCaching         *bool   `yaml:"prefix_caching"`
+	ChunkedPrefill        *bool   `yaml:"chunked_prefill"`
+	AsyncScheduling       *bool   `yaml:"async_scheduling"` // vLLM's default since v0.14: plan step k+1 while step k runs
 }
 
 // StepTime chooses and tunes the step-time model of a pool. Each model's

@@ -41,8 +41,11 @@ var swarmSections = []swarmSection{
 	{"topology", (*swarmDoc).topologySection},
 	{"router", (*swarmDoc).router},
 	{"gateway", func(d *swarmDoc) {
-		if d.rng.IntN(3) == 0 {
+		switch d.rng.IntN(4) {
+		case 0:
 			d.line("gateway: {latency: %dus}", d.rng.IntN(5000))
+		case 1:
+			d.line("gateway: {latency: %dus, hop: %dus}", d.rng.IntN(5000), d.rng.IntN(3000))
 		}
 	}},
 	{"kv_store", (*swarmDoc).kvStore},
@@ -71,6 +74,7 @@ type swarmDoc struct {
 	blockSize int    // every pool's block size: pools sharing the store hold the same KV per block
 	release   string // the vLLM release of the pool being drawn (engine.Latest: any rule value goes)
 	kvDType   string // every pool's precision.kv ("": the model's): P/D pools keep one KV format
+	hybridKV  string // a hybrid model's P/D pools' hybrid_kv_with_connector once the first drew it: they lay out KV alike
 
 	// What the sections drew.
 	closedLoop bool    // workload.client.concurrency > 0

@@ -284,7 +284,7 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	}
 	var release []string
 	d.release, release = swarmRelease(rng)
-	parts = append(parts, release...)
+	parts = append(parts, d.sameKVLayout(release)...)
 	chunked := rng.IntN(4) > 0
 	parts = append(parts, fmt.Sprintf("chunked_prefill: %v", chunked))
 	switch {
@@ -294,6 +294,42 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(pickInt(rng, 1024, 2048, 4096), d.maxContext())))
 	}
 	return parts
+}
+
+// hybridKVKey is the release rule that lays out a hybrid model's KV
+// beside a connector.
+const hybridKVKey = "hybrid_kv_with_connector"
+
+// sameKVLayout returns a pool's drawn release parts with its KV layout
+// made the case's: the P/D pools of a model with sliding-window layers
+// must lay out their KV alike (checkKVLayouts). The first pool's layout —
+// drawn, or its release's — is the case's; a later pool that differs sets
+// it explicitly, and leaves a numbered release that did not have it for
+// latest.
+func (d *swarmDoc) sameKVLayout(parts []string) []string {
+	if !d.hybrid || !d.pd {
+		return parts
+	}
+	mine, i := "", slices.IndexFunc(parts, func(s string) bool { return strings.HasPrefix(s, hybridKVKey+": ") })
+	if i >= 0 {
+		mine = strings.TrimPrefix(parts[i], hybridKVKey+": ")
+	} else {
+		r, _ := engine.VLLM(d.release)
+		mine = fmt.Sprint(r.HybridKV)
+	}
+	switch {
+	case d.hybridKV == "":
+		d.hybridKV = mine
+		return parts
+	case mine == d.hybridKV:
+		return parts
+	}
+	parts = slices.DeleteFunc(parts, func(s string) bool { return strings.HasPrefix(s, hybridKVKey+": ") })
+	if !d.allows("engine."+hybridKVKey, d.hybridKV) {
+		d.release = engine.Latest
+		parts = slices.DeleteFunc(parts, func(s string) bool { return strings.HasPrefix(s, "vllm: ") })
+	}
+	return append(parts, hybridKVKey+": "+d.hybridKV)
 }
 
 // allowed is the values of a release rule's field, of all, that the

@@ -30,6 +30,9 @@ func (l *Loaded) validate() error {
 	if g := l.Gateway.Latency; g < 0 || g > maxTimeout {
 		return l.errorf("gateway.latency", "must be in [0, 1 year], got %v", g)
 	}
+	if g := l.Gateway.Hop; g < 0 || g > maxTimeout {
+		return l.errorf("gateway.hop", "must be in [0, 1 year], got %v", g)
+	}
 	if err := l.validateClient(); err != nil {
 		return err
 	}

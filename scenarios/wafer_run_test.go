@@ -36,6 +36,8 @@ func runAllComplete(t *testing.T, b *Built, n int) *sim.Result {
 //	  prefiller's 4 ranks and the 4 wafers each have their own link)
 //	+ staging:  327,680,000 B / 100 GB/s = 3,276,800 ns
 //	+ O decode steps on the wafer, each ≈ 80·(6.73 + 2.5·8.192) + 3·5 + ~18.8 + 10 µs = 2.2206 ms
+//	+ the front end, the last token's emission, and the decode leg (the
+//	  prefiller's response, the decoder's front end: sim's relay)
 //
 // with the prefill and decode steps taken from the built timers (their
 // values are hand-checked in models/perf). Tolerance 1 µs: every step and
@@ -61,10 +63,11 @@ func TestWaferSingleRequestClosedForm(t *testing.T) {
 	}
 	res := runAllComplete(t, b, 1)
 	r := res.Records[0]
-	fe := b.Config.Frontend
-	clientNs := float64(fe.LatencyNs) + fe.TokenizeNsPerToken*prompt + float64(b.Config.Instances[1].FinalEmitNs)
+	fe, dfe := b.Config.Frontend, b.Config.Instances[1].Frontend
+	clientNs := float64(fe.LatencyNs) + fe.TokenizeNsPerToken*prompt + float64(b.Config.Instances[1].FinalEmitNs) +
+		float64(b.Config.Instances[0].FinalEmitNs) + float64(dfe.LatencyNs) + dfe.TokenizeNsPerToken*prompt // the decode leg
 	want := float64(prefillNs) + transferNs + stagingNs + float64(decodeNs) + clientNs
-	t.Logf("end to end %d ns; closed form %.0f = prefill %d + transfer %.0f + staging %.0f + decode %d + front end and emission %.0f",
+	t.Logf("end to end %d ns; closed form %.0f = prefill %d + transfer %.0f + staging %.0f + decode %d + front ends and emissions %.0f",
 		r.FinishNs-r.ArrivalNs, want, prefillNs, transferNs, stagingNs, decodeNs, clientNs)
 	if got := float64(r.FinishNs - r.ArrivalNs); math.Abs(got-want) > 1000 {
 		t.Errorf("end to end %.0f ns, want %.0f (prefill %d + transfer %.0f + staging %.0f + %d decode steps %d)",

@@ -85,6 +85,13 @@ type Instance struct {
 	// 0 ≤ FirstEmitNs ≤ FinalEmitNs.
 	FirstEmitNs, FinalEmitNs int64
 
+	// Frontend is the API server in front of this instance's engine:
+	// what a request sent to it costs before the engine has it. The
+	// cluster's front end (Config.Frontend) takes every request in; an
+	// instance's own is paid by a request sent to it again — a decoder's,
+	// by a P/D request's decode leg (relay.go).
+	Frontend Frontend
+
 	// DPRanks > 1 makes the instance rank DPRank of a data-parallel group
 	// of DPRanks consecutive instances that step together, each step priced
 	// over all the ranks' batches by its Timer, which must then also be a
@@ -161,6 +168,12 @@ type Config struct {
 	SLO             results.SLO
 	Frontend        Frontend // between the client and the router
 	Client          Client   // the client's timeouts
+
+	// ProxyNs is what a P/D proxy in front of the engines (Ray Serve's PD
+	// proxy, vLLM's toy proxy, llm-d's sidecar) adds between a prefill's
+	// end and its decoder's API server: its call to the prefiller coming
+	// back, and its call to the decoder going out (relay.go).
+	ProxyNs int64
 
 	// LockupThresholdNs is how long a spell without progress may last
 	// before it counts as a lock-up (lockup.go: a deadlock, a preemption
@@ -281,6 +294,9 @@ func (c *Config) validate() error {
 		if in.FirstEmitNs < 0 || in.FinalEmitNs < in.FirstEmitNs {
 			return fmt.Errorf("sim: instance %s: emission times must satisfy 0 ≤ first ≤ final", in.Name)
 		}
+		if in.Frontend.LatencyNs < 0 || !(in.Frontend.TokenizeNsPerToken >= 0) {
+			return fmt.Errorf("sim: instance %s: its front end's latency and tokenization time must not be negative", in.Name)
+		}
 		if err := in.validateHandoff(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
 		}
@@ -294,6 +310,8 @@ func (c *Config) validate() error {
 	switch {
 	case c.Frontend.LatencyNs < 0 || !(c.Frontend.TokenizeNsPerToken >= 0):
 		return fmt.Errorf("sim: the front end's latency and tokenization time must not be negative")
+	case c.ProxyNs < 0:
+		return fmt.Errorf("sim: the P/D proxy's time must not be negative")
 	case c.Client.TimeoutNs < 0 || c.Client.FirstTokenTimeoutNs < 0:
 		return fmt.Errorf("sim: the client's timeouts must not be negative")
 	case c.Client.Concurrency < 0 || c.Client.ThinkNs < 0 || c.Client.Requests < 0:

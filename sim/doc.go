@@ -27,12 +27,16 @@
 //   - replica.go: one instance's state in a run (engine, step in flight,
 //     the router's bookkeeping of it, its derived figures).
 //   - flight.go: a request's journey as explicit phases (routing, held,
-//     prefilling, streaming, holding its KV, transferring, staging,
+//     prefilling, streaming, relaying to its decoder, holding its KV,
+//     transferring, staging,
 //     starting and decoding on its decoder, refused, done), entered only
 //     through enter, which checks the move, charges the time spent in the
 //     phase left to its attribution component and traces it.
 //   - journey.go: the events that move a request along: arrival and
-//     placement, prefill done and the handoff to a decoder; transfer.go,
+//     placement, prefill done and the handoff to a decoder; relay.go, a
+//     P/D request's decode leg through the serving layer to its decoder
+//     (the prefiller's response, a P/D proxy's calls, the decoder's own
+//     front end); transfer.go,
 //     the KV transfer and staging; hold.go: how a prefiller holds KV for
 //     its decoder (vLLM's timeout, or its lease) and what a pull of
 //     expired KV reads; strand.go: KV its decoder will never read,

@@ -31,6 +31,7 @@ const (
 	phasePrefilling                // queued or computing on the instance that runs its prompt
 	phaseStreaming                 // prefilling, and its KV already streams to the decoder (layer-wise)
 	phaseStreamed                  // prefilling, and the streamed transfer has finished
+	phaseRelaying                  // prefill done: its response and the decode request on their way to the decoder's engine (relay.go); the prefiller holds its KV
 	phaseHolding                   // prefill done: the prefiller holds its KV until the decoder has room and pulls it
 	phaseLost                      // the prefiller no longer has its KV (its hold timed out, or it crashed), the decoder not told: its pull reads freed blocks, fails, or reads the store
 	phaseTransferring              // its KV is on the wire
@@ -43,7 +44,7 @@ const (
 )
 
 var phaseNames = [numPhases]string{"done", "frontend", "routing", "held", "prefilling", "streaming", "streamed",
-	"holding", "lost", "transferring", "staging", "starting", "decoding", "rejected", "failover"}
+	"relaying", "holding", "lost", "transferring", "staging", "starting", "decoding", "rejected", "failover"}
 
 // String names the phase in error messages.
 func (p phase) String() string { return phaseNames[p] }
@@ -51,6 +52,11 @@ func (p phase) String() string { return phaseNames[p] }
 // prefill reports whether the phase is part of the prefill: its time is
 // charged, from the prefill sequence's accounting, when the prefill ends.
 func (p phase) prefill() bool { return p >= phasePrefilling && p <= phaseStreamed }
+
+// holdsKV reports whether a flight in the phase has KV on its prefiller
+// that its decoder has yet to pull: on its way to the decoder, or there
+// waiting for room (lockchain.go counts it).
+func (p phase) holdsKV() bool { return p == phaseRelaying || p == phaseHolding }
 
 // inTransit reports whether the flight's KV is on its way to the decoder
 // (on the wire or being staged): it cannot be taken back.
@@ -84,11 +90,12 @@ func (p phase) journey() uint32 {
 		frontend               = 1 << phaseFrontend
 		prefilling, streaming  = 1 << phasePrefilling, 1 << phaseStreaming
 		streamed, holding      = 1 << phaseStreamed, 1 << phaseHolding
+		relaying               = 1 << phaseRelaying
 		lost, transferring     = 1 << phaseLost, 1 << phaseTransferring
 		staging, starting      = 1 << phaseStaging, 1 << phaseStarting
 		decoding, rejected     = 1 << phaseDecoding, 1 << phaseRejected
 		afterTransfer          = staging | starting
-		fromPrefill            = holding | afterTransfer | transferring | decoding | rejected
+		fromPrefill            = relaying | holding | afterTransfer | transferring | decoding | rejected
 		toDecoder, fromDecoder = decoding | rejected, done | rejected
 	)
 	switch p {
@@ -104,6 +111,8 @@ func (p phase) journey() uint32 {
 		return streamed | transferring
 	case phaseStreamed:
 		return afterTransfer
+	case phaseRelaying:
+		return holding | lost // lost: its prefiller freed or lost the KV on the way
 	case phaseHolding:
 		return lost | transferring | rejected
 	case phaseLost:
@@ -142,6 +151,7 @@ type flight struct {
 	// transfer, and the start of its decode.
 	enqueuedNs, handoffNs, pullNs, decodeNs int64
 	deadlineNs                              int64 // when a holding prefiller frees the KV
+	relayAtNs                               int64 // when its decode leg reaches its decoder's engine (relay.go)
 
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
@@ -204,8 +214,8 @@ func (c *cluster) enter(ref int32, to phase) {
 			c.traceLeave(f, from, to)
 		}
 	}
-	if from == phaseHolding || to == phaseHolding {
-		c.noteHold(f, to == phaseHolding) // before the phase changes: its prefiller's held KV by decoder
+	if from.holdsKV() != to.holdsKV() {
+		c.noteHold(f, to.holdsKV()) // before the phase changes: its prefiller's held KV by decoder
 	}
 	f.phase, f.sinceNs = to, c.nowNs
 	if from.prefill() && !to.prefill() {
@@ -246,7 +256,7 @@ func (c *cluster) charge(f *flight, from, to phase) {
 		return
 	}
 	switch from {
-	case phaseFrontend:
+	case phaseFrontend, phaseRelaying:
 		rec.Time[results.TFrontend] += spent
 	case phaseRouting, phaseHeld:
 		rec.Time[results.TRouter] += spent

@@ -145,9 +145,9 @@ func (c *cluster) holdUntil(p int, ref int32, atNs int64) {
 func (c *cluster) armHold(p int, ref int32) {
 	f := &c.flights[ref]
 	switch h := &c.replicas[p].cfg.KVHold; {
-	case f.pseq == nil || f.phase != phaseHolding && f.phase != phaseTransferring:
+	case f.pseq == nil || !f.phase.holdsKV() && f.phase != phaseTransferring:
 	case f.viaStore:
-		if f.phase == phaseHolding {
+		if f.phase.holdsKV() {
 			c.holdUntil(p, ref, f.storeNs)
 		}
 	case !h.Lease && h.TimeoutNs > 0:
@@ -161,7 +161,7 @@ func (c *cluster) armHold(p int, ref int32) {
 func (c *cluster) holding(p int, e deadline) bool {
 	f := &c.flights[e.ref]
 	return f.req.ID == e.id && f.deadlineNs == e.atNs && f.route.Prefill == p && f.pseq != nil &&
-		(f.phase == phaseHolding || f.phase == phaseTransferring && !f.viaStore)
+		(f.phase.holdsKV() || f.phase == phaseTransferring && !f.viaStore)
 }
 
 // dropPulled discards the deadlines at the head of p's queue whose KV was

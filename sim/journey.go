@@ -257,16 +257,26 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 		c.armHold(p, ref)
 		return
 	}
-	c.enter(ref, phaseHolding)
-	if f.dseq != nil { // handed over while streaming: its wait counts from now
+	var relayNs int64
+	if f.dseq == nil { // else handed over while streaming: its wait counts from now
+		relayNs = c.relayNs(p, f)
+	} else {
 		c.touch(f.route.Decode).WaitFrom(f.dseq, c.nowNs)
+	}
+	if relayNs > 0 {
+		c.enter(ref, phaseRelaying)
+	} else {
+		c.enter(ref, phaseHolding)
 	}
 	f.viaStore, f.storeNs = c.replicas[p].cfg.KVViaStore, 0 // per attempt: a re-sent request may prefill elsewhere
 	if f.viaStore {
 		f.storeNs = c.touch(p).HandOffToStore(ps)
 	}
-	if f.dseq == nil {
-		c.handoff(ps) // the decoder may take it, or refuse it, at once
+	switch {
+	case relayNs > 0:
+		c.relay(ref, c.nowNs+relayNs) // through the serving layer (relay.go)
+	case f.dseq == nil:
+		c.handoff(ref) // the decoder may take it, or refuse it, at once
 	}
 	c.armHold(p, ref)
 }
@@ -314,15 +324,15 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 	return true
 }
 
-// handoff sends a request whose prefill finished (or, streaming, is
-// finishing) to its decode instance, which reserves blocks for the prompt
+// handoff sends flight ref, whose prefill finished (or, streaming, is
+// finishing), to its decode instance, which reserves blocks for the prompt
 // before pulling the KV.
-func (c *cluster) handoff(ps *engine.Seq) {
-	f := &c.flights[ps.Ref]
+func (c *cluster) handoff(ref int32) {
+	f := &c.flights[ref]
 	d := &c.replicas[f.route.Decode]
 	c.touch(f.route.Decode)
 	s := d.eng.NewSeq()
-	c.fillSeq(s, ps.Ref, &f.req)
+	c.fillSeq(s, ref, &f.req)
 	s.Remote = true
 	if d.cfg.Engine.Preemption == engine.Reject {
 		s.CacheHitThreshold = d.cfg.CacheHitThreshold

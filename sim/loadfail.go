@@ -27,7 +27,7 @@ func pullsFrom(f *flight, i int) bool {
 	if f.route.Prefill != i || f.route.Decode < 0 || f.viaStore {
 		return false
 	}
-	return f.phase == phaseHolding || f.phase == phaseLost || f.phase == phaseTransferring
+	return f.phase.holdsKV() || f.phase == phaseLost || f.phase == phaseTransferring
 }
 
 // loseSource records that flight ref's prefiller, instance i, crashed
@@ -41,7 +41,7 @@ func (c *cluster) loseSource(ref int32, i int) {
 		f.pseq = nil
 	}
 	f.srcGone = true
-	if f.phase == phaseHolding {
+	if f.phase.holdsKV() {
 		c.enter(ref, phaseLost)
 	}
 	if c.traced(f.req.ID) {

@@ -27,7 +27,8 @@ import (
 
 // heldKV is what a prefiller holds for decoders that have not pulled it:
 // how many requests' KV, and their prompt tokens by decoder. It is kept
-// as flights enter and leave phaseHolding (noteHold), so that a pinned
+// as flights enter and leave the phases that hold it (phase.holdsKV:
+// relaying to the decoder, holding there; noteHold), so that a pinned
 // spell names its decoder without a scan of the flights.
 type heldKV struct {
 	n      int
@@ -35,9 +36,9 @@ type heldKV struct {
 }
 
 // noteHold counts flight f's KV on its prefiller as held for its decoder
-// (in) or no longer (out), as f enters or leaves phaseHolding. KV handed
-// off through the store waits for the store, not for a decoder, and is
-// not counted.
+// (in) or no longer (out), as f enters or leaves the phases that hold it
+// (phase.holdsKV). KV handed off through the store waits for the store,
+// not for a decoder, and is not counted.
 func (c *cluster) noteHold(f *flight, in bool) {
 	rp := &c.replicas[f.route.Prefill]
 	if rp.cfg.KVViaStore {

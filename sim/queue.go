@@ -15,6 +15,7 @@ const (
 	classClient
 	classArrival
 	classFrontend
+	classRelay
 	classNetStart
 	classKick
 )

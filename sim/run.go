@@ -283,6 +283,8 @@ func (c *cluster) dispatch(e event) {
 		c.onArrival(e.arg)
 	case classFrontend:
 		c.onFrontendDone(e.arg)
+	case classRelay:
+		c.onRelayed(e.arg)
 	case classNetStart:
 		c.onNetStart(e.arg)
 	case classKick:
@@ -318,6 +320,8 @@ func (c *cluster) superseded(e *event) bool {
 		return c.clientSuperseded(int(e.arg), e.at)
 	case classArrival:
 		return c.closed() && e.arg == 0 && c.sendSuperseded(e.at)
+	case classRelay:
+		return c.relaySuperseded(e.arg, e.at)
 	}
 	return false
 }
@@ -425,7 +429,7 @@ func (c *cluster) plan(i int) *perf.Batch {
 			if d := f.route.Decode; c.engine(d).MayRefuse() || c.doesNotFitDecoder(&f.req, d) != "" {
 				continue // a decoder that may refuse it, or cannot hold it, gets it after the prefill
 			}
-			c.handoff(s)
+			c.handoff(s.Ref)
 		}
 	}
 	for _, s := range res.Pulls {

@@ -199,6 +199,21 @@ func swarmClient(cfg *Config, rng *rand.Rand) {
 			cfg.Client.Requests = int64(cfg.Client.Concurrency + rng.IntN(120))
 		}
 	}
+	swarmRelay(cfg, rng)
+}
+
+// swarmRelay draws, in some cases, what a P/D request's decode leg costs
+// besides the prefiller's emission (relay.go): each instance's own front
+// end and a P/D proxy's calls.
+func swarmRelay(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		for i := range cfg.Instances {
+			cfg.Instances[i].Frontend = Frontend{LatencyNs: rng.Int64N(100_000), TokenizeNsPerToken: float64(rng.IntN(3)) * rng.Float64() * 50}
+		}
+	}
+	if rng.IntN(2) == 0 {
+		cfg.ProxyNs = rng.Int64N(100_000)
+	}
 }
 
 // swarmArrivals is how many requests a swarm case's client sent, once

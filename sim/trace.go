@@ -87,8 +87,9 @@ func (c *cluster) traceRecovered(i int, seqs []*engine.Seq) {
 func instanceTrack(i int) Track { return Track{Kind: TrackInstance, Index: i} }
 
 // traceLeave records the span of the phase flight f leaves for to: the
-// router queue and placement, the prefill, the KV transfer (with the wait
-// for decoder blocks before it), and the decode.
+// router queue and placement, the prefill, the decode leg's way to the
+// decoder (relay.go), the KV transfer (with the wait for decoder blocks
+// before it), and the decode.
 func (c *cluster) traceLeave(f *flight, from, to phase) {
 	switch {
 	case from == phaseFrontend:
@@ -100,6 +101,8 @@ func (c *cluster) traceLeave(f *flight, from, to phase) {
 		if from == phaseStreamed {
 			c.traceTransfer(f)
 		}
+	case from == phaseRelaying: // the prefiller's response and the decode request, through the serving layer
+		c.cfg.Tracer.Span(f.req.ID, Track{Kind: TrackRouter}, "to the decoder", f.handoffNs, c.nowNs)
 	case from == phaseTransferring:
 		c.traceTransfer(f)
 	case from == phaseStarting || from == phaseDecoding:
@@ -146,8 +149,8 @@ func (c *cluster) traceRoute(f *flight) {
 func (c *cluster) traceTransfer(f *flight) {
 	t, id := c.cfg.Tracer, f.req.ID
 	p, d := instanceTrack(f.route.Prefill), instanceTrack(f.route.Decode)
-	if f.pullNs > f.handoffNs {
-		t.Span(id, d, "wait for KV blocks", f.handoffNs, f.pullNs)
+	if start := max(f.handoffNs, f.relayAtNs); f.pullNs > start { // on the decoder since its decode leg came
+		t.Span(id, d, "wait for KV blocks", start, f.pullNs)
 	}
 	path, _ := c.cfg.Topology.AppendPath(c.pathScratch[:0], f.route.Prefill, f.route.Decode)
 	c.pathScratch = path

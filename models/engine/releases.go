@@ -18,7 +18,13 @@ type Release struct {
 	Rules   Rules
 	// AsyncScheduling is the release's default for Config.AsyncScheduling.
 	AsyncScheduling bool
-	Connector       Connector
+	// HybridKV: beside a KV connector (a prefill or decode pool's NIXL),
+	// the hybrid KV cache manager stays on, so a sliding-window layer
+	// keeps only its window (llm.Model.KVGroups); off, every layer keeps
+	// every token (llm.Model.UnifiedKV). Models without sliding layers do
+	// not notice.
+	HybridKV  bool
+	Connector Connector
 }
 
 // Connector is the P/D connector's side of a release: how long a

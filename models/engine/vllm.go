@@ -39,6 +39,18 @@ var vllmRules = []ReleaseRule{
 		},
 	},
 	{
+		Field:  "engine.hybrid_kv_with_connector",
+		Source: "VllmConfig.__post_init__ (scheduler_config.disable_hybrid_kv_cache_manager), unify_hybrid_kv_cache_specs in vllm/v1/core/kv_cache_utils.py",
+		Steps: []RuleStep{
+			{From: "0.10", Value: "false", Allowed: []string{"false"}, Change: "a kv_transfer_config turns the hybrid KV cache manager off: every layer keeps full KV",
+				apply: func(r *Release) { r.HybridKV = false }},
+			{From: "0.18", Value: "false", Allowed: []string{"false", "true"}, Change: "PR #35758, NixlConnector keeps it with --no-disable-hybrid-kv-cache-manager",
+				apply: func(r *Release) { r.HybridKV = false }},
+			{From: "0.23", Value: "true", Allowed: []string{"true", "false"}, Change: "PR #41847",
+				apply: func(r *Release) { r.HybridKV = true }},
+		},
+	},
+	{
 		Field:  "engine.reserve_inflight",
 		Source: "Scheduler._inflight_prefill_reserved_blocks, allocate_slots(reserved_blocks)",
 		Steps: []RuleStep{

@@ -140,3 +140,22 @@ func (m *Model) KVBlockBytesPerShard(tp, blockSize int) float64 {
 	}
 	return float64(m.KVGroups().LayersPerGroup) * m.KVBytesPerLayerTokenPerShard(tp) * float64(blockSize)
 }
+
+// UnifiedKV is the model as vLLM's KV cache manager sees it with the
+// hybrid KV cache manager off (disable_hybrid_kv_cache_manager, which
+// vLLM forces beside a KV connector until it learned to keep it): every
+// sliding-window layer is turned into a full-attention one for KV
+// purposes (unify_hybrid_kv_cache_specs in vllm/v1/core/kv_cache_utils.py),
+// so a block holds every layer, a sequence keeps all of its tokens in
+// every layer, and a KV transfer moves all of them. Only the cache
+// changes: the sliding layers still attend within their window, so a step
+// time is priced from the model itself, not from this one. A model
+// without sliding layers is returned as it is.
+func (m *Model) UnifiedKV() *Model {
+	if m.SlidingLayers == 0 {
+		return m
+	}
+	cp := *m
+	cp.SlidingLayers, cp.SlidingWindow = 0, 0
+	return &cp
+}

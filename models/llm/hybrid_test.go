@@ -112,3 +112,28 @@ func TestSlidingLayoutsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestUnifiedKV: with the hybrid KV cache manager off, gpt-oss-120b keeps
+// every token in all 36 layers — 73,728 B a token, twice the 36,864 its
+// full layers keep with it on — in blocks of every layer; a model without
+// sliding layers is unchanged.
+func TestUnifiedKV(t *testing.T) {
+	oss := mustModel(t, "gpt-oss-120b")
+	u := oss.UnifiedKV()
+	if got := u.KVBytesHeld(5000, 16); got != 73728*5000 {
+		t.Errorf("unified KVBytesHeld(5000) = %v, want 73728·5000", got)
+	}
+	if got, want := u.KVBlockBytesPerShard(2, 16), 2*oss.KVBlockBytesPerShard(2, 16); got != want {
+		t.Errorf("unified block %v B at TP 2, want %v (every layer, not one group's 18)", got, want)
+	}
+	if g := u.KVGroups(); g.Sliding != 0 || g.LayersPerGroup != 36 {
+		t.Errorf("unified groups %+v, want one group of 36 layers", g)
+	}
+	if oss.SlidingLayers != 18 || u.KVBytesPerToken() != oss.KVBytesPerToken() || u.Layers != oss.Layers {
+		t.Errorf("UnifiedKV changed the model it was called on, or its layers: %+v", u)
+	}
+	dense := mustModel(t, "llama-3.1-8b")
+	if dense.UnifiedKV() != dense {
+		t.Error("UnifiedKV of a model without sliding layers is not the model itself")
+	}
+}

@@ -17,11 +17,8 @@ type Param struct {
 	Init   float64 // where every fit starts, whatever the catalog holds, so a refit reproduces it
 	Doc    string  // what it moves
 	Number bool    // written as a plain number even above 1 (a rate), not as a duration
-	// Scenario marks a field of the scenarios fitted, not of the catalog:
-	// it is never written to a catalog.
-	Scenario bool
-	get      func(*Hardware) float64
-	set      func(*Hardware, float64)
+	get    func(*Hardware) float64
+	set    func(*Hardware, float64)
 }
 
 // Get returns the parameter's value in h.
@@ -61,15 +58,6 @@ func params() []Param {
 			set: func(h *Hardware, v float64) { h.Accel.Serving.DequantRate = v }},
 		acc("allreduce_bandwidth_large", 0.02, 0.6, 1, "share of the scale-up link an all-reduce over 8 MiB reaches (NCCL; moves TP > 1 only)",
 			func(h *Hardware) *float64 { return &h.Accel.Serving.AllReduceBWLarge }),
-		{Name: "gateway_latency", Lo: 0, Hi: 1e9, Init: 100e6, Scenario: true,
-			Doc: "the measured P/D runs' serving layers in front of vLLM (Ray Serve ingress and P/D proxy), per request, ns: their scenarios' gateway.latency",
-			get: func(h *Hardware) float64 {
-				if h.Gateway == nil {
-					return 0
-				}
-				return *h.Gateway
-			},
-			set: func(h *Hardware, v float64) { h.Gateway = &v }},
 		{Name: "latency", OnLink: true, Lo: 100, Hi: 20e3, Init: 2e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
 			get: func(h *Hardware) float64 { return float64(h.Link.LatencyNs) },
 			set: func(h *Hardware, v float64) { h.Link.LatencyNs = int64(math.Round(v)) }},
@@ -87,10 +75,12 @@ func Measured() []string {
 // fit after the serving fit (a second stage, holding the first's): the
 // MoE layer floor, the unpacking of weight-only quantized experts and
 // NCCL's share of the link for the large all-reduces of long prompts —
-// terms the dense serving set never exercises — and the latency of the
-// Ray Serve layers those runs went through (a scenario field).
+// terms the dense serving set never exercises. The Ray Serve layers those
+// runs went through are not fitted: their scenarios give them as measured
+// (gateway.latency and gateway.hop) and the sim walks the P/D path piece
+// by piece.
 func MoEMeasured() []string {
-	return []string{"moe_layer_floor", "dequant_rate", "allreduce_bandwidth_large", "gateway_latency"}
+	return []string{"moe_layer_floor", "dequant_rate", "allreduce_bandwidth_large"}
 }
 
 // ClearMoE zeroes h's MoEMeasured fields, so that the first stage of a

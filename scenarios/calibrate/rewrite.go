@@ -17,9 +17,6 @@ type KeyValue struct{ Key, Value string }
 // written to 4 significant digits, times as durations rounded to the ns.
 func CatalogFields(ps []Param, h *Hardware) (accel, link []KeyValue) {
 	for _, p := range ps {
-		if p.Scenario {
-			continue
-		}
 		v := p.Get(h)
 		text := strconv.FormatFloat(v, 'g', 4, 64)
 		if p.Hi > 1 && !p.Number { // a time, ns

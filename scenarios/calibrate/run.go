@@ -2,13 +2,11 @@ package calibrate
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
 
 	"handoff/hardware"
-	"handoff/models/units"
 	"handoff/results"
 	"handoff/scenarios"
 	"handoff/sim"
@@ -19,10 +17,6 @@ import (
 type Hardware struct {
 	Accel hardware.Accelerator
 	Link  hardware.Link // Accel's scale-up link; ignored when its name is ""
-	// Gateway, when set, replaces the scenarios' gateway.latency, ns: the
-	// serving layers in front of the engines (Ray Serve's, in the measured
-	// P/D runs), fitted with them.
-	Gateway *float64
 }
 
 // SimulateFunc builds and runs a loaded scenario and returns its records.
@@ -132,9 +126,6 @@ func (h *Hardware) apply(l *scenarios.Loaded) {
 		return
 	}
 	l.Catalog.Accelerators = append(slices.Clone(l.Catalog.Accelerators), h.Accel.Spec())
-	if h.Gateway != nil {
-		l.Gateway.Latency = units.Duration(math.Round(*h.Gateway))
-	}
 	if h.Link.Name != "" {
 		l.Catalog.Links = append(slices.Clone(l.Catalog.Links), h.Link.Spec())
 	}

@@ -43,8 +43,8 @@ func TestCalibrationDocIsCurrent(t *testing.T) {
 	prefix = strings.TrimRight(prefix, "\n")
 	plain, pd, _ := strings.Cut(out.String(), pdSection)
 	if _, docPD, ok := strings.Cut(string(doc), pdSection); !ok || strings.TrimRight(docPD, "\n") != strings.TrimRight(pd, "\n") {
-		t.Errorf("docs/CALIBRATION.md's measured P/D runs are not what the code prints at the catalog's values "+
-			"and the scenarios' gateway:\n%s", firstDiff(pd, docPD))
+		t.Errorf("docs/CALIBRATION.md's measured P/D runs are not what the code prints at the catalog's values:\n%s",
+			firstDiff(pd, docPD))
 	}
 	if got := strings.TrimRight(plain, "\n"); got != prefix {
 		t.Errorf("docs/CALIBRATION.md's comparison is not what the code prints at the catalog's values:\n%s",

@@ -68,7 +68,7 @@ func (r *runner) fit(rep *Report) error {
 // (calibrate.MoEMeasured) fitted to the measured P/D runs on the
 // accelerator, holding the first stage's values; the serving experiments
 // and every P/D run are then simulated again at the result, which is what
-// the catalog and the P/D scenarios' gateway.latency hold.
+// the catalog holds.
 func (r *runner) fitMoE(rep *Report) error {
 	pd, err := pdOn(r.opts.Dir, rep.src.Accelerator)
 	if err != nil {
@@ -95,9 +95,7 @@ func (r *runner) fitMoE(rep *Report) error {
 	if rep.pd, err = calibrate.RunPD(all, r.options(&fit.Hardware)); err != nil {
 		return err
 	}
-	serving := fit.Hardware
-	serving.Gateway = nil // the Ray Serve layers were in the P/D runs only
-	rep.results, err = calibrate.Run(rep.src.Experiments, r.options(&serving))
+	rep.results, err = calibrate.Run(rep.src.Experiments, r.options(&fit.Hardware))
 	return err
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"handoff/models/units"
 	"handoff/results"
 	"handoff/scenarios/calibrate"
 )
@@ -203,11 +202,7 @@ func writeMoEFit(b *strings.Builder, rep *Report) {
 		value[kv.Key] = kv.Value
 	}
 	for _, p := range rep.moeParams {
-		v, ok := value[p.Name]
-		if !ok { // a scenario field
-			v = units.Duration(int64(p.Get(&m.Hardware)+0.5)).String() + " (scenarios)"
-		}
-		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), v, p.Doc)
+		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), value[p.Name], p.Doc)
 	}
 }
 
