@@ -258,6 +258,7 @@ func TestParseErrors(t *testing.T) {
 		{"decode mfu > 1", acc("    decode_mfu: 2\n"), "field accelerators[0].decode_mfu: must be in (0, 1]"},
 		{"unknown arch", acc("    arch: sm70\n"), "c.yaml:11: field accelerators[0].arch: want one of sm80, sm90, sm100, cdna3, cdna4"},
 		{"arch", acc("    arch: SM90\n"), ""},
+		{"old moe floor", acc("    moe_layer_floor: 100us\n"), "c.yaml:11: field accelerators[0].moe_layer_floor: unknown field"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in), "c.yaml")
