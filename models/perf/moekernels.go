@@ -27,7 +27,8 @@ import (
 // | sm90         | mxfp4       | ≥ 0.12 | triton_kernels matmul_ogs, weight-only   |
 // | sm80, sm90   | nvfp4       | all    | Marlin MoE, weight-only (FP4 Marlin)     |
 // | sm80         | mxfp4, fp8  | all    | Marlin MoE, weight-only                  |
-// | sm100        | mxfp4/nvfp4 | all    | FlashInfer TRT-LLM-gen FP4 block-scale   |
+// | sm100        | mxfp4       | all    | FlashInfer TRT-LLM-gen FP4 block-scale   |
+// | sm100        | nvfp4       | all    | FlashInfer CUTLASS fused MoE             |
 // | sm90, sm100  | fp8         | all    | Triton fused_moe (< 128 tokens), DeepGEMM |
 // | cdna3, cdna4 | mxfp4       | all    | triton_kernels matmul_ogs (AMD flags)    |
 // | any          | bf16, fp16  | all    | Triton fused_moe                         |
@@ -67,16 +68,22 @@ var (
 		source: "vllm v0.11.0 quantization/mxfp4.py get_mxfp4_backend (capability < 9, or no triton_kernels: MARLIN), " +
 			"Mxfp4MoEMethod.create_weights (intermediate to 128, hidden to 256), fused_moe/fused_marlin_moe.py"}
 	marlinFP4 = moeKernel{name: "marlin", tile: marlinTile, padInter: 1, padHidden: 1,
-		source: "FP4 weight-only Marlin on GPUs without FP4 tensor cores (quantization/utils/marlin_utils_fp4.py); padding not read"}
+		source: "vllm v0.11.0 quantization/utils/nvfp4_moe_support.py detect_nvfp4_moe_support (no CUTLASS FP4: " +
+			"Marlin FP4 MoE); its layout's padding not read"}
 	oaiTriton = moeKernel{name: "triton_kernels matmul_ogs", tile: oaiTritonTile, padInter: 64, padHidden: 1,
 		source: "vllm PR #28788 (triton_kernels vendored, default on Hopper from v0.12; PR #27370); create_weights pads " +
 			"intermediate to 64; triton_kernels matmul_ogs_details/opt_flags.py make_default_opt_flags_nvidia"}
 	trtllmFP4 = moeKernel{name: "flashinfer trtllm fp4", tile: trtllmTile, padInter: 256, padHidden: 256,
 		source: "vllm v0.11.0 quantization/mxfp4.py (SM100 with FlashInfer: trtllm_fp4_block_scale_moe, intermediate and " +
 			"hidden to 256, _get_tile_tokens_dim)"}
+	cutlassFP4 = moeKernel{name: "flashinfer cutlass fp4", tile: blackwellTile, padInter: 1, padHidden: 1,
+		source: "vllm v0.11.0 nvfp4_moe_support.py and flashinfer_utils.py get_flashinfer_moe_backend (default " +
+			"\"throughput\": FlashInfer CUTLASS fused MoE); tile: the 128-row block-scaled MMA, UNVERIFIED (FlashInfer " +
+			"autotunes its CUTLASS tactics)"}
 	fp8Block = moeKernel{name: "triton fused_moe fp8 / deepgemm", tile: fp8BlockTile, padInter: 1, padHidden: 1,
 		source: "vllm v0.11.0 fused_moe/fused_moe.py get_default_config (block FP8: BLOCK_SIZE_M 64), " +
-			"fused_moe/deep_gemm_moe.py _valid_deep_gemm_shape (DeepGEMM from M >= its M alignment, 128)"}
+			"fused_moe/deep_gemm_moe.py _valid_deep_gemm_shape (DeepGEMM from M >= its M alignment), " +
+			"deep_gemm_utils.py ep_scatter (each expert's tokens rounded up to 128)"}
 	amdTriton = moeKernel{name: "triton_kernels matmul_ogs (rocm)", tile: amdTritonTile, padInter: 256, padHidden: 256,
 		source: "vllm v0.11.0 get_mxfp4_backend (ROCm with triton_kernels: TRITON), create_weights (ROCm: 256, 256); " +
 			"opt_flags.py make_default_opt_flags_amd"}
@@ -91,7 +98,8 @@ var moeKernels = []moeKernelRow{
 	{arch: []hardware.Arch{hardware.ArchHopper}, dtypes: []llm.DType{llm.MXFP4}, from: 12, kernel: oaiTriton},
 	{arch: []hardware.Arch{hardware.ArchHopper, hardware.ArchAmpere}, dtypes: []llm.DType{llm.NVFP4}, kernel: marlinFP4},
 	{arch: []hardware.Arch{hardware.ArchAmpere}, dtypes: []llm.DType{llm.MXFP4, llm.FP8}, kernel: marlinMoE},
-	{arch: []hardware.Arch{hardware.ArchBlackwell}, dtypes: []llm.DType{llm.MXFP4, llm.NVFP4}, kernel: trtllmFP4},
+	{arch: []hardware.Arch{hardware.ArchBlackwell}, dtypes: []llm.DType{llm.MXFP4}, kernel: trtllmFP4},
+	{arch: []hardware.Arch{hardware.ArchBlackwell}, dtypes: []llm.DType{llm.NVFP4}, kernel: cutlassFP4},
 	{arch: []hardware.Arch{hardware.ArchHopper, hardware.ArchBlackwell}, dtypes: []llm.DType{llm.FP8}, kernel: fp8Block},
 	{arch: []hardware.Arch{hardware.ArchCDNA3, hardware.ArchCDNA4}, dtypes: []llm.DType{llm.MXFP4}, kernel: amdTriton},
 }
@@ -180,6 +188,9 @@ func amdTritonTile(tokens, topK, experts int) int {
 	}
 	return max(32, min(nextPow2(t), 64))
 }
+
+// blackwellTile is 128 rows, the M of Blackwell's block-scaled MMA.
+func blackwellTile(_, _, _ int) int { return 128 }
 
 // tritonTile is fused_moe's default BLOCK_SIZE_M for unquantized experts:
 // 16 while the tokens do not outnumber the experts, else 64.

@@ -24,7 +24,7 @@ func TestMoEKernelTable(t *testing.T) {
 		{hardware.ArchHopper, llm.NVFP4, "0.33", "marlin"},
 		{hardware.ArchAmpere, llm.MXFP4, "0.33", "marlin"},
 		{hardware.ArchBlackwell, llm.MXFP4, "0.11", "flashinfer trtllm fp4"},
-		{hardware.ArchBlackwell, llm.NVFP4, "", "flashinfer trtllm fp4"},
+		{hardware.ArchBlackwell, llm.NVFP4, "", "flashinfer cutlass fp4"},
 		{hardware.ArchHopper, llm.FP8, "0.11", "triton fused_moe fp8 / deepgemm"},
 		{hardware.ArchHopper, llm.BF16, "0.11", "triton fused_moe"},
 		{hardware.ArchCDNA4, llm.MXFP4, "", "triton_kernels matmul_ogs (rocm)"},
