@@ -54,7 +54,7 @@ func TestDefaultFigures(t *testing.T) {
 	// The datasheet figures; the fitted factors are the calibration's to
 	// check (cmd/handoff TestCalibrationDocIsCurrent).
 	want := Accelerator{
-		Name: "h100-sxm", Kind: KindGPU, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
+		Name: "h100-sxm", Kind: KindGPU, Arch: ArchHopper, MemoryBytes: 80e9, MemoryBandwidthBps: 3.35e12,
 		BF16FLOPS: 989.5e12, FP8FLOPS: 1979e12, MFU: h100.MFU, MBU: h100.MBU, StepOverheadNs: h100.StepOverheadNs,
 		ScaleUpLink: "nvlink4", ScaleUpDomain: 8, ScaleOutLink: "cx7-400g", PowerW: 700, CostPerHour: 3.0,
 		Source: h100.Source, EfficiencySource: h100.EfficiencySource, Serving: h100.Serving,
@@ -256,6 +256,9 @@ func TestParseErrors(t *testing.T) {
 		{"lender borrows", acc("    factors_from: h200\n"), `field accelerators[0].factors_from: "h200" does not have factors of its own`},
 		{"negative serving", acc("    step_per_seq: -1us\n"), `field accelerators[0].step_per_seq: bad duration "-1us"`},
 		{"decode mfu > 1", acc("    decode_mfu: 2\n"), "field accelerators[0].decode_mfu: must be in (0, 1]"},
+		{"unknown arch", acc("    arch: sm70\n"), "c.yaml:11: field accelerators[0].arch: want one of sm80, sm90, sm100, cdna3, cdna4"},
+		{"arch", acc("    arch: SM90\n"), ""},
+		{"old moe floor", acc("    moe_layer_floor: 100us\n"), "c.yaml:11: field accelerators[0].moe_layer_floor: unknown field"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in), "c.yaml")

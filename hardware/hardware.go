@@ -20,10 +20,33 @@ const (
 	KindLPU      Kind = "lpu"      // on-die SRAM, deterministic pipeline
 )
 
+// Arch is a GPU's architecture generation, by which vLLM picks its kernels
+// (the CUDA compute capability it checks, or AMD's CDNA generation).
+type Arch string
+
+// The architectures a catalog entry may name.
+const (
+	ArchAmpere    Arch = "sm80"  // A100
+	ArchHopper    Arch = "sm90"  // H100, H200, H20
+	ArchBlackwell Arch = "sm100" // B200, B300, GB200, GB300
+	ArchCDNA3     Arch = "cdna3" // MI300X
+	ArchCDNA4     Arch = "cdna4" // MI355X
+)
+
+// Valid reports whether a is one of the known architectures or unset.
+func (a Arch) Valid() bool {
+	switch a {
+	case "", ArchAmpere, ArchHopper, ArchBlackwell, ArchCDNA3, ArchCDNA4:
+		return true
+	}
+	return false
+}
+
 // Accelerator is one device (one TP rank) as the step-time models see it.
 type Accelerator struct {
 	Name               string
 	Kind               Kind
+	Arch               Arch    // "" = not named (the step models use their generic kernels)
 	MemoryBytes        float64 // usable device memory (HBM or SRAM), bytes
 	MemoryBandwidthBps float64 // bytes per second
 	BF16FLOPS          float64 // dense peak, FLOP/s

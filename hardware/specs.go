@@ -13,6 +13,7 @@ import (
 type AcceleratorSpec struct {
 	Name             string          `yaml:"name"`
 	Kind             Kind            `yaml:"kind"`
+	Arch             Arch            `yaml:"arch,omitempty"` // sm80, sm90, sm100, cdna3, cdna4; omitted = not named
 	Memory           units.Bytes     `yaml:"memory"`
 	MemoryBandwidth  units.Bandwidth `yaml:"memory_bandwidth"`
 	BF16             units.FLOPS     `yaml:"bf16"`
@@ -82,6 +83,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		field, want string
 	}{
 		{!kind.Valid(), "kind", "want one of gpu, trainium, wafer, lpu"},
+		{!Arch(strings.ToLower(string(s.Arch))).Valid(), "arch", "want one of sm80, sm90, sm100, cdna3, cdna4 (or omitted)"},
 		{!(s.Memory > 0), "memory", "must be positive"},
 		{!(s.MemoryBandwidth > 0), "memory_bandwidth", "must be positive"},
 		{!(s.BF16 > 0), "bf16", "must be positive"},
@@ -106,7 +108,7 @@ func (s AcceleratorSpec) Resolve() (Accelerator, error) {
 		return Accelerator{}, err
 	}
 	return Accelerator{
-		Name: name, Kind: kind,
+		Name: name, Kind: kind, Arch: Arch(strings.ToLower(string(s.Arch))),
 		MemoryBytes: float64(s.Memory), MemoryBandwidthBps: float64(s.MemoryBandwidth),
 		BF16FLOPS: float64(s.BF16), FP8FLOPS: float64(s.FP8), FP4FLOPS: float64(s.FP4),
 		MFU: s.MFU, MBU: s.MBU, StepOverheadNs: int64(s.StepOverhead),
@@ -137,7 +139,7 @@ func (s LinkSpec) Resolve() (Link, error) {
 // Factors a borrowed are left unset, to be borrowed again.
 func (a Accelerator) Spec() AcceleratorSpec {
 	s := AcceleratorSpec{
-		Name: a.Name, Kind: a.Kind,
+		Name: a.Name, Kind: a.Kind, Arch: a.Arch,
 		Memory: units.Bytes(a.MemoryBytes), MemoryBandwidth: units.Bandwidth(a.MemoryBandwidthBps),
 		BF16: units.FLOPS(a.BF16FLOPS), FP8: units.FLOPS(a.FP8FLOPS), FP4: units.FLOPS(a.FP4FLOPS),
 		MFU: a.MFU, MBU: a.MBU, StepOverhead: units.Duration(a.StepOverheadNs),

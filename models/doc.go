@@ -19,9 +19,10 @@
 //     preemption, prefill and decode roles, time accounting, the
 //     sliding-window groups of hybrid models, and the slot mode of
 //     wafer-scale decoders.
-//   - perf: step-time models (roofline — with expert-parallel groups and
-//     per-part precision — DistServe polynomial, Splitwise profile table,
-//     wafer pipeline).
+//   - perf: step-time models (roofline — with MoE layers as the kernel
+//     vLLM dispatches runs them, expert-parallel groups and per-part
+//     precision — DistServe polynomial, Splitwise profile table, wafer
+//     pipeline).
 //   - network: links shared max-min fairly, flat and hierarchical
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's

@@ -229,6 +229,7 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model,
 	compute string) (perf.StepTimer, error) {
 	env := perf.Env{Model: m, Device: dev, Layout: p.layout(), Compute: compute, OverlapCPU: *p.Engine.AsyncScheduling,
+		Release: p.release().Version,
 		Open: func(name string) (io.ReadCloser, string, error) {
 			f, err := l.open(at+".step_time.file", name)
 			return f, l.Resolve(name), err

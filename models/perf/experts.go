@@ -16,15 +16,17 @@ import (
 // layers of all ranks form one group. A step of the group then costs, on
 // every device,
 //
-//	max over ranks r of max(compute_r, bytes_r, floor) + allReduce_r, then + allToAll
+//	max over ranks r of max(compute_r, bytes_r, floor) + moeFixed + allReduce_r, then + allToAll
 //
 // where rank r's own tokens n_r are priced as in Roofline without their
 // routed experts, and every device adds the expert work of the whole
-// group's T = Σ n_r tokens:
+// group's T = Σ n_r tokens, run by the kernel of moekernels.go over its
+// E/EP local experts, each whole (moe.go):
 //
-//   - expert tokens per device: T·k/EP, times the load imbalance of the
-//     busiest device (Imbalance: from the top-k draw, or a stated factor);
-//     each costs 2·ExpertParamsEach FLOPs (its whole expert is local);
+//   - expert rows per device: each local expert's tokens of the T padded
+//     up to the kernel's M tile, plus the busiest device's surplus tokens
+//     over the mean, T·k/EP·(imbalance − 1) (Imbalance: from the top-k
+//     draw, or a stated factor);
 //   - expert bytes per device: its E/EP experts, each touched by the step
 //     with probability 1 − (1 − k/E)^T;
 //   - the all-to-all, DP > 1 only (with DP = 1 every device already holds
@@ -46,18 +48,15 @@ import (
 // batch (vLLM's DP ranks of a MoE model, vllm/v1/engine/core.py
 // DPEngineCoreProc: execute_dummy_batch).
 type expertTerms struct {
-	flopsPerToken   float64 // 2·ExpertParamsEach: one token through one local expert
-	topK            float64 // k
-	ep              float64 // EP
-	perTokenVar     float64 // variance of one token's experts on a device (hypergeometric)
-	maxZ            float64 // expected largest of EP standard normals, √(2 ln EP)
-	fixedImbalance  float64 // > 0: a stated imbalance instead of the draw's
-	bytes           float64 // weight bytes of the device's local experts
-	keepFrac        float64 // 1 − k/E
-	dequantNs       float64 // unpacking all the device's local experts (precision.go)
-	a2aNsPerToken   float64 // dispatch + combine over all MoE layers, per token of a rank
-	a2aFixedNs      float64 // the passes' latencies, per step with DP > 1
-	maxTokensDevice float64 // cap: a device's experts can take at most T·min(k, E/EP) tokens
+	routed          *routedTerms // the device's E/EP experts, whole
+	topK            float64      // k
+	ep              float64      // EP
+	perTokenVar     float64      // variance of one token's experts on a device (hypergeometric)
+	maxZ            float64      // expected largest of EP standard normals, √(2 ln EP)
+	fixedImbalance  float64      // > 0: a stated imbalance instead of the draw's
+	a2aNsPerToken   float64      // dispatch + combine over all MoE layers, per token of a rank
+	a2aFixedNs      float64      // the passes' latencies, per step with DP > 1
+	maxTokensDevice float64      // cap: a device's experts can take at most T·min(k, E/EP) tokens
 }
 
 // ExpertConfig is what a Roofline needs beyond RooflineConfig to price an
@@ -81,15 +80,14 @@ const alltoallShare = 0.8
 // them (EP ≤ 1): the Roofline then shards experts by TP as before.
 func newExpertTerms(cfg *RooflineConfig) (*expertTerms, error) {
 	m, l := cfg.Model, cfg.Layout
-	if m.Experts == 0 || m.ExpertsPerTok == 0 || l.EP <= 1 {
+	if !isMoE(m) || l.EP <= 1 {
 		return nil, nil
 	}
 	e, k, ep := float64(m.Experts), float64(m.ExpertsPerTok), float64(l.EP)
-	x := &expertTerms{flopsPerToken: 2 * m.ExpertParamsEach() * expertPeakScale(m, *cfg), topK: k, ep: ep,
+	x := &expertTerms{topK: k, ep: ep,
+		routed:      newRoutedTerms(m, moeKernelOf(cfg), m.Experts/l.EP, 1, expertPeakScale(m, *cfg), moeFixedNs(cfg)),
 		perTokenVar: k * (1 / ep) * (1 - 1/ep) * (e - k) / (e - 1), maxZ: math.Sqrt(2 * math.Log(ep)),
-		fixedImbalance: cfg.Experts.Imbalance, bytes: m.ExpertBytesTotal() / ep,
-		keepFrac: 1 - k/e, maxTokensDevice: math.Min(k, e/ep),
-		dequantNs: dequantNs(m.ExpertParams()/ep, expertDType(m), computeName(cfg.Compute), cfg.Device)}
+		fixedImbalance: cfg.Experts.Imbalance, maxTokensDevice: math.Min(k, e/ep)}
 	if l.DP > 1 {
 		if err := x.allToAll(cfg); err != nil {
 			return nil, err
@@ -145,15 +143,16 @@ func (x *expertTerms) imbalance(tokens float64) float64 {
 	return math.Min(f, x.maxTokensDevice*x.ep/x.topK)
 }
 
-// work is the expert FLOPs, bytes and unpacking time each device adds for
-// a group step of T tokens.
-func (x *expertTerms) work(tokens float64) (flops, bytes, dequant float64) {
+// work is what the routed experts add on each device for a group step of
+// tokens tokens: the busiest device's rows.
+func (x *expertTerms) work(tokens int) expertWork {
 	if tokens == 0 {
-		return 0, 0, 0
+		return expertWork{fixedNs: x.routed.fixedNs}
 	}
-	perDevice := tokens * x.topK / x.ep * x.imbalance(tokens)
-	touched := 1 - math.Pow(x.keepFrac, tokens)
-	return perDevice * x.flopsPerToken, x.bytes * touched, x.dequantNs * touched
+	t := float64(tokens)
+	surplus := t * x.topK / x.ep * (x.imbalance(t) - 1)
+	flops, bytes := x.routed.work(tokens, surplus)
+	return expertWork{flops: flops, bytes: bytes, fixedNs: x.routed.fixedNs}
 }
 
 // Imbalance reports the load-imbalance factor the roofline applies to a

@@ -1,9 +1,6 @@
 package perf
 
-import (
-	"handoff/hardware"
-	"handoff/models/llm"
-)
+import "handoff/models/llm"
 
 // Precision.
 //
@@ -13,9 +10,10 @@ import (
 // refused. Weights may be stored narrower than they are computed in — the
 // MXFP4 experts of gpt-oss on a GPU without FP4 tensor cores, FP8 weights
 // on one without FP8 — and are then unpacked inside the matmul kernels
-// (weight-only quantization), at Serving.DequantRate weights per second:
-// a fourth bound of the step beside compute, memory and the floor. Their
-// bytes read are the stored ones.
+// (weight-only quantization: Marlin, triton_kernels' matmul_ogs), in
+// registers, under the weight loads: their bytes read are the stored
+// ones, their matmuls run at the wider format's peak, and the unpacking
+// costs no bound of its own (moekernels.go).
 
 // formatBits orders the tensor-core formats by width.
 var formatBits = map[string]int{"bf16": 16, "fp8": 8, "fp4": 4}
@@ -29,12 +27,6 @@ func computeName(f string) string {
 		return "bf16"
 	}
 	return f
-}
-
-// unpacked reports whether weights stored as d are unpacked to compute
-// before their matmuls: stored narrower than the compute format.
-func unpacked(d llm.DType, compute string) bool {
-	return formatBits[d.TensorFormat()] < formatBits[computeName(compute)]
 }
 
 // matmulFormat is the format a matmul of weights stored as d runs in when
@@ -58,21 +50,4 @@ func expertPeakScale(m *llm.Model, cfg RooflineConfig) float64 {
 		return 1
 	}
 	return rest / experts
-}
-
-// dequantNs is the time one device takes to unpack params weights stored
-// as d when the step computes in compute; 0 when they need no unpacking or
-// the device charges none.
-func dequantNs(params float64, d llm.DType, compute string, dev hardware.Accelerator) float64 {
-	rate := dev.Serving.DequantRate
-	if rate == 0 || !unpacked(d, compute) {
-		return 0
-	}
-	return params / rate * 1e9
-}
-
-// moeFloor is the least GPU time the MoE layers add to a step:
-// MoELayers × Serving.MoELayerFloorNs.
-func moeFloor(m *llm.Model, dev hardware.Accelerator) float64 {
-	return float64(m.MoELayers()) * dev.Serving.MoELayerFloorNs
 }

@@ -22,6 +22,7 @@ type RooflineConfig struct {
 	MBU            float64              // fraction of peak HBM bandwidth reached; 0 = Device.MBU
 	StepOverheadNs int64                // fixed cost per step, ns; -1 = Device.StepOverheadNs
 	Compute        string               // tensor-core format the matmuls run in: "bf16" (""), "fp8" or "fp4" (precision.go)
+	Release        string               // vLLM release the pool runs ("0.11"; "" = the newest): picks the MoE kernel (moekernels.go)
 	OverlapCPU     bool                 // asynchronous scheduling: the step's CPU work runs under the previous step's GPU work
 	Experts        ExpertConfig         // expert parallelism (Layout.EP > 1) only: experts.go
 }
@@ -29,9 +30,8 @@ type RooflineConfig struct {
 // Roofline is the default step-time model. For one step of a batch it
 // charges, per TP rank,
 //
-//	time = max(prefillFLOPs/(peak·MFU) + decodeFLOPs/(peak·DecodeMFU),
-//	           bytes/(bw·MBU), layers·floor + moeLayers·moeFloor,
-//	           unpacked weights/dequantRate) + allReduce + cpu + overhead
+//	time = max(prefillFLOPs/(peak·MFU) + decodeFLOPs/(peak·DecodeMFU) + expertFLOPs/(peak·MFU),
+//	           bytes/(bw·MBU), layers·floor) + moeLayers·moeFixed + allReduce + cpu + overhead
 //
 // where, with n = Batch.Tokens() new tokens in the step:
 //
@@ -46,16 +46,20 @@ type RooflineConfig struct {
 //     Llama-class models). Attention scores and values cost
 //     AttnFLOPsPerPair per attended query·key pair.
 //   - bytes = weights/TP + KVBytesPerTokenPerShard(TP)·(DecodeContext +
-//     PrefillCtxRead + n). Weights are read once per step; for a MoE model
-//     only the shared parameters plus the experts the step touches (at
-//     their stored dtypes: llm.Model.SharedBytesTotal, ExpertBytesTotal): n tokens
-//     routed top-k of E experts touch E·(1−(1−k/E)^n) distinct experts per
-//     layer in expectation, so the expert bytes are ExpertParams·bytes·
-//     (1−(1−k/E)^n). KV is read for every cached token attended (decode
-//     context and the cache a prefill chunk extends) and written once for
-//     each new token. Activations are ignored: they are small next to
-//     weights at decode and hidden under compute at prefill. Expert
-//     parallelism is not modelled: experts are sharded by TP like the rest.
+//     PrefillCtxRead + n). Weights are read once per step, as stored; for a
+//     MoE model the shared parameters (attention, embeddings, router,
+//     shared experts, dense layers: llm.Model.SharedBytesTotal) plus the
+//     routed experts the step touches. KV is read for every cached token
+//     attended (decode context and the cache a prefill chunk extends) and
+//     written once for each new token. Activations are ignored: they are
+//     small next to weights at decode and hidden under compute at prefill.
+//   - expertFLOPs, and the routed experts' bytes (MoE models only): the
+//     kernel vLLM runs them with (moekernels.go) on the step's n tokens
+//     routed top-k of E — the experts touched read once, each expert's
+//     tokens padded up to the kernel's M tile (moe.go) — sharded by TP,
+//     or whole on each device under expert parallelism (experts.go).
+//   - moeFixed (Device.Serving.MoELayerFixedNs): the fixed time of a MoE
+//     layer's kernel chain, measured (hardware/serving.go).
 //   - floor (Device.Serving): the least GPU time per layer, kernel launches
 //     bound. vLLM V1 replays one full CUDA graph for a pure-decode batch
 //     (LayerFloorNs) and piecewise graphs with attention launched eagerly
@@ -94,35 +98,29 @@ type Roofline struct {
 	nsPerFLOP       float64 // 1e9 / (peak·MFU) per rank
 	nsPerFLOPDecode float64 // 1e9 / (peak·DecodeMFU) per rank
 	nsPerByte       float64 // 1e9 / (bw·MBU) per rank
-	flopsPerTokRank float64 // FLOPsPerToken / TP
-	// expertFLOPsRank, when the routed experts' matmuls run in another
-	// format than the rest (precision.go), is their FLOPs per token per
-	// rank scaled to the rest's peak; flopsPerTokRank then leaves them out.
-	expertFLOPsRank float64
-	attnPerPairRank float64   // AttnFLOPsPerPair / TP
-	denseBytesRank  float64   // weight bytes always read per rank (dense: all; MoE: shared)
-	expertBytesRank float64   // MoE: bytes of all routed experts per rank; 0 for dense
-	keepFrac        float64   // MoE: 1 − k/E, the chance a token skips a given expert
-	touchedBy       []float64 // MoE: touched(n) for the step sizes of decode batches, n < touchedTable
-	dequantShared   float64   // ns a step spends unpacking the always-read weights (precision.go)
-	dequantExperts  float64   // ns unpacking all of the device's routed experts; times the share touched
-	kvBytesRank     float64   // KV bytes per token per rank (a hybrid model's full layers)
-	arNsPerToken    float64   // all-reduce transfer time per new token, ns
-	arLargeNs       float64   // the same once a step's messages exceed 8 MiB (NCCL)
-	arLargeTokens   float64   // tokens past which a step's messages exceed 8 MiB
-	fixedNs         float64   // overhead + all-reduce latencies, ns
-	perSeqNs        float64   // CPU per scheduled sequence, ns
-	perTokenNs      float64   // CPU per scheduled token, ns
-	floorNs         float64   // least GPU time of a pure-decode step, ns
-	floorMixedNs    float64   // least GPU time of a step with prompt tokens, ns
-	overlapCPU      bool      // CPU work overlaps the GPU's (async scheduling)
+	flopsPerTokRank float64 // FLOPsPerToken / TP; a MoE model's without its routed experts
+	attnPerPairRank float64 // AttnFLOPsPerPair / TP
+	denseBytesRank  float64 // weight bytes always read per rank (dense: all; MoE: shared)
+	kvBytesRank     float64 // KV bytes per token per rank (a hybrid model's full layers)
+	arNsPerToken    float64 // all-reduce transfer time per new token, ns
+	arLargeNs       float64 // the same once a step's messages exceed 8 MiB (NCCL)
+	arLargeTokens   float64 // tokens past which a step's messages exceed 8 MiB
+	fixedNs         float64 // overhead + all-reduce latencies, ns
+	perSeqNs        float64 // CPU per scheduled sequence, ns
+	perTokenNs      float64 // CPU per scheduled token, ns
+	floorNs         float64 // least GPU time of a pure-decode step, ns
+	floorMixedNs    float64 // least GPU time of a step with prompt tokens, ns
+	overlapCPU      bool    // CPU work overlaps the GPU's (async scheduling)
 	// sliding is a hybrid model's sliding-window layers; nil without. A
 	// pointer keeps a Roofline within two cache lines (96-byte objects),
 	// which a many-instance run, latency-bound, notices.
 	sliding *slidingTerms
+	// routed is a MoE model's routed experts sharded by TP (moe.go); nil
+	// for a dense model or under expert parallelism.
+	routed *routedTerms
 	// experts is the expert-parallel MoE terms (experts.go); nil unless
-	// Layout.EP > 1, when the routed experts are priced per device apart
-	// from flopsPerTokRank and denseBytesRank.
+	// Layout.EP > 1, when the routed experts are priced per device for
+	// the whole group's tokens.
 	experts *expertTerms
 }
 
@@ -154,8 +152,8 @@ func NewRoofline(cfg RooflineConfig) (*Roofline, error) {
 		fixedNs:         float64(cfg.StepOverheadNs),
 		perSeqNs:        cfg.Device.Serving.StepPerSeqNs,
 		perTokenNs:      cfg.Device.Serving.StepPerTokenNs,
-		floorNs:         float64(m.Layers)*cfg.Device.Serving.LayerFloorNs + moeFloor(m, cfg.Device),
-		floorMixedNs:    float64(m.Layers)*cfg.Device.Serving.LayerFloorMixedNs + moeFloor(m, cfg.Device),
+		floorNs:         float64(m.Layers) * cfg.Device.Serving.LayerFloorNs,
+		floorMixedNs:    float64(m.Layers) * cfg.Device.Serving.LayerFloorMixedNs,
 		overlapCPU:      cfg.OverlapCPU,
 	}
 	if m.SlidingLayers > 0 {
@@ -195,24 +193,29 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 		r.experts = x
 		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
 		r.denseBytesRank = m.SharedBytesTotal() / tp
-	case m.Experts > 0 && m.ExpertsPerTok > 0:
+	case isMoE(m):
+		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
 		r.denseBytesRank = m.SharedBytesTotal() / tp
-		r.expertBytesRank = m.ExpertBytesTotal() / tp
-		r.keepFrac = 1 - float64(m.ExpertsPerTok)/float64(m.Experts)
-		r.touchedBy = make([]float64, touchedTable)
-		for n := range r.touchedBy {
-			r.touchedBy[n] = 1 - math.Pow(r.keepFrac, float64(n))
-		}
-		r.dequantExperts = dequantNs(m.ExpertParams()/tp, expertDType(m), cfg.Compute, cfg.Device)
-		if scale := expertPeakScale(m, *cfg); scale != 1 {
-			r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
-			r.expertFLOPsRank = (m.FLOPsPerToken() - nonExpertFLOPsPerToken(m)) / tp * scale
-		}
+		r.routed = newRoutedTerms(m, moeKernelOf(cfg), m.Experts, cfg.Layout.TP, expertPeakScale(m, *cfg), moeFixedNs(cfg))
 	default:
 		r.denseBytesRank = m.WeightBytesTotal() / tp
 	}
-	r.dequantShared = dequantNs(m.SharedParams()/tp, m.WeightDType, cfg.Compute, cfg.Device)
 	return nil
+}
+
+// isMoE reports whether m routes its tokens to experts.
+func isMoE(m *llm.Model) bool {
+	return m.Experts > 0 && m.ExpertsPerTok > 0 && m.Experts > m.ExpertsPerTok
+}
+
+// moeKernelOf is the kernel cfg's pool runs its routed experts with.
+func moeKernelOf(cfg *RooflineConfig) moeKernel {
+	return selectMoEKernel(cfg.Device.Arch, expertDType(cfg.Model), cfg.Release)
+}
+
+// moeFixedNs is the fixed time a step's MoE layers' kernel chains take.
+func moeFixedNs(cfg *RooflineConfig) float64 {
+	return float64(cfg.Model.MoELayers()) * cfg.Device.Serving.MoELayerFixedNs
 }
 
 // splitSliding divides a hybrid model's KV bytes and attention FLOPs per
@@ -281,7 +284,9 @@ func (c *RooflineConfig) validate() error {
 }
 
 // StepNs returns the duration of one step in nanoseconds (see Roofline).
-// Cost: O(1), one math.Pow for MoE models, no allocation.
+// Cost: O(1), no allocation; a MoE step reads its routed experts'
+// expectations from tables up to 8,192 tokens and computes them (a few
+// math.Erfc) beyond (moe.go).
 func (r *Roofline) StepNs(b *Batch) int64 {
 	if b.Empty() {
 		return 0
@@ -310,26 +315,31 @@ const maxStepNs = 1e15
 
 // stepNs is StepNs in float64 nanoseconds.
 func (r *Roofline) stepNs(b *Batch) float64 {
-	if r.experts == nil {
-		return r.rankNs(b, 0, 0, 0, 0) + r.fixedNs
+	var x expertWork
+	if r.experts != nil {
+		x = r.experts.work(b.Tokens())
 	}
-	n := float64(b.Tokens())
-	flops, bytes, dequant := r.experts.work(n)
-	prefill := flops * float64(b.PrefillTokens) / n
-	return r.rankNs(b, prefill, flops-prefill, bytes, dequant) + r.fixedNs
+	return r.rankNs(b, x) + r.fixedNs
 }
 
+// expertWork is what a step's routed experts add on one device: matmul
+// FLOPs (scaled to the rest's peak, priced at MFU: moe.go), weight bytes
+// and the kernel chains' fixed time.
+type expertWork struct{ flops, bytes, fixedNs float64 }
+
 // rankNs is one device's time for its rank's batch b, without the fixed
-// costs, when its routed experts add expertPrefill and expertDecode FLOPs
-// (the prompt and the decode tokens' shares) and expertBytes of weights.
-func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes, expertDequant float64) float64 {
+// costs, when the expert-parallel group's routed experts add x (TP-sharded
+// experts are b's own).
+func (r *Roofline) rankNs(b *Batch, x expertWork) float64 {
+	if r.routed != nil {
+		x.flops, x.bytes = r.routed.work(b.Tokens(), 0)
+		x.fixedNs = r.routed.fixedNs
+	}
 	n := float64(b.Tokens())
-	prefillFLOPs := float64(b.PrefillTokens)*(r.flopsPerTokRank+r.expertFLOPsRank) + b.PrefillAttn*r.attnPerPairRank + expertPrefill
-	decodeFLOPs := float64(b.DecodeSeqs)*(r.flopsPerTokRank+r.expertFLOPsRank) + float64(b.DecodeContext)*r.attnPerPairRank + expertDecode
+	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank
+	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
-	touched := r.touched(n)
-	bytes := r.denseBytesRank + r.expertBytesRank*touched + kvTokens*r.kvBytesRank + expertBytes
-	dequant := r.dequantShared + r.dequantExperts*touched + expertDequant
+	bytes := r.denseBytesRank + kvTokens*r.kvBytesRank + x.bytes
 	if r.sliding != nil {
 		pf, df, by := r.sliding.work(b, n)
 		prefillFLOPs, decodeFLOPs, bytes = prefillFLOPs+pf, decodeFLOPs+df, bytes+by
@@ -338,7 +348,8 @@ func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes, ex
 	if b.PrefillSeqs > 0 {
 		floor = r.floorMixedNs
 	}
-	gpu := max(prefillFLOPs*r.nsPerFLOP+decodeFLOPs*r.nsPerFLOPDecode, bytes*r.nsPerByte, floor, dequant)
+	compute := (prefillFLOPs+x.flops)*r.nsPerFLOP + decodeFLOPs*r.nsPerFLOPDecode
+	gpu := max(compute, bytes*r.nsPerByte, floor) + x.fixedNs
 	cpu := float64(b.PrefillSeqs+b.DecodeSeqs)*r.perSeqNs + n*r.perTokenNs
 	ar := n * r.arNsPerToken
 	if n > r.arLargeTokens {
@@ -357,29 +368,29 @@ func (r *Roofline) rankNs(b *Batch, expertPrefill, expertDecode, expertBytes, ex
 // parallelism it prices the largest rank's step. Cost: O(ranks), no
 // allocation.
 func (r *Roofline) GroupStepNs(ranks []*Batch) int64 {
-	var total, prompt, largest float64
+	var total, largest float64
 	for _, b := range ranks {
 		if b != nil {
 			n := float64(b.Tokens())
-			total, prompt, largest = total+n, prompt+float64(b.PrefillTokens), max(largest, n)
+			total, largest = total+n, max(largest, n)
 		}
 	}
 	if total == 0 {
 		return 0
 	}
-	var flops, bytes, dequant, a2a float64
+	var x expertWork
+	var a2a float64
 	if r.experts != nil {
-		flops, bytes, dequant = r.experts.work(total)
+		x = r.experts.work(int(total))
 		a2a = largest*r.experts.a2aNsPerToken + r.experts.a2aFixedNs
 	}
-	prefill := flops * prompt / total
 	var idle Batch
 	worst := 0.0
 	for _, b := range ranks {
 		if b == nil {
 			b = &idle
 		}
-		worst = max(worst, r.rankNs(b, prefill, flops-prefill, bytes, dequant))
+		worst = max(worst, r.rankNs(b, x))
 	}
 	return roundNs(min(worst+a2a+r.fixedNs, maxStepNs))
 }
@@ -392,23 +403,6 @@ func (t *slidingTerms) work(b *Batch, n float64) (prefillFLOPs, decodeFLOPs, byt
 	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*t.window)
 	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(t.window-1))
 	return prefillPairs * t.attnPerPair, decode * t.attnPerPair, (decode + cached + n) * t.kvBytes
-}
-
-// touchedTable is how many step sizes (0 to 511 tokens) a MoE roofline
-// keeps touched for: every decode step of up to 511 sequences reads it
-// instead of calling math.Pow, the same value.
-const touchedTable = 512
-
-// touched is the share of the device's routed experts (TP-sharded) a step
-// of n tokens touches: 1 − (1 − k/E)^n; 0 without such experts.
-func (r *Roofline) touched(n float64) float64 {
-	if r.expertBytesRank == 0 {
-		return 0
-	}
-	if n < touchedTable {
-		return r.touchedBy[int(n)]
-	}
-	return 1 - math.Pow(r.keepFrac, n)
 }
 
 // expertDType is the format m's routed experts are stored in.

@@ -43,7 +43,7 @@ func (s RooflineSpec) Check() error {
 // New implements Spec.
 func (s RooflineSpec) New(env Env) (StepTimer, error) {
 	return NewRoofline(RooflineConfig{Model: env.Model, Device: env.Device, Layout: env.Layout, ScaleUp: env.ScaleUp,
-		MFU: s.MFU, DecodeMFU: s.DecodeMFU, MBU: s.MBU, StepOverheadNs: s.overheadNs(), OverlapCPU: env.OverlapCPU, Compute: env.Compute,
+		MFU: s.MFU, DecodeMFU: s.DecodeMFU, MBU: s.MBU, StepOverheadNs: s.overheadNs(), OverlapCPU: env.OverlapCPU, Compute: env.Compute, Release: env.Release,
 		Experts: ExpertConfig{Imbalance: s.ExpertImbalance, ScaleOut: env.ScaleOut, Domain: env.Domain}})
 }
 

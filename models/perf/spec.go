@@ -32,6 +32,7 @@ type Env struct {
 	ScaleOut   hardware.Link        // the NIC between scale-up domains (expert parallelism across them)
 	Domain     int                  // devices one scale-up domain joins; 0 = not bounded
 	OverlapCPU bool                 // asynchronous scheduling (RooflineConfig.OverlapCPU)
+	Release    string               // the vLLM release the pool runs, "0.N" ("" = the newest; RooflineConfig.Release)
 	// Open opens a file the section names (relative to the scenario)
 	// and returns it with the path to name it by in errors.
 	Open func(name string) (io.ReadCloser, string, error)

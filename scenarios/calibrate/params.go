@@ -50,12 +50,6 @@ func params() []Param {
 		acc("layer_floor_mixed", 0, 5e3, 500e3, "least GPU time per layer of a step with prompt tokens, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorMixedNs }),
 		acc("frontend_latency", 0, 3e6, 30e6, "client to engine per request, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FrontendNs }),
 		acc("first_token_emit", 0, 1e6, 20e6, "engine to client for the first token, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FirstEmitNs }),
-		acc("moe_layer_floor", 0, 20e3, 500e3, "least GPU time a MoE layer adds to a step, ns (moves MoE models only)",
-			func(h *Hardware) *float64 { return &h.Accel.Serving.MoELayerFloorNs }),
-		{Name: "dequant_rate", Lo: 1e11, Hi: 1e14, Init: 3e12, Number: true,
-			Doc: "weights/s unpacked for weight-only quantized matmuls (moves weights stored narrower than computed only)",
-			get: func(h *Hardware) float64 { return h.Accel.Serving.DequantRate },
-			set: func(h *Hardware, v float64) { h.Accel.Serving.DequantRate = v }},
 		acc("allreduce_bandwidth_large", 0.02, 0.6, 1, "share of the scale-up link an all-reduce over 8 MiB reaches (NCCL; moves TP > 1 only)",
 			func(h *Hardware) *float64 { return &h.Accel.Serving.AllReduceBWLarge }),
 		{Name: "latency", OnLink: true, Lo: 100, Hi: 20e3, Init: 2e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
@@ -72,22 +66,20 @@ func Measured() []string {
 }
 
 // MoEMeasured are the parameters the measured P/D runs of a MXFP4 MoE
-// fit after the serving fit (a second stage, holding the first's): the
-// MoE layer floor, the unpacking of weight-only quantized experts and
-// NCCL's share of the link for the large all-reduces of long prompts —
-// terms the dense serving set never exercises. The Ray Serve layers those
-// runs went through are not fitted: their scenarios give them as measured
-// (gateway.latency and gateway.hop) and the sim walks the P/D path piece
-// by piece.
+// fit after the serving fit (a second stage, holding the first's): NCCL's
+// share of the link for the large all-reduces of long prompts, which the
+// dense serving set never exercises. The MoE layers are priced by their
+// kernels, whose one fixed cost (moe_layer_fixed) is measured, not fitted;
+// the Ray Serve layers those runs went through are not fitted either: their
+// scenarios give them as measured (gateway.latency and gateway.hop) and the
+// sim walks the P/D path piece by piece.
 func MoEMeasured() []string {
-	return []string{"moe_layer_floor", "dequant_rate", "allreduce_bandwidth_large"}
+	return []string{"allreduce_bandwidth_large"}
 }
 
 // ClearMoE zeroes h's MoEMeasured fields, so that the first stage of a
 // fit sees none of what the second fits and reruns to the same values.
-func ClearMoE(h *Hardware) {
-	h.Accel.Serving.MoELayerFloorNs, h.Accel.Serving.DequantRate, h.Accel.Serving.AllReduceBWLarge = 0, 0, 0
-}
+func ClearMoE(h *Hardware) { h.Accel.Serving.AllReduceBWLarge = 0 }
 
 // DeviceOnly are the parameters the device, not the serving software,
 // sets: what step profiles from another software stack can still tell
