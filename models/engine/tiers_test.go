@@ -139,7 +139,8 @@ func TestSwapAndOffloadShareTheHostTier(t *testing.T) {
 }
 
 // TestTiersAreRefusedOutOfOrder: the tiers run host → disk → store, need
-// prefix caching and cannot sit beside a separate swap space.
+// prefix caching and cannot sit beside a separate swap space; a hybrid
+// model's need one taking blocks on completion.
 func TestTiersAreRefusedOutOfOrder(t *testing.T) {
 	host := &Tier{Kind: TierHost, Blocks: kv.NewTier("host", 4), Offload: OffloadOnCompletion}
 	disk := &Tier{Kind: TierDisk, Blocks: kv.NewTier("disk", 4), Offload: OffloadOnCompletion}
@@ -151,6 +152,8 @@ func TestTiersAreRefusedOutOfOrder(t *testing.T) {
 		{Config{Tiers: []*Tier{host}}, "need prefix caching"},
 		{Config{Tiers: []*Tier{host}, PrefixCaching: true, HostBlocks: 8}, "one capacity"},
 		{Config{Tiers: []*Tier{{Kind: TierHost, Blocks: kv.NewTier("h", 1)}}, PrefixCaching: true}, "offload must be"},
+		{Config{Tiers: []*Tier{{Kind: TierHost, Blocks: kv.NewTier("h", 1), Offload: OffloadOnEviction}},
+			PrefixCaching: true, SlidingWindow: 8, SlidingGroups: 1}, "one that takes blocks on completion"},
 	} {
 		c.cfg.MaxBatchedTokens, c.cfg.MaxSeqs, c.cfg.NumBlocks, c.cfg.MaxModelLen = 64, 4, 8, 1024
 		err := c.cfg.Validate()
