@@ -144,7 +144,33 @@ func (in *Instance) lowerMatch(s *Seq, from int) int {
 	}
 	j = in.slidingHit(s, from, j)
 	in.countOnboard(s, from, j)
+	in.touchPrompt(s, j)
 	return j - from
+}
+
+// touchPrompt makes the tier entries of s's shareable prompt the most
+// recently used, leading blocks last, as vLLM's connector touches a
+// request's keys at every look-up (OffloadingConnectorScheduler._touch):
+// every full-attention block, and a sliding-window group's from the
+// window before the hit's end (block end) on. A prefix HBM keeps serving
+// so stays in the tiers too. Cost O(blocks × groups × tiers).
+func (in *Instance) touchPrompt(s *Seq, end int) {
+	n := min(s.shared, len(s.hashes))
+	want := (in.cfg.SlidingWindow + in.cfg.BlockSize - 1) / in.cfg.BlockSize
+	for j := n - 1; j >= 0; j-- {
+		for g := in.cfg.SlidingGroups; g >= 1 && j >= end-want; g-- {
+			in.touchOnly(groupKey(s, j, g))
+		}
+		in.touchOnly(s.hashes[j])
+	}
+}
+
+// touchOnly makes the entry of key k the most recently used in every
+// tier holding it.
+func (in *Instance) touchOnly(k uint64) {
+	for _, t := range in.cfg.Tiers {
+		t.Blocks.TouchOne(k)
+	}
 }
 
 // lowerHolder is the first tier holding the block of hash h, and when it
