@@ -162,3 +162,22 @@ func TestTiersAreRefusedOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLookUpKeepsAnHBMServedPrefixInTheTier: a prefix HBM serves is
+// touched in the host tier at every look-up (vLLM's _touch), so when the
+// full tier makes room it drops the prefix nobody asked for since.
+func TestLookUpKeepsAnHBMServedPrefixInTheTier(t *testing.T) {
+	host := &Tier{Kind: TierHost, Blocks: kv.NewTier("host", 16), Offload: OffloadOnCompletion}
+	in := newTiered(t, 64, Recompute, host)
+	now := int64(0)
+	for _, id := range []uint64{1, 2, 1, 3} { // 1 again: an HBM hit; 3 evicts 8 entries
+		in.Enqueue(shared(in, id, 128, 1), now)
+		now = runToEnd(t, in, now)
+	}
+	one := kv.AppendBlockHashes(nil, []kv.Segment{{ID: 1, Tokens: 128}}, 0, 128, 16)
+	two := kv.AppendBlockHashes(nil, []kv.Segment{{ID: 2, Tokens: 128}}, 0, 128, 16)
+	if host.Blocks.Match(one) != 8 || host.Blocks.Match(two) != 0 {
+		t.Errorf("host holds %d blocks of the prefix HBM served, %d of the idle one; want 8 and 0",
+			host.Blocks.Match(one), host.Blocks.Match(two))
+	}
+}
