@@ -28,7 +28,9 @@ func offloadNames() []string {
 // tiers draws, for a third of the GPU pools, lower KV tiers in the order
 // validation requires (a host tier, reported true; a disk; the shared
 // store), each written on completion, on eviction or both; a prefill pool
-// with the store may hand off through it.
+// with the store may hand off through it. A hybrid model's pool always
+// has a host tier, written on completion (its sliding-window blocks go
+// down no other way).
 func (d *swarmDoc) tiers(p *swarmPool) (host bool) {
 	rng := d.rng
 	d.tiered, d.handoff = false, false
@@ -36,10 +38,16 @@ func (d *swarmDoc) tiers(p *swarmPool) (host bool) {
 		return false
 	}
 	d.tag("tiers")
+	if d.hybrid {
+		d.tag("hybrid-tiers")
+	}
 	d.tiered = true
-	offload := func() string {
-		if rng.IntN(5) == 0 {
+	offload := func(kind string) string {
+		switch {
+		case rng.IntN(5) == 0:
 			return "" // completion, the default
+		case d.hybrid && kind == "host":
+			return ", offload: " + pick(rng, "completion", "both")
 		}
 		return ", offload: " + pickOf(rng, offloadNames())
 	}
@@ -47,17 +55,17 @@ func (d *swarmDoc) tiers(p *swarmPool) (host bool) {
 	d.line("    kv_tiers:")
 	for _, kind := range kinds {
 		switch {
-		case rng.IntN(3) == 0 && !(kind == "store" && !host):
+		case rng.IntN(3) == 0 && !(kind == "store" && !host) && !(kind == "host" && d.hybrid):
 		case kind == "host":
 			host = true
 			extra := ""
 			if rng.IntN(2) == 0 {
 				extra = fmt.Sprintf(", read_bandwidth: %dGB/s, write_bandwidth: %dGB/s, latency: %dus", 1+rng.IntN(64), 1+rng.IntN(64), rng.IntN(10))
 			}
-			d.line("      - {tier: host, capacity: %dMB%s%s}", 10+rng.IntN(2000), extra, offload())
+			d.line("      - {tier: host, capacity: %dMB%s%s}", 10+rng.IntN(2000), extra, offload(kind))
 		case kind == "disk":
 			d.line("      - {tier: disk, capacity: %dMB, read_bandwidth: %dGB/s, write_bandwidth: %dGB/s, latency: %dus%s}",
-				10+rng.IntN(4000), 1+rng.IntN(10), 1+rng.IntN(5), rng.IntN(200), offload())
+				10+rng.IntN(4000), 1+rng.IntN(10), 1+rng.IntN(5), rng.IntN(200), offload(kind))
 		case kind == "store":
 			d.store = true
 			d.line("      - {tier: store}")

@@ -117,7 +117,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	d.owner()
 	caching := rng.IntN(4) > 0
 	d.engine(util, caching)
-	host := caching && !d.hybrid && d.tiers(&p)
+	host := caching && (!d.hybrid || engine.CheckHybridTiers(d.release) == nil) && d.tiers(&p)
 	d.preemption(&p, host)
 	switch role {
 	case "prefill":

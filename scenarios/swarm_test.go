@@ -64,7 +64,7 @@ func TestScenarioSwarm(t *testing.T) {
 // besides the fields TestScenarioSwarmDrawsEveryField requires: the
 // combinations that reach different code.
 var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "catalog", "topology", "stale", "dp", "tiers",
-	"store_handoff", "swap", "reject", "closed_loop", "sessions", "faults", "precision", "sweep_block", "plan_block",
+	"hybrid-tiers", "store_handoff", "swap", "reject", "closed_loop", "sessions", "faults", "precision", "sweep_block", "plan_block",
 	"lease", "decode_first"}
 
 // swarmCase writes the drawn file, takes it through run and then through

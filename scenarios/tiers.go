@@ -213,7 +213,9 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 		return nil
 	}
 	if ecfg.SlidingGroups > 0 {
-		return l.errorf(at+".kv_tiers", "%s has sliding-window layers: lower KV tiers are modelled for full-attention KV only", m.Name)
+		if err := l.hybridTiers(at, p, m); err != nil {
+			return err
+		}
 	}
 	shardBytes := p.layout().Memory(m, 0, 0, ecfg.BlockSize).BlockBytes
 	tiers, err := l.poolTiers(at, p, hw, m, shardBytes*float64(p.layout().RankDevices()), store)
@@ -227,6 +229,28 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 		inst.Timer = perf.WithSwap(inst.Timer, shardBytes/perDevice*1e9)
 	}
 	return nil
+}
+
+// hybridTiers checks the lower tiers of pool p (at "pools[i]"), which
+// serves m, a model with sliding-window layers: its vLLM release must
+// offload a hybrid model's KV cache groups, and a tier must take blocks
+// as sequences finish, the only way its sliding-window blocks go down
+// (HBM's evictions carry full-attention blocks only).
+func (l *Loaded) hybridTiers(at string, p *Pool, m *llm.Model) error {
+	if err := engine.CheckHybridTiers(p.Engine.VLLM); err != nil {
+		return l.errorf(at+".engine.vllm", "%s has sliding-window layers: %v", m.Name, err)
+	}
+	for _, t := range p.KVTiers {
+		offload := t.Offload
+		if t.Tier == "store" {
+			offload = l.KVStore.Offload
+		}
+		if offloads[offload]&engine.OffloadOnCompletion != 0 {
+			return nil
+		}
+	}
+	return l.errorf(at+".kv_tiers", "%s has sliding-window layers, whose blocks go down a tier only as a sequence "+
+		"finishes: give a tier offload: completion or both", m.Name)
 }
 
 func orDefault(v, d float64) float64 {

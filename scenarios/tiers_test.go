@@ -81,19 +81,44 @@ func TestTiersBuild(t *testing.T) {
 	}
 }
 
-// TestTiersNeedPagedFullAttentionKV: tiers on a pool without prefix
-// caching, or serving a model with sliding-window layers, are refused
-// where they are written.
-func TestTiersNeedPagedFullAttentionKV(t *testing.T) {
+// TestTiersNeedPrefixCaching: tiers on a pool without prefix caching are
+// refused where they are written.
+func TestTiersNeedPrefixCaching(t *testing.T) {
 	noCache := strings.Replace(tiered(t, "      - {tier: host, capacity: 1GB}\n"), "{block_size: 16}",
 		"{block_size: 16, prefix_caching: false}", 1)
 	if _, _, err := parseBuild(t, noCache, "t.yaml"); err == nil ||
 		!strings.Contains(err.Error(), "t.yaml:15: field pools[0].kv_tiers: lower KV tiers find blocks by their prefix hashes") {
 		t.Errorf("without prefix caching: %v", err)
 	}
-	hybrid := strings.Replace(tiered(t, "      - {tier: host, capacity: 100GB}\n"), "model: llama-3.1-8b", "model: gpt-oss-20b", 1)
-	if _, _, err := parseBuild(t, hybrid, "t.yaml"); err == nil ||
-		!strings.Contains(err.Error(), "field pools[0].kv_tiers: gpt-oss-20b has sliding-window layers") {
-		t.Errorf("a sliding-window model: %v", err)
+}
+
+// TestHybridTiers: a model with sliding-window layers takes lower tiers
+// under the latest release and from vLLM 0.21 on, each tier entry one KV
+// cache group's block; a release before 0.21, or tiers that take no
+// finishing sequence's blocks, are refused naming the field.
+func TestHybridTiers(t *testing.T) {
+	hybrid := func(tier, vllm string) string {
+		doc := strings.Replace(tiered(t, "      - "+tier+"\n"), "model: llama-3.1-8b", "model: gpt-oss-20b", 1)
+		return strings.Replace(doc, "{block_size: 16}", "{block_size: 16"+vllm+"}", 1)
+	}
+	for _, vllm := range []string{"", ", vllm: \"0.21\""} {
+		_, b, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB}", vllm), "t.yaml")
+		if err != nil {
+			t.Fatalf("engine %q: %v", vllm, err)
+		}
+		ic := b.Config.Instances[0].Engine
+		if ic.SlidingGroups != 1 || len(ic.Tiers) != 1 {
+			t.Fatalf("engine %q: %d sliding groups, %d tiers", vllm, ic.SlidingGroups, len(ic.Tiers))
+		}
+	}
+	if _, _, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB}", ", vllm: \"0.20\""), "t.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "field pools[0].engine.vllm: gpt-oss-20b has sliding-window layers: lower KV "+
+			"tiers for a model with sliding-window layers came with vLLM 0.21") {
+		t.Errorf("vLLM 0.20: %v", err)
+	}
+	if _, _, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB, offload: eviction}", ""), "t.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "t.yaml:15: field pools[0].kv_tiers: gpt-oss-20b has sliding-window layers, "+
+			"whose blocks go down a tier only as a sequence finishes") {
+		t.Errorf("write-back only: %v", err)
 	}
 }

@@ -132,8 +132,8 @@ func swarmFleet(cfg *Config, rng *rand.Rand) {
 // swarmTiers draws, from a stream of its own, lower KV tiers for half the
 // cases: each paged instance with prefix caching gets a host tier (its
 // swap space, under swap), a disk or both, and sometimes all of them share
-// a store, through which prefillers may hand their KV off. Capacities,
-// offload modes, bandwidths and latencies vary.
+// a store, through which prefillers may hand their KV off; hybrid models'
+// instances too. Capacities, offload modes, bandwidths and latencies vary.
 func swarmTiers(t testing.TB, cfg *Config, rng *rand.Rand) {
 	if rng.IntN(2) == 0 {
 		return
@@ -152,7 +152,7 @@ func swarmTiers(t testing.TB, cfg *Config, rng *rand.Rand) {
 	for i := range cfg.Instances {
 		in := &cfg.Instances[i]
 		e := &in.Engine
-		if !e.PrefixCaching || e.SlidingGroups > 0 || len(e.Layouts) > 0 {
+		if !e.PrefixCaching || len(e.Layouts) > 0 {
 			continue
 		}
 		e.Tiers = nil
@@ -165,6 +165,9 @@ func swarmTiers(t testing.TB, cfg *Config, rng *rand.Rand) {
 		if store != nil && rng.IntN(4) > 0 {
 			e.Tiers = append(e.Tiers, store)
 			in.KVViaStore = handoff && in.Role == RolePrefill
+		}
+		if e.SlidingGroups > 0 && len(e.Tiers) > 0 { // a hybrid model's sliding blocks go down only on completion
+			e.Tiers[0].Offload |= engine.OffloadOnCompletion
 		}
 		if err := e.Validate(); err != nil {
 			t.Fatal(err)
@@ -342,6 +345,7 @@ func swarmRequests(rng *rand.Rand) []Request {
 type swarmTally struct {
 	pd, colocated, preemptions, dropped, completed, cachedTokens, rejections, swapOuts int
 	local, recompiles, failed, abandoned, async, closed, tierHits, viaStore            int
+	hybridTierHits                                                                     int
 	scaleUps, failovers, crashes, drained, expiredReads, bounces                       int
 	lockups                                                                            [results.NumLockKinds]int
 	chains                                                                             int
@@ -362,6 +366,7 @@ func TestSwarm(t *testing.T) {
 		tally.dropped == 0 || tally.completed == 0 || tally.cachedTokens == 0 ||
 		tally.rejections == 0 || tally.swapOuts == 0 || tally.local == 0 || tally.recompiles == 0 || tally.failed == 0 ||
 		tally.abandoned == 0 || tally.async == 0 || tally.closed == 0 || tally.tierHits == 0 || tally.viaStore == 0 ||
+		tally.hybridTierHits == 0 ||
 		len(tally.routers) != len(swarmRouters) || tally.scaleUps == 0 || tally.failovers == 0 || tally.crashes == 0 ||
 		tally.drained == 0 || tally.expiredReads == 0 || tally.bounces == 0 || slices.Contains(tally.lockups[:], 0) ||
 		tally.chains == 0) {
@@ -417,6 +422,9 @@ func swarmOne(t *testing.T, seed uint64, tally *swarmTally) {
 		tally.recompiles += int(in.Stats.Recompiles)
 		for _, n := range in.Stats.TierHitBlocks {
 			tally.tierHits += int(n)
+			if cfg.Instances[i].Engine.SlidingGroups > 0 {
+				tally.hybridTierHits += int(n)
+			}
 		}
 		if cfg.Instances[i].KVViaStore && in.Stats.Steps > 0 {
 			tally.viaStore++

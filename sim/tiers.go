@@ -119,7 +119,9 @@ func (c *cluster) initTiers(caps []float64, names []string) ([]float64, []string
 }
 
 // startOnboard times the copies up of sequence s on instance i: one
-// transfer per tier it reads from. remote: a decoder's reads beside its
+// transfer per tier it reads from, of every KV cache group's blocks it
+// reads there (a hybrid model's sliding-window blocks are no prompt
+// tokens of their own). remote: a decoder's reads beside its
 // pull (startPull).
 func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 	j := c.newJob(onboardJob{ref: s.Ref, inst: int32(i), live: true, remote: remote})
@@ -131,7 +133,7 @@ func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 			continue
 		}
 		if !remote { // a decoder's reads are its prompt's handoff, not prefix hits
-			rec.TierTokens[tr.Kind] += n * bs
+			rec.TierTokens[tr.Kind] += (n - int32(s.OnboardSliding[tr.Kind])) * bs
 		}
 		c.startAfter(s.OnboardReadyNs, onboardRef|j, c.tiers.paths[i][tr.Kind], tr.ReadLatencyNs,
 			float64(n)*tr.BlockBytes)
@@ -263,7 +265,7 @@ func (c *cluster) tierResults() []TierResult {
 // have it (a shared store once).
 type TierResult struct {
 	Name           string
-	ReadBlocks     int64   // blocks onboarded from it
+	ReadBlocks     int64   // blocks onboarded from it (a hybrid model's: of every KV cache group)
 	ReadBytes      float64 // bytes its read links carried
 	WrittenBytes   float64 // bytes written to it
 	CapacityBlocks int64

@@ -42,7 +42,8 @@
 //   - tiers.go: the paged pool's lower tiers (host, disk, a shared
 //     store): what is written to them when, the prefix hits found there
 //     and copied up (onboarding, StepResult.Onboards), the swap space they
-//     share, and what routers see of them.
+//     share, and what routers see of them; tiergroups.go, a hybrid
+//     model's KV cache groups there, each block's group its own entry.
 //   - policy.go: preemption (out to a tier, or recompute) and rejection.
 //   - rules.go: the rules that differ between engine releases (admission,
 //     the remote-KV queue, reservation for prefills in flight, deferred

@@ -41,6 +41,7 @@ type Instance struct {
 	evicted      []tierEviction // scratch: blocks on their way down the tiers (tiers.go)
 	scratch      []uint64       // scratch: hashes a host tier evicted for swap room
 	freshScratch []int32        // scratch: blocks a tier write finds missing (tiers.go)
+	keyScratch   []uint64       // scratch: a hybrid model's tier entries to write (tiergroups.go)
 
 	mem memory // the paged pool or the slots (memory.go)
 

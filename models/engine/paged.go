@@ -81,15 +81,19 @@ func (p *paged) firstAdmission(s *Seq, start int) {
 // lower blocks past them in the lower tiers, blocks for the lower ones and
 // starts their copy up (vLLM allocates only the external tokens' blocks
 // for an asynchronous load: Scheduler.schedule, load_kv_async). False when
-// the room is not there.
+// the room is not there. A hybrid model's sliding-window groups take the
+// blocks of the window at the hit's end (allocate_external_computed_blocks).
 func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	in := p.in
+	start := (hit + lower) * in.cfg.BlockSize
+	sliding := in.slidingNeed(s, start, hit+lower)
 	room := in.admissionRoom(s, hit, false)
-	if lower > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room {
+	if lower+sliding > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room {
 		return false
 	}
 	in.acquire(s, hit)
 	s.blocks, _ = in.pool.Allocate(s.blocks, lower)
+	in.slidingTake(s, start, sliding)
 	s.committed = hit
 	in.touchLower(s, hit, lower)
 	p.firstAdmission(s, (hit+lower)*in.cfg.BlockSize)

@@ -22,16 +22,17 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actua
 //
 //	new blocks=N budget=T seqs=M [size=B] [maxlen=L] [nocache] [nochunk] [async] [shared]
 //	    [full] [reserve] [defer] [wait] [watermark=N] (Rules; defer makes it a KV consumer)
-//	    [policy=recompute|swap|reject] [host=H] [window=W groups=G]
+//	    [policy=recompute|swap|reject] [host=H] [window=W groups=G] [tier=N] (a host tier of N
+//	    blocks, written on completion)
 //	    [slots=CxT,CxT;CxT,... pressure=queue|reject|recompile]   a fresh instance
 //	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [output=ID:TOKENS] [remote] [hold] [threshold=F]
 //	                    enqueue a sequence at the current time (prefix tokens from shared segments,
 //	                    output tokens from a named segment)
 //	step [n=K]          K times: Schedule, print the batch and the result, Complete (10ns later), print its result
 //	wait NS             advance the clock with the instance idle
-//	arrive NAME | lost NAME | release NAME | abort NAME
+//	arrive NAME | lost NAME | release NAME | abort NAME | onboarded NAME (its copies up are done)
 //	recompiled          end a recompile pause
-//	state               print the queues, each sequence's tokens and blocks, and the pool
+//	state               print the queues, each sequence's tokens and blocks, the pool and the tier
 //
 // state first brings every cruising sequence up to date (as any step may),
 // so the sequences' fields it prints are current.
@@ -116,7 +117,7 @@ func (e *engineScript) run(line string) string {
 		}
 	case "wait":
 		e.nowNs += int64(e.atoi(f[1]))
-	case "arrive", "lost", "release", "abort":
+	case "arrive", "lost", "release", "abort", "onboarded":
 		e.handle(f[0], e.seq(f[1]))
 	case "recompiled":
 		e.in.Recompiled()
@@ -149,6 +150,8 @@ func (e *engineScript) handle(cmd string, s *Seq) {
 		e.in.Release(s)
 	case "abort":
 		e.in.Abort(s)
+	case "onboarded":
+		e.in.Onboarded(s, e.nowNs)
 	}
 }
 
@@ -195,6 +198,8 @@ func (e *engineScript) newInstance(a map[string]string) {
 			cfg.Pressure = Pressure(e.enum(v, "queue", "reject", "recompile"))
 		case "slots":
 			cfg.Layouts = e.layouts(v)
+		case "tier":
+			cfg.Tiers = []*Tier{{Kind: TierHost, Blocks: kv.NewTier("host", e.atoi(v)), Offload: OffloadOnCompletion}}
 		}
 	}
 	if err := cfg.Validate(); err != nil {
@@ -299,7 +304,7 @@ func (e *engineScript) result(r *StepResult) string {
 		name string
 		seqs []*Seq
 	}{{"first", r.FirstTokens}, {"finished", r.Finished}, {"preempted", r.Preempted}, {"pulls", r.Pulls},
-		{"rejected", r.Rejected}, {"final", r.FinalChunks}, {"recovered", r.Recovered}} {
+		{"rejected", r.Rejected}, {"final", r.FinalChunks}, {"recovered", r.Recovered}, {"onboards", r.Onboards}} {
 		if len(l.seqs) > 0 {
 			fmt.Fprintf(&b, " %s=%s", l.name, e.list(l.seqs))
 		}
@@ -327,6 +332,9 @@ func (e *engineScript) describe(s *Seq) string {
 	}
 	if s.CachedTokens > 0 {
 		d += fmt.Sprintf(" cached=%d", s.CachedTokens)
+	}
+	if s.Onboarding() {
+		d += fmt.Sprintf(" onboarding=%d+%d", s.Onboard[TierHost]-int32(s.OnboardSliding[TierHost]), s.OnboardSliding[TierHost])
 	}
 	return d + ")"
 }
@@ -364,6 +372,9 @@ func (e *engineScript) state() string {
 		stats.Preemptions, stats.SwapOuts, stats.Rejections, stats.PrefixHitTokens)
 	if in.deferredBlocks > 0 {
 		fmt.Fprintf(&b, " deferred=%d", in.deferredBlocks)
+	}
+	if cached, capacity := in.TierBlocks(TierHost); capacity > 0 {
+		fmt.Fprintf(&b, " tier=%d/%d tierhits=%d", cached, capacity, stats.TierHitBlocks[TierHost])
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -72,9 +72,11 @@ type Seq struct {
 	AdmitHitThreshold float64
 
 	// Onboard is how many blocks its last onboard read from each lower
-	// tier (tiers.go), readable from OnboardReadyNs; OnboardNs is the time
-	// it has waited for onboards here (Instance.Onboarded), which its
-	// caller may take.
+	// tier (tiers.go), readable from OnboardReadyNs — for a hybrid model,
+	// blocks of every KV cache group, OnboardSliding of them the
+	// sliding-window groups' (tiergroups.go); OnboardNs is the time it has
+	// waited for onboards here (Instance.Onboarded), which its caller may
+	// take.
 	Onboard        [NumTiers]int32
 	OnboardReadyNs int64
 	OnboardNs      int64
@@ -92,11 +94,13 @@ type Seq struct {
 	namedOut   bool // Output identifies its generated tokens (set by Enqueue)
 	hashes     []uint64
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
-	_          [seqPad]byte
+
+	OnboardSliding [NumTiers]int16 // see Onboard
+	_              [seqPad]byte
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 24
+const seqPad = 18
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }

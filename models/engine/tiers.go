@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"handoff/models/kv"
 )
@@ -102,13 +103,19 @@ func (c *Config) validateTiers() error {
 	switch {
 	case len(c.Tiers) > 0 && !c.PrefixCaching:
 		return fmt.Errorf("KV tiers need prefix caching: blocks are found by their prefix hashes")
-	case len(c.Tiers) > 0 && (c.slotMode() || c.SlidingGroups > 0):
-		return fmt.Errorf("KV tiers need a paged pool of full-attention blocks")
+	case len(c.Tiers) > 0 && c.slotMode():
+		return fmt.Errorf("KV tiers need a paged pool")
+	case c.SlidingGroups > 0 && len(c.Tiers) > 0 && !slices.ContainsFunc(c.Tiers, writesOnCompletion):
+		return fmt.Errorf("KV tiers of a hybrid model need one that takes blocks on completion: " +
+			"HBM's evictions carry no sliding-window blocks")
 	case c.hostTier() != nil && c.HostBlocks > 0:
 		return fmt.Errorf("swap space and a host KV tier are one capacity: give only the tier's")
 	}
 	return nil
 }
+
+// writesOnCompletion reports whether t takes a finishing sequence's blocks.
+func writesOnCompletion(t *Tier) bool { return t.Offload&OffloadOnCompletion != 0 }
 
 // hostTier is the instance's host tier, or nil.
 func (c *Config) hostTier() *Tier {
@@ -119,26 +126,51 @@ func (c *Config) hostTier() *Tier {
 }
 
 // lowerMatch counts the leading blocks of s's shareable prompt from block
-// from on that the lower tiers hold, each found in the first tier holding
-// it, into s.Onboard; s.OnboardReadyNs is when the last of them can be
-// read. Cost O(blocks found × tiers).
+// from on that the lower tiers hold, for a hybrid model those whose
+// sliding-window groups hold their window too (slidingHit), and counts
+// into s.Onboard, by the first tier holding each, the entries their
+// onboard reads (countOnboard); s.OnboardReadyNs is when the last can be
+// read. Cost O(blocks found × groups × tiers).
 func (in *Instance) lowerMatch(s *Seq, from int) int {
-	s.Onboard = [NumTiers]int32{}
+	s.Onboard, s.OnboardSliding = [NumTiers]int32{}, [NumTiers]int16{}
 	s.OnboardReadyNs = 0
 	if len(in.cfg.Tiers) == 0 {
 		return 0
 	}
 	end := min(s.shared, (s.Tokens()-1)/in.cfg.BlockSize)
 	j := from
-	for ; j < end; j++ {
-		t, ready := in.lowerHolder(s.hashes[j])
-		if t == nil {
-			break
-		}
-		s.Onboard[t.Kind]++
-		s.OnboardReadyNs = max(s.OnboardReadyNs, ready)
+	for j < end && in.lowerHeld(s.hashes[j]) {
+		j++
 	}
+	j = in.slidingHit(s, from, j)
+	in.countOnboard(s, from, j)
+	in.touchPrompt(s, j)
 	return j - from
+}
+
+// touchPrompt makes the tier entries of s's shareable prompt the most
+// recently used, leading blocks last, as vLLM's connector touches a
+// request's keys at every look-up (OffloadingConnectorScheduler._touch):
+// every full-attention block, and a sliding-window group's from the
+// window before the hit's end (block end) on. A prefix HBM keeps serving
+// so stays in the tiers too. Cost O(blocks × groups × tiers).
+func (in *Instance) touchPrompt(s *Seq, end int) {
+	n := min(s.shared, len(s.hashes))
+	want := (in.cfg.SlidingWindow + in.cfg.BlockSize - 1) / in.cfg.BlockSize
+	for j := n - 1; j >= 0; j-- {
+		for g := in.cfg.SlidingGroups; g >= 1 && j >= end-want; g-- {
+			in.touchOnly(groupKey(s, j, g))
+		}
+		in.touchOnly(s.hashes[j])
+	}
+}
+
+// touchOnly makes the entry of key k the most recently used in every
+// tier holding it.
+func (in *Instance) touchOnly(k uint64) {
+	for _, t := range in.cfg.Tiers {
+		t.Blocks.TouchOne(k)
+	}
 }
 
 // lowerHolder is the first tier holding the block of hash h, and when it
@@ -152,18 +184,14 @@ func (in *Instance) lowerHolder(h uint64) (*Tier, int64) {
 	return nil, 0
 }
 
-// touchLower makes the lower-tier blocks s reads, blocks from…from+n−1,
-// the most recently used in the tiers they are read from, and counts them.
+// touchLower makes the lower-tier entries s reads for blocks
+// from…from+n−1 the most recently used in the tiers they are read from,
+// and counts them.
 func (in *Instance) touchLower(s *Seq, from, n int) {
 	for k := from + n - 1; k >= from; k-- { // tail first, as writeTo
-		h := s.hashes[k]
-		for _, t := range in.cfg.Tiers {
-			if t.Blocks.TouchOne(h) {
-				in.stats.TierHitBlocks[t.Kind]++
-				break
-			}
-		}
+		in.touchEntry(s.hashes[k])
 	}
+	in.touchSliding(s, from, from+n)
 }
 
 // startOnboard moves the waiting head s, which holds blocks for its hit
@@ -204,7 +232,8 @@ func (in *Instance) Onboarded(s *Seq, nowNs int64) {
 
 // offloadFinished writes a finishing sequence's full shareable blocks
 // that it computed — past the prefix it found cached — to the tiers that
-// take blocks on completion. (vLLM's connector offers every block and
+// take blocks on completion, each block's entry of every KV cache group
+// (tiergroups.go). (vLLM's connector offers every block and
 // skips those stored; the blocks found cached were stored before unless a
 // tier dropped them while HBM kept them, and looking them all up again
 // would cost a look-up per block of every prompt.)
@@ -221,14 +250,16 @@ func (in *Instance) offloadFinished(s *Seq) {
 		return
 	}
 	in.hashTo(s, n*in.cfg.BlockSize)
+	keys := in.offloadKeys(s, from, n)
 	for _, t := range in.cfg.Tiers {
 		if t.Offload&OffloadOnCompletion != 0 {
-			in.writeTo(t, s.hashes[from:n])
+			in.writeTo(t, keys)
 		}
 	}
 }
 
-// writeTo writes the blocks of hashes the tier does not hold yet, queued
+// writeTo writes the entries of keys (block hashes, or a hybrid model's
+// group keys) the tier does not hold yet, queued
 // behind its earlier writes in prompt order, and sends what they evict
 // down; those it holds become the most recently used. The tier's LRU
 // order takes them tail first, so that a prompt's leading blocks are the
@@ -299,10 +330,11 @@ func (in *Instance) tierBelow(from TierKind) *Tier {
 // HandOffToStore queues, at the current time, the write to the
 // instance's store of the prompt blocks of finished prefill-role s that
 // are not there yet — those offloadFinished did not write, with no
-// shareable hash: only its decoder reads them — and returns when all its
-// writes land: Mooncake's KV-centric handoff, the prefiller writing the
-// prompt's KV to the store for the decoder to read. It panics without a
-// store tier.
+// shareable hash: only its decoder reads them; for a hybrid model also
+// the sliding-window groups' blocks it holds past those — and returns
+// when all its writes land: Mooncake's KV-centric handoff, the prefiller
+// writing the prompt's KV to the store for the decoder to read. It panics
+// without a store tier.
 func (in *Instance) HandOffToStore(s *Seq) int64 {
 	var store *Tier
 	for _, t := range in.cfg.Tiers {
@@ -318,6 +350,7 @@ func (in *Instance) HandOffToStore(s *Seq) int64 {
 		written = min(s.shared, s.committed, len(s.blocks))
 	}
 	rest := in.blocksFor(s.PromptTokens) - written
+	rest += in.cfg.SlidingGroups * max(0, len(s.blocks)-max(int(s.skipped), written))
 	in.stats.TierWrittenBlocks[TierStore] += int64(rest)
 	return store.write(rest, in.clockNs)
 }

@@ -139,7 +139,8 @@ func TestSwapAndOffloadShareTheHostTier(t *testing.T) {
 }
 
 // TestTiersAreRefusedOutOfOrder: the tiers run host → disk → store, need
-// prefix caching and cannot sit beside a separate swap space.
+// prefix caching and cannot sit beside a separate swap space; a hybrid
+// model's need one taking blocks on completion.
 func TestTiersAreRefusedOutOfOrder(t *testing.T) {
 	host := &Tier{Kind: TierHost, Blocks: kv.NewTier("host", 4), Offload: OffloadOnCompletion}
 	disk := &Tier{Kind: TierDisk, Blocks: kv.NewTier("disk", 4), Offload: OffloadOnCompletion}
@@ -151,11 +152,32 @@ func TestTiersAreRefusedOutOfOrder(t *testing.T) {
 		{Config{Tiers: []*Tier{host}}, "need prefix caching"},
 		{Config{Tiers: []*Tier{host}, PrefixCaching: true, HostBlocks: 8}, "one capacity"},
 		{Config{Tiers: []*Tier{{Kind: TierHost, Blocks: kv.NewTier("h", 1)}}, PrefixCaching: true}, "offload must be"},
+		{Config{Tiers: []*Tier{{Kind: TierHost, Blocks: kv.NewTier("h", 1), Offload: OffloadOnEviction}},
+			PrefixCaching: true, SlidingWindow: 8, SlidingGroups: 1}, "one that takes blocks on completion"},
 	} {
 		c.cfg.MaxBatchedTokens, c.cfg.MaxSeqs, c.cfg.NumBlocks, c.cfg.MaxModelLen = 64, 4, 8, 1024
 		err := c.cfg.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.want, err, c.want)
 		}
+	}
+}
+
+// TestLookUpKeepsAnHBMServedPrefixInTheTier: a prefix HBM serves is
+// touched in the host tier at every look-up (vLLM's _touch), so when the
+// full tier makes room it drops the prefix nobody asked for since.
+func TestLookUpKeepsAnHBMServedPrefixInTheTier(t *testing.T) {
+	host := &Tier{Kind: TierHost, Blocks: kv.NewTier("host", 16), Offload: OffloadOnCompletion}
+	in := newTiered(t, 64, Recompute, host)
+	now := int64(0)
+	for _, id := range []uint64{1, 2, 1, 3} { // 1 again: an HBM hit; 3 evicts 8 entries
+		in.Enqueue(shared(in, id, 128, 1), now)
+		now = runToEnd(t, in, now)
+	}
+	one := kv.AppendBlockHashes(nil, []kv.Segment{{ID: 1, Tokens: 128}}, 0, 128, 16)
+	two := kv.AppendBlockHashes(nil, []kv.Segment{{ID: 2, Tokens: 128}}, 0, 128, 16)
+	if host.Blocks.Match(one) != 8 || host.Blocks.Match(two) != 0 {
+		t.Errorf("host holds %d blocks of the prefix HBM served, %d of the idle one; want 8 and 0",
+			host.Blocks.Match(one), host.Blocks.Match(two))
 	}
 }

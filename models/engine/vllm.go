@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // vllmRules are the settings that changed between vLLM releases (from
 // v0.10 on), each step citing the pull request that changed it; a release
 // is the first whose date follows the merge (its notes say so, or the
@@ -124,4 +126,28 @@ var vllmRules = []ReleaseRule{
 				apply: func(r *Release) { r.Connector.LoadFailure = LoadFail }},
 		},
 	},
+}
+
+// HybridTiersFrom is the first vLLM release whose KV offloading takes a
+// hybrid model's KV cache groups (the OffloadingConnector's SupportsHMA:
+// PRs #41228, the scheduler's sliding-window groups, and #41445, May
+// 2026); HybridTiersChange names them. Before it the connector refused a
+// model served by the hybrid KV cache manager ("does not support HMA but
+// HMA is enabled"), whose sliding-window layers it could offload only as
+// full-attention ones, with the manager turned off.
+const (
+	HybridTiersFrom   = "0.21"
+	HybridTiersChange = "PRs #41228 and #41445, the OffloadingConnector's hybrid KV cache groups"
+)
+
+// CheckHybridTiers reports whether lower KV tiers may serve a model with
+// sliding-window layers under vLLM version (Latest, or a release from
+// VLLMVersions), and otherwise names the release that brought them.
+func CheckHybridTiers(version string) error {
+	if version == Latest || !versionLess(version, HybridTiersFrom) {
+		return nil
+	}
+	return fmt.Errorf("lower KV tiers for a model with sliding-window layers came with vLLM %s (%s); vLLM %s "+
+		"refuses them unless the hybrid KV cache manager is off, which handoff does not model", HybridTiersFrom,
+		HybridTiersChange, version)
 }

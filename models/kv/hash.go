@@ -115,3 +115,22 @@ func (c *segCursor) hashBlock(parent, uniqueID uint64, blockSize int) uint64 {
 	}
 	return h
 }
+
+// GroupKey is the key under which a lower tier keeps the block of hash h
+// of a hybrid model's KV cache group group: h itself for group 0 (the
+// full-attention group, so a model with one group keys its blocks by
+// their hashes), and a hash of (h, group) for the others, as vLLM's
+// offloading connector keys a block by (block hash, group index)
+// (make_offload_key). Never 0. It panics if group is negative.
+func GroupKey(h uint64, group int) uint64 {
+	if group < 0 {
+		panic("kv: negative KV cache group")
+	}
+	if group == 0 {
+		return h
+	}
+	if k := fold(h, uint64(group)); k != noneHash {
+		return k
+	}
+	return zeroAlias
+}

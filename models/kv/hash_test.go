@@ -178,3 +178,28 @@ func FuzzAppendBlockHashesIncremental(f *testing.F) {
 		}
 	})
 }
+
+// TestGroupKey: group 0 keeps a block's hash; other groups' keys differ
+// from it and from each other, and none is 0.
+func TestGroupKey(t *testing.T) {
+	hs := AppendBlockHashes(nil, []Segment{{ID: 7, Tokens: 64}}, 0, 64, 4)
+	seen := map[uint64]bool{}
+	for _, h := range hs {
+		if GroupKey(h, 0) != h {
+			t.Fatalf("group 0 changed hash %#x", h)
+		}
+		for g := range 4 {
+			k := GroupKey(h, g)
+			if k == 0 || seen[k] {
+				t.Fatalf("group %d of %#x: key %#x is 0 or seen before", g, h, k)
+			}
+			seen[k] = true
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a negative group did not panic")
+		}
+	}()
+	GroupKey(hs[0], -1)
+}
