@@ -55,9 +55,9 @@ func (l *Loaded) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := models.Model(l.Model)
+	m, err := l.model(models)
 	if err != nil {
-		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
+		return nil, err
 	}
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
 		LockupThresholdNs: int64(l.Metrics.LockupThreshold), LockupAbortNs: int64(l.Metrics.LockupAbort),

@@ -33,7 +33,7 @@ type swarmSection struct {
 var swarmSections = []swarmSection{
 	{"name", func(d *swarmDoc) { d.line("name: swarm") }},
 	{"seed", func(d *swarmDoc) { d.line("seed: %d", 1+d.rng.IntN(1000)) }},
-	{"model", func(d *swarmDoc) { d.line("model: %s", d.model) }},
+	{"model", (*swarmDoc).modelSection},
 	{"slo", (*swarmDoc).slo},
 	{"workload", (*swarmDoc).workload},
 	{"pools", (*swarmDoc).poolsSection},
@@ -63,6 +63,7 @@ type swarmDoc struct {
 
 	// The case's shape, drawn before the sections.
 	model     string
+	hfConfig  string // "", "path" or "entry": llama-3.1-8b read from its config.json, by the model field or a catalog entry
 	hybrid    bool   // gpt-oss-120b: routed experts, sliding-window layers
 	catalog   string // "", "inline" or "file": the catalog entries the case uses
 	pd        bool   // prefill and decode pools (else colocated)
@@ -182,6 +183,29 @@ func some(rng *rand.Rand, options []string) []string {
 	return out
 }
 
+// swarmHFConfig is llama-3.1-8b's config.json, relative to the scenarios
+// folder: the swarm serves it in place of the built-in entry for some cases.
+const swarmHFConfig = "testdata/hf/llama-3.1-8b-instruct.config.json"
+
+// modelSection writes the served model: its name, or for some llama-3.1-8b
+// cases its config.json — by path, or by a catalog entry that names it
+// (catalogSection writes the entry).
+func (d *swarmDoc) modelSection() {
+	if d.model == "llama-3.1-8b" {
+		d.hfConfig = pick(d.rng, "", "", "path", "entry")
+	}
+	switch d.hfConfig {
+	case "path":
+		d.tag("hf_config")
+		d.line("model: %s", d.path(swarmHFConfig))
+	case "entry":
+		d.tag("hf_config")
+		d.line("model: llama-hf")
+	default:
+		d.line("model: %s", d.model)
+	}
+}
+
 // slo draws the latency targets and, for half the cases, the attainment.
 func (d *swarmDoc) slo() {
 	rng := d.rng
@@ -257,6 +281,10 @@ func (d *swarmDoc) kvStore() {
 func (d *swarmDoc) catalogSection() {
 	rng := d.rng
 	switch d.catalog {
+	case "":
+		if d.hfConfig == "entry" {
+			d.line("catalog: {models: [{name: llama-hf, config: %s}]}", d.path(swarmHFConfig))
+		}
 	case "file":
 		d.line("catalog: {files: [%s]}", d.path("testdata/catalog/tiny.yaml"))
 	case "inline":

@@ -30,7 +30,7 @@ var swarmNotDrawn = map[string]string{}
 // with what they hold instead; every other string field is in swarmEnums.
 var swarmFreeText = map[string]string{
 	"name": "a label", "pools[].name": "a label", "pools[].owner": "a label",
-	"model":                              "a served model's name: the catalogs', which the scenario may extend",
+	"model":                              "a served model's name (the catalogs', which the scenario may extend) or a config.json",
 	"pools[].hardware":                   "an accelerator's name: the catalogs'",
 	"plan.pools.*.hardware":              "accelerators' names: the catalogs'",
 	"link.kind":                          "a link's name: the catalogs'",
