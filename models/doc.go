@@ -8,7 +8,9 @@
 //   - llm: the served-model catalog and its derived figures (KV bytes per
 //     token, weight bytes, FLOPs per token; for hybrid models with
 //     sliding-window layers, vLLM's KV cache groups and what a sequence
-//     holds).
+//     holds), and the reader of Hugging Face config.json files that makes
+//     a catalog entry of one (hfconfig.go, its parameter count in
+//     hfparams.go).
 //   - parallel: how an instance spreads a model over its devices (tp, dp,
 //     ep, pp) and what each device holds: its weights, KV per token and
 //     blocks, and the KV a transfer moves into it.

@@ -55,9 +55,9 @@ func (l *Loaded) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := models.Model(l.Model)
+	m, err := l.model(models)
 	if err != nil {
-		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
+		return nil, err
 	}
 	b := &Built{Model: m, Config: &sim.Config{Name: l.Name, Seed: l.Seed, KVBytesPerToken: m.KVBytesPerToken(),
 		LockupThresholdNs: int64(l.Metrics.LockupThreshold), LockupAbortNs: int64(l.Metrics.LockupAbort),
@@ -316,7 +316,7 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 		at = "workload.sessions"
 		src, err = workload.NewSessions(*w.Sessions, streams.Stream("workload"))
 	default:
-		src, err = l.traceSource(b, w.Trace)
+		src, err = l.traceSource(b, w.Trace, streams)
 	}
 	if err != nil {
 		return nil, l.locate(at, err)
@@ -327,14 +327,16 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 	return src, nil
 }
 
-func (l *Loaded) traceSource(b *Built, t *workload.Trace) (sim.Source, error) {
+// traceSource opens the trace; what its format leaves to the scenario (a
+// ShareGPT file's arrivals) draws from the workload stream.
+func (l *Loaded) traceSource(b *Built, t *workload.Trace, streams sim.Streams) (sim.Source, error) {
 	f, err := l.open("workload.trace.path", t.Path)
 	if err != nil {
 		return nil, err
 	}
 	b.closers = append(b.closers, f)
 	name := l.Resolve(t.Path) // trace errors name the file as the user can open it
-	return t.Open(f, name), nil
+	return t.Open(f, name, streams.Stream("workload")), nil
 }
 
 // serveGenSource reads each ServeGen client's two files and generates

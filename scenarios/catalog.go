@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"handoff/hardware"
@@ -25,7 +27,9 @@ type catalogFile struct {
 var builtin = sync.OnceValues(func() (*hardware.Catalog, *llm.Catalog) { return hardware.Default(), llm.Default() })
 
 // catalogs returns the built-in catalogs extended by the scenario's catalog
-// files, then by its inline entries.
+// files, then by its inline entries. A model entry that names a config
+// file reads it, the path resolved against the folder of the file that
+// names it.
 func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
 	hw0, models0 := builtin()
 	hw, models := hw0.Merge(nil), models0.Merge(nil)
@@ -40,21 +44,31 @@ func (l *Loaded) catalogs() (*hardware.Catalog, *llm.Catalog, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := addEntries(hw, models, cf, func(field string, err error) error {
-			return strictyaml.Locate(root, path, field, err)
+		if err := addEntries(hw, models, cf, entryFiles{
+			locate:  func(field string, err error) error { return strictyaml.Locate(root, path, field, err) },
+			resolve: func(p string) string { return resolveFrom(filepath.Dir(path), p) },
 		}); err != nil {
 			return nil, nil, err
 		}
 	}
 	inline := catalogFile{l.Catalog.Accelerators, l.Catalog.Links, l.Catalog.Models}
-	err := addEntries(hw, models, inline, func(field string, err error) error {
-		return l.locate("catalog."+field, err)
+	err := addEntries(hw, models, inline, entryFiles{
+		locate:  func(field string, err error) error { return l.locate("catalog."+field, err) },
+		resolve: l.Resolve,
 	})
 	return hw, models, err
 }
 
-// addEntries resolves and adds entries; locate places an error at a field.
-func addEntries(hw *hardware.Catalog, models *llm.Catalog, cf catalogFile, locate func(string, error) error) error {
+// entryFiles is what adding a file's entries needs of it: locate places an
+// error at a field, resolve a path the file names.
+type entryFiles struct {
+	locate  func(field string, err error) error
+	resolve func(path string) string
+}
+
+// addEntries resolves and adds entries.
+func addEntries(hw *hardware.Catalog, models *llm.Catalog, cf catalogFile, in entryFiles) error {
+	locate := in.locate
 	for i, s := range cf.Links {
 		l, err := s.Resolve()
 		if err != nil {
@@ -70,11 +84,88 @@ func addEntries(hw *hardware.Catalog, models *llm.Catalog, cf catalogFile, locat
 		hw.AddAccelerator(a)
 	}
 	for i, s := range cf.Models {
-		m, err := s.Resolve()
+		m, err := resolveModel(s, in.resolve)
 		if err != nil {
 			return locate(fmt.Sprintf("models[%d]", i), err)
 		}
 		models.AddModel(m)
 	}
 	return nil
+}
+
+// resolveModel resolves a catalog model entry: one written out, or one
+// that names a config.json (read with llm.ReadHFConfig; the entry's name,
+// else the file's, names it, and its source, if any, replaces the
+// reader's).
+func resolveModel(s llm.Spec, resolve func(string) string) (*llm.Model, error) {
+	if s.Config == "" {
+		return s.Resolve()
+	}
+	if err := s.ConfigOnly(); err != nil {
+		return nil, err
+	}
+	path := resolve(s.Config)
+	name := s.Name
+	if name == "" {
+		name = configName(path)
+	}
+	m, err := readConfigModel(path, name)
+	if err != nil {
+		return nil, strictyaml.Fieldf("config", "%v", err)
+	}
+	if s.Source != "" {
+		m.Source = s.Source
+	}
+	return m, nil
+}
+
+// readConfigModel reads the model of a config.json file.
+func readConfigModel(path, name string) (*llm.Model, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return llm.ReadHFConfig(data, path, name)
+}
+
+// IsConfigPath reports whether a scenario's model field names a
+// config.json file (a value ending in .json) rather than a catalog model.
+func IsConfigPath(model string) bool { return strings.HasSuffix(strings.ToLower(model), ".json") }
+
+// configName is the catalog name of a model read from path: the file's
+// name without .json and a .config before it ("qwen3-32b.config.json" is
+// qwen3-32b), or for a file named config.json its folder's, lower-cased,
+// spaces made dashes.
+func configName(path string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".json"), ".config")
+	if base == "config" || base == "" {
+		base = strings.ToLower(filepath.Base(filepath.Dir(path)))
+	}
+	return strings.Join(strings.Fields(base), "-")
+}
+
+// resolveFrom returns p, relative to dir unless absolute.
+func resolveFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// model returns the scenario's served model: read from the config.json its
+// model field names, or found in the catalog.
+func (l *Loaded) model(models *llm.Catalog) (*llm.Model, error) {
+	if IsConfigPath(l.Model) {
+		path := l.Resolve(l.Model)
+		m, err := readConfigModel(path, configName(path))
+		if err != nil {
+			return nil, l.errorf("model", "%v", err)
+		}
+		return m, nil
+	}
+	m, err := models.Model(l.Model)
+	if err != nil {
+		return nil, l.errorf("model", "%s", strings.TrimPrefix(err.Error(), "llm: "))
+	}
+	return m, nil
 }

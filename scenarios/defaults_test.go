@@ -127,6 +127,8 @@ func TestEffectiveRoundTrip(t *testing.T) {
 		{"quickstart.yaml", []string{"pools.decode.count=3", "router.policy=least_loaded", "seed=9"}},
 		{filepath.Join("testdata", "trace.yaml"), []string{"workload.trace.limit=2"}},
 		{filepath.Join("testdata", "with-catalog.yaml"), nil},
+		{"config-json-model.yaml", nil},
+		{filepath.Join("testdata", "config-catalog.yaml"), nil},
 		// Explicit zeros where the default is not zero: llm-d's view,
 		// current (its default refreshes every 50 ms), and a prefill
 		// pool's KV held forever (the default frees it after 480 s).

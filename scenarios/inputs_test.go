@@ -25,6 +25,9 @@ func TestInputs(t *testing.T) {
 		{"trace", loadForInputs(t, "testdata/trace.yaml"), nil},
 		{"catalog file", loadForInputs(t, "testdata/with-catalog.yaml"), []string{"testdata/catalog/tiny.yaml"}},
 		{"synthetic", loadForInputs(t, "quickstart.yaml"), nil},
+		{"model config", loadForInputs(t, "config-json-model.yaml"), []string{"models/qwen3-32b.config.json"}},
+		{"catalog configs", loadForInputs(t, "testdata/config-catalog.yaml"),
+			[]string{"testdata/catalog/hf.yaml", "testdata/hf/llama-3.1-8b-instruct.config.json"}},
 	}
 	for _, tt := range tests {
 		got := tt.l.Inputs()

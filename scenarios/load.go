@@ -153,12 +153,7 @@ func (l *Loaded) fromSet(fe *strictyaml.FieldError) bool {
 }
 
 // Resolve returns a path named in the scenario, relative to its folder.
-func (l *Loaded) Resolve(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(l.Dir, p)
-}
+func (l *Loaded) Resolve(p string) string { return resolveFrom(l.Dir, p) }
 
 // Effective renders the scenario with every default filled, as YAML, to be
 // saved in the folder dir: relative paths (trace, step-time and catalog
@@ -229,6 +224,13 @@ func (l *Loaded) relocated(dir string) Scenario {
 	s.Catalog.Files = slices.Clone(s.Catalog.Files)
 	for i, f := range s.Catalog.Files {
 		s.Catalog.Files[i] = move(f)
+	}
+	if IsConfigPath(s.Model) {
+		s.Model = move(s.Model)
+	}
+	s.Catalog.Models = slices.Clone(s.Catalog.Models)
+	for i := range s.Catalog.Models {
+		s.Catalog.Models[i].Config = move(s.Catalog.Models[i].Config)
 	}
 	return s
 }

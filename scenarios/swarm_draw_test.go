@@ -33,7 +33,7 @@ type swarmSection struct {
 var swarmSections = []swarmSection{
 	{"name", func(d *swarmDoc) { d.line("name: swarm") }},
 	{"seed", func(d *swarmDoc) { d.line("seed: %d", 1+d.rng.IntN(1000)) }},
-	{"model", func(d *swarmDoc) { d.line("model: %s", d.model) }},
+	{"model", (*swarmDoc).modelSection},
 	{"slo", (*swarmDoc).slo},
 	{"workload", (*swarmDoc).workload},
 	{"pools", (*swarmDoc).poolsSection},
@@ -66,6 +66,7 @@ type swarmDoc struct {
 
 	// The case's shape, drawn before the sections.
 	model     string
+	hfConfig  string // "", "path" or "entry": llama-3.1-8b read from its config.json, by the model field or a catalog entry
 	hybrid    bool   // gpt-oss-120b: routed experts, sliding-window layers
 	catalog   string // "", "inline" or "file": the catalog entries the case uses
 	pd        bool   // prefill and decode pools (else colocated)
@@ -153,7 +154,9 @@ func (d *swarmDoc) shape() {
 	}
 	d.pd = rng.IntN(2) == 0
 	d.topology = rng.IntN(3) == 0
-	d.source = swarmSources[rng.IntN(len(swarmSources))].key
+	// A trace twice as often as each other source: its eight formats, and
+	// a generic trace's five timestamp units, are many values to draw.
+	d.source = swarmSources[[]int{0, 1, 2, 2, 3, 4}[rng.IntN(6)]].key
 	d.blockSize = []int{16, 16, 16, 8, 32}[rng.IntN(5)]
 	if rng.IntN(3) == 0 {
 		d.kvDType = pickOf(rng, swarmDTypes())
@@ -184,6 +187,29 @@ func some(rng *rand.Rand, options []string) []string {
 		}
 	}
 	return out
+}
+
+// swarmHFConfig is llama-3.1-8b's config.json, relative to the scenarios
+// folder: the swarm serves it in place of the built-in entry for some cases.
+const swarmHFConfig = "testdata/hf/llama-3.1-8b-instruct.config.json"
+
+// modelSection writes the served model: its name, or for some llama-3.1-8b
+// cases its config.json — by path, or by a catalog entry that names it
+// (catalogSection writes the entry).
+func (d *swarmDoc) modelSection() {
+	if d.model == "llama-3.1-8b" {
+		d.hfConfig = pick(d.rng, "", "", "path", "entry")
+	}
+	switch d.hfConfig {
+	case "path":
+		d.tag("hf_config")
+		d.line("model: %s", d.path(swarmHFConfig))
+	case "entry":
+		d.tag("hf_config")
+		d.line("model: llama-hf")
+	default:
+		d.line("model: %s", d.model)
+	}
 }
 
 // slo draws the latency targets and, for half the cases, the attainment.
@@ -261,6 +287,10 @@ func (d *swarmDoc) kvStore() {
 func (d *swarmDoc) catalogSection() {
 	rng := d.rng
 	switch d.catalog {
+	case "":
+		if d.hfConfig == "entry" {
+			d.line("catalog: {models: [{name: llama-hf, config: %s}]}", d.path(swarmHFConfig))
+		}
 	case "file":
 		d.line("catalog: {files: [%s]}", d.path("testdata/catalog/tiny.yaml"))
 	case "inline":

@@ -33,11 +33,16 @@ var swarmTraceFiles = map[string][]string{
 	workload.FormatMooncake: {"traces/mooncake-conversation.jsonl"},
 	workload.FormatBurstGPT: {"workload/testdata/burstgpt-v1-sample.csv", "workload/testdata/burstgpt-v3-sample.csv"},
 	workload.FormatSessions: {"testdata/traces/sessions.csv"},
+	workload.FormatShareGPT: {"traces/sharegpt-sample.json"},
+	workload.FormatCSV:      {"testdata/traces/mapped.csv"},
+	workload.FormatJSONL:    {"testdata/traces/mapped.jsonl"},
+	workload.FormatOTLP:     {"traces/otlp-sample.jsonl"},
 }
 
 // swarmSmallTraces are the sample files short enough to replay whole.
 var swarmSmallTraces = map[string]bool{"workload/testdata/burstgpt-v1-sample.csv": true,
-	"workload/testdata/burstgpt-v3-sample.csv": true, "testdata/traces/sessions.csv": true}
+	"workload/testdata/burstgpt-v3-sample.csv": true, "testdata/traces/sessions.csv": true,
+	"testdata/traces/mapped.csv": true, "testdata/traces/mapped.jsonl": true}
 
 // workload draws the shape's request source, the client and the rate
 // scale.
@@ -184,6 +189,8 @@ func (d *swarmDoc) sharedPrefix(n int) {
 // requests (n/4 sessions).
 func (d *swarmDoc) trace(n int) {
 	rng := d.rng
+	// The generic formats twice as often as each other: each draws one
+	// of five timestamp units.
 	format := pickOf(rng, workload.TraceFormats())
 	files := swarmTraceFiles[format]
 	if len(files) == 0 {
@@ -199,8 +206,43 @@ func (d *swarmDoc) trace(n int) {
 	if swarmSmallTraces[file] && rng.IntN(2) == 0 {
 		limit = "" // the whole file
 	}
-	d.line("  trace: {format: %s, path: %s%s}", format, d.path(file), limit)
 	d.spanUs, d.rateRPS = 5e6, 10 // unchecked by the loader: a guess for the fleet's times
+	d.line("  trace: {format: %s, path: %s%s%s}", format, d.path(file), limit, d.traceOptions(format))
+}
+
+// traceOptions draws the fields a trace format takes besides format, path
+// and limit: ShareGPT's arrival process; a generic trace's columns (the
+// test files' t or at, in, out, and sid and k or ids), its timestamp unit
+// (t's seconds read in any unit, at's datetimes as datetime) and prefix
+// block size.
+func (d *swarmDoc) traceOptions(format string) string {
+	rng := d.rng
+	switch format {
+	case workload.FormatShareGPT:
+		rate := float64(1 + rng.IntN(100))
+		d.spanUs, d.rateRPS = int64(30/rate*1e6), rate
+		return ", arrival: " + d.arrival(rate)
+	case workload.FormatCSV, workload.FormatJSONL:
+	default:
+		return ""
+	}
+	unit, ts := pickOf(rng, workload.TimestampUnits()), "t"
+	if unit == "datetime" {
+		ts = "at"
+	}
+	cols := "timestamp: " + ts + ", input_tokens: in, output_tokens: out"
+	extra := ""
+	switch rng.IntN(4) {
+	case 0:
+		cols += ", session: sid"
+	case 1:
+		cols += ", session: sid, turn: k"
+	case 2:
+		cols += ", prefix_ids: ids"
+		extra = fmt.Sprintf(", block_tokens: %d", pickInt(rng, 8, 16))
+	}
+	d.tag("trace_columns")
+	return fmt.Sprintf(", columns: {%s}, timestamp_unit: %s%s", cols, unit, extra)
 }
 
 // serveGen draws a ServeGen replay: one client or two, copies, windows

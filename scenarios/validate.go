@@ -17,7 +17,7 @@ func (l *Loaded) validate() error {
 	case s.Name == "":
 		return l.errorf("name", "required")
 	case s.Model == "":
-		return l.errorf("model", "required: a served-model name (handoff catalog models)")
+		return l.errorf("model", "required: a served-model name (handoff catalog models) or a Hugging Face config.json")
 	case s.SLO.TTFT <= 0 || s.SLO.TPOT <= 0:
 		return l.errorf("slo", "ttft and tpot are required and must be positive (e.g. {ttft: 500ms, tpot: 50ms})")
 	case !inUnit(s.SLO.Attainment):

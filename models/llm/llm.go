@@ -1,6 +1,7 @@
 // Package llm is the catalog of served model architectures and the figures
 // derived from them: KV-cache bytes per token, weight bytes, and FLOPs per
-// token. The catalog is embedded YAML; scenarios may add models.
+// token. The catalog is embedded YAML; scenarios may add models, written
+// out or read from a Hugging Face config.json (ReadHFConfig).
 package llm
 
 import (

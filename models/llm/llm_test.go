@@ -34,17 +34,18 @@ func TestKVBytesPerToken(t *testing.T) {
 		{"llama-3.1-8b", 131072}, {"llama-3.1-70b", 327680}, {"llama-3.1-405b", 516096},
 		{"qwen2.5-7b", 57344}, {"qwen3-14b", 163840}, {"qwen3-30b-a3b", 98304},
 		{"qwen3-235b-a22b", 192512}, {"mixtral-8x7b", 131072}, {"gpt-oss-120b", 73728},
-		{"deepseek-v3", 70272},    // 61·(512+64)·2
-		{"llama-2-7b", 524288},    // 2·32·32·128·2
-		{"llama-2-70b", 327680},   // 2·80·8·128·2
-		{"codellama-34b", 196608}, // 2·48·8·128·2
-		{"opt-13b", 819200},       // 2·40·40·128·2
-		{"opt-66b", 2359296},      // 2·64·72·128·2
-		{"deepseek-r1", 70272},    // 61·(512+64)·2
-		{"kimi-k2", 70272},        // 61·(512+64)·2
-		{"glm-4.5", 376832},       // 2·92·8·128·2
-		{"minimax-m2", 253952},    // 2·62·8·128·2
-		{"gpt-oss-20b", 49152},    // 2·24·8·64·2
+		{"deepseek-v3", 70272},      // 61·(512+64)·2
+		{"llama-2-7b", 524288},      // 2·32·32·128·2
+		{"llama-2-70b", 327680},     // 2·80·8·128·2
+		{"codellama-34b", 196608},   // 2·48·8·128·2
+		{"opt-13b", 819200},         // 2·40·40·128·2
+		{"opt-66b", 2359296},        // 2·64·72·128·2
+		{"deepseek-r1", 70272},      // 61·(512+64)·2
+		{"kimi-k2", 70272},          // 61·(512+64)·2
+		{"deepseek-v2-lite", 31104}, // 27·(512+64)·2
+		{"glm-4.5", 376832},         // 2·92·8·128·2
+		{"minimax-m2", 253952},      // 2·62·8·128·2
+		{"gpt-oss-20b", 49152},      // 2·24·8·64·2
 	}
 	for _, tt := range tests {
 		if got := mustModel(t, tt.name).KVBytesPerToken(); got != tt.want {
@@ -168,7 +169,7 @@ func TestDerived(t *testing.T) {
 
 func TestCatalog(t *testing.T) {
 	c := Default()
-	want := []string{"codellama-34b", "deepseek-r1", "deepseek-v3", "glm-4.5", "gpt-oss-120b", "gpt-oss-20b",
+	want := []string{"codellama-34b", "deepseek-r1", "deepseek-v2-lite", "deepseek-v3", "glm-4.5", "gpt-oss-120b", "gpt-oss-20b",
 		"kimi-k2", "llama-2-70b", "llama-2-7b", "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "minimax-m2",
 		"mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b"}
 	var got []string
@@ -188,7 +189,7 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("case-insensitive lookup: %v, %v", m, err)
 	}
 	_, err := c.Model("llama-3-8b")
-	if err == nil || !strings.Contains(err.Error(), `unknown model "llama-3-8b" (known: codellama-34b, deepseek-r1, deepseek-v3,`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown model "llama-3-8b" (known: codellama-34b, deepseek-r1, deepseek-v2-lite, deepseek-v3,`) {
 		t.Errorf("unknown model error = %v", err)
 	}
 	m, _ := c.Model("opt-13b")
@@ -208,7 +209,7 @@ func TestMergeAddAndRoundTrip(t *testing.T) {
 	if err != nil || tiny.HeadDim != 16 || tiny.ParamsActive != 1e6 || tiny.WeightBytes != 2 || tiny.Attention != AttentionGQA {
 		t.Fatalf("tiny = %+v, %v", tiny, err)
 	}
-	if len(m.Models()) != 21 || len(Default().Models()) != 20 {
+	if len(m.Models()) != 22 || len(Default().Models()) != 21 {
 		t.Error("Merge sizes wrong")
 	}
 	tiny.Name = "Tiny2"

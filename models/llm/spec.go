@@ -2,6 +2,7 @@ package llm
 
 import (
 	"math"
+	"reflect"
 	"strings"
 
 	"handoff/models/strictyaml"
@@ -41,12 +42,34 @@ type Spec struct {
 	KVBytes         float64 `yaml:"kv_bytes,omitempty"`     // legacy: instead of kv_dtype
 	MaxContext      int     `yaml:"max_context"`
 	Source          string  `yaml:"source,omitempty"`
+	// Config names a Hugging Face config.json to read the entry from
+	// (ReadHFConfig), in a scenario's catalog, which resolves the path:
+	// the entry then sets name and source only (ConfigOnly).
+	Config string `yaml:"config,omitempty"`
+}
+
+// ConfigOnly checks that an entry with Config sets no field the config
+// file sets: every field but name, source and config is zero. The error
+// names the first field set.
+func (s Spec) ConfigOnly() error {
+	v, t := reflect.ValueOf(s), reflect.TypeOf(s)
+	for i := range t.NumField() {
+		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if key != "name" && key != "source" && key != "config" && !v.Field(i).IsZero() {
+			return strictyaml.Fieldf(key, "the config file %s sets the model's shape: drop %s (a pool's precision "+
+				"sets the formats it is served in)", s.Config, key)
+		}
+	}
+	return nil
 }
 
 // Resolve applies defaults, validates s and returns the Model it describes,
 // with its name lower-cased. Errors are *strictyaml.FieldError without a position
 // (place them with strictyaml.Locate).
 func (s Spec) Resolve() (*Model, error) {
+	if s.Config != "" {
+		return nil, strictyaml.Fieldf("config", "a config file is read where the catalog is loaded (a scenario's catalog)")
+	}
 	m := s.withDefaults()
 	if err := s.resolvePrecision(m); err != nil {
 		return nil, err

@@ -36,6 +36,8 @@ func TestTraceReadersCapLines(t *testing.T) {
 		"mooncake":        NewMooncake(endless("", 0), "z.csv", 512),
 		"sessions":        NewSessionTrace(endless("", 0), "z.csv", 0),
 		"sessions JSONL":  NewSessionTrace(endless("{", 'x'), "z.csv", 0),
+		"mapped CSV":      NewMappedCSV(endless("", 0), "z.csv", mappedSpec("s", nil)),
+		"mapped JSONL":    NewMappedJSONL(endless("", 0), "z.csv", mappedSpec("s", nil)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := drain(src, 10)

@@ -136,18 +136,11 @@ func (m *mooncake) checkLen(key string, n int) error {
 
 // segments turns hash ids into prompt segments covering inputLen tokens.
 func (m *mooncake) segments(ids []uint64, inputLen int) ([]kv.Segment, error) {
-	n := len(ids)
-	if n == 0 {
-		return nil, nil
-	}
-	if n > maxTokens/m.blockTokens || inputLen <= m.blockTokens*(n-1) {
+	prefix, ok := blockSegments(ids, inputLen, m.blockTokens)
+	if !ok {
+		n := len(ids)
 		return nil, m.errorf(m.line, "hash_ids", "%d blocks of %d tokens need input_length > %d, got %d",
 			n, m.blockTokens, m.blockTokens*(n-1), inputLen)
 	}
-	prefix := make([]kv.Segment, n)
-	for i, id := range ids {
-		prefix[i] = kv.Segment{ID: id, Tokens: m.blockTokens}
-	}
-	prefix[n-1].Tokens = min(inputLen-m.blockTokens*(n-1), m.blockTokens)
 	return prefix, nil
 }

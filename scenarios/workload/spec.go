@@ -109,10 +109,17 @@ const (
 )
 
 // Trace names a trace file to replay. Path is resolved by the loader.
+// The fields after Limit are a format's own (Validate refuses them for
+// the others): a ShareGPT file's arrival process; a generic CSV or JSONL
+// file's column mapping, timestamp unit and prefix block size.
 type Trace struct {
-	Format string `yaml:"format"`
-	Path   string `yaml:"path"`
-	Limit  int    `yaml:"limit"` // stop after this many requests; 0 = all
+	Format        string   `yaml:"format"`
+	Path          string   `yaml:"path"`
+	Limit         int      `yaml:"limit"`                    // stop after this many requests; 0 = all
+	Arrival       *Arrival `yaml:"arrival,omitempty"`        // sharegpt: when requests arrive
+	Columns       *Columns `yaml:"columns,omitempty"`        // csv, jsonl: which column holds what
+	TimestampUnit string   `yaml:"timestamp_unit,omitempty"` // csv, jsonl: s, ms, us, ns or datetime
+	BlockTokens   int      `yaml:"block_tokens,omitempty"`   // csv, jsonl with columns.prefix_ids: tokens per id
 }
 
 // ServeGen names a ServeGen client description to generate requests from:

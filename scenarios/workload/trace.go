@@ -44,24 +44,36 @@ func (e *ParseError) format() string {
 // (see Clamped). Scale and Limit forward it.
 type Clamper interface {
 	// Clamped returns how many rows so far had a zero prompt length, and
-	// how many a zero output length, that the source raised to 1.
+	// how many a zero output length, that the source raised to 1, and how
+	// many entries it skipped.
 	Clamped() Clamps
 }
 
 // Clamps counts a trace's rows whose prompt, or output, length was 0 and
 // was served as 1 token: a request needs a prompt token to run and an
-// output token to end. A row with both counts in both.
+// output token to end. A row with both counts in both. Skipped counts the
+// entries a reader left out as the format's own benchmark tool does (the
+// ShareGPT pairs vllm bench serve filters).
 type Clamps struct {
 	Prompts, Outputs int
+	Skipped          int
 }
 
 // plus is c and d together.
-func (c Clamps) plus(d Clamps) Clamps { return Clamps{c.Prompts + d.Prompts, c.Outputs + d.Outputs} }
+func (c Clamps) plus(d Clamps) Clamps {
+	return Clamps{c.Prompts + d.Prompts, c.Outputs + d.Outputs, c.Skipped + d.Skipped}
+}
 
 // Warnings are the lines a run's summary reports for c: one for the
-// prompts and one for the outputs served as 1 token, none for no clamp.
+// prompts and one for the outputs served as 1 token, one for the skipped
+// entries, none for no clamp.
 func (c Clamps) Warnings() []string {
 	var w []string
+	if c.Skipped > 0 {
+		w = append(w, fmt.Sprintf("workload: %d ShareGPT entries skipped as vllm bench serve skips them "+
+			"(fewer than two turns; a prompt or answer under %d tokens, a prompt over %d, both over %d)",
+			c.Skipped, shareGPTMinTokens, shareGPTMaxPrompt, shareGPTMaxTotalTokens))
+	}
 	if c.Prompts > 0 {
 		w = append(w, fmt.Sprintf("workload: %s a 0-token prompt, served as 1 token", requestsHad(c.Prompts)))
 	}

@@ -48,9 +48,26 @@ func TestTraceValidate(t *testing.T) {
 		want string
 	}{
 		{Trace{Format: "azure", Path: "x.csv"}, ""},
-		{Trace{Format: "sharegpt", Path: "x"}, `format: "sharegpt" is not one of`},
+		{Trace{Format: "splitwise", Path: "x"}, `format: "splitwise" is not one of`},
 		{Trace{Format: "mooncake"}, "path: must name a trace file"},
 		{Trace{Format: "burstgpt", Path: "x", Limit: -1}, "limit: must be ≥ 0"},
+		{Trace{Format: "azure", Path: "x", TimestampUnit: "s"}, "timestamp_unit: not for format azure (it takes format, path and limit only)"},
+		{Trace{Format: "sharegpt", Path: "x"}, "arrival: required: a ShareGPT file has no timestamps"},
+		{Trace{Format: "sharegpt", Path: "x", Arrival: &Arrival{Process: "poisson"}}, "arrival.rate: must be > 0"},
+		{Trace{Format: "sharegpt", Path: "x", Arrival: &Arrival{Process: "poisson", Rate: 1}, BlockTokens: 2},
+			"block_tokens: not for format sharegpt (it takes arrival besides format, path and limit)"},
+		{Trace{Format: "csv", Path: "x"}, "columns: required"},
+		{Trace{Format: "csv", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i"}}, "columns: timestamp, input_tokens and output_tokens are required"},
+		{Trace{Format: "jsonl", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i", OutputTokens: "o"}}, "timestamp_unit: required"},
+		{Trace{Format: "jsonl", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i", OutputTokens: "o"}, TimestampUnit: "h"},
+			`timestamp_unit: "h" is not one of s, ms, us, ns, datetime`},
+		{Trace{Format: "csv", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i", OutputTokens: "o", Turn: "k"}, TimestampUnit: "s"},
+			"columns.turn: needs columns.session"},
+		{Trace{Format: "csv", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i", OutputTokens: "o", PrefixIDs: "h"}, TimestampUnit: "s"},
+			"block_tokens: set with columns.prefix_ids, and only then"},
+		{Trace{Format: "csv", Path: "x", Columns: &Columns{Timestamp: "t", InputTokens: "i", OutputTokens: "o", Session: "s", PrefixIDs: "h"},
+			TimestampUnit: "s", BlockTokens: 16}, "columns.prefix_ids: give session or prefix_ids, not both"},
+		{Trace{Format: "otlp", Path: "x", Columns: &Columns{}}, "columns: not for format otlp"},
 	} {
 		err := tc.tr.Validate()
 		if (tc.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), tc.want) {
