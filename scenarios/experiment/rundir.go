@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"handoff/results"
+	"handoff/results/openmetrics"
 	"handoff/results/outdir"
 	"handoff/results/rundir"
 	"handoff/scenarios"
@@ -40,6 +41,7 @@ type RunDir struct {
 	created bool         // dir did not exist: Close removes it if nothing was written
 	reqs    *outdir.File // requests.csv, nil once written or discarded
 	rows    *rundir.RequestsWriter
+	metrics *openmetrics.Recorder // metrics.om's, with AttachMetrics
 }
 
 // CreateRunDir makes dir if missing and starts its requests.csv.
@@ -103,8 +105,9 @@ func WriteRunDir(dir string, run *Finished) error {
 // records when it kept them), scenario.yaml (the effective scenario, its
 // paths relative to the directory), timeline.csv (the run must have
 // sampled it: WithTimeline), links.csv when the run has a network and
-// fleet.csv when its fleet changes (autoscaling, faults): the formats are
-// results/rundir's. Every file goes through outdir (a temporary file
+// fleet.csv when its fleet changes (autoscaling, faults), and metrics.om
+// with AttachMetrics: the formats are results/rundir's and
+// results/openmetrics'. Every file goes through outdir (a temporary file
 // renamed).
 func (d *RunDir) Write(run *Finished) error {
 	dir := d.dir
@@ -127,6 +130,9 @@ func (d *RunDir) Write(run *Finished) error {
 	}
 	if res.Fleet != nil {
 		files = append(files, file{results.FleetFile, func(w io.Writer) error { return WriteFleetCSV(w, res.Fleet) }})
+	}
+	if write := d.metricsFile(run); write != nil {
+		files = append(files, file{results.MetricsFile, write})
 	}
 	if err := d.writeRequests(res, tiers); err != nil {
 		return err
