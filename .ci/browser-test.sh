@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Renders `handoff report` pages of a real run and a real sweep in headless
-# Chromium (cmd/handoff/report_browser_test.go): no console errors, every
-# plot drawn, the sweep's table sortable. Installs Debian's chromium when
+# Renders `handoff report` pages of a real run, two real sweeps (one a
+# closed loop) and a plan in headless Chromium
+# (cmd/handoff/report_browser_test.go): no console errors, every plot
+# drawn, the sweep's table sortable, and at 1,400 and 900 px no page wider
+# than the window, plots at least half the content wide, no value out of
+# its cell, no plot beside a column of blank page. Installs Debian's chromium when
 # it is missing (CI runs as root). Keeps the screenshots in
 # $HANDOFF_BROWSER_SHOTS when that is set.
 set -euo pipefail

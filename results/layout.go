@@ -13,6 +13,7 @@ const (
 	TimelineFile = "timeline.csv"  // every instance sampled over time
 	LinksFile    = "links.csv"     // every network link's traffic, with a network
 	FleetFile    = "fleet.csv"     // each pool's instance counts at every change, when the fleet changes
+	MetricsFile  = "metrics.om"    // vLLM's Prometheus metrics over time, OpenMetrics text (--metrics openmetrics)
 
 	// A sweep directory: a manifest, the table, and one run directory per
 	// point under PointsDir/<id>, each with its PointRecordFile written

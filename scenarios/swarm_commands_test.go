@@ -61,7 +61,7 @@ func swarmRunDir(t *testing.T, file string, _ float64) string {
 		t.Errorf("run -o: %v", err)
 	}
 	if keep {
-		if err := experiment.WriteBenchJSON(filepath.Join(t.TempDir(), "bench.json"), run); err != nil {
+		if err := experiment.WriteBenchJSON(filepath.Join(t.TempDir(), "bench.json"), "20250101-000000", run); err != nil {
 			t.Errorf("run --bench-json: %v", err)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,53 @@ func TestRunFilesInOutDir(t *testing.T) {
 	}
 	for _, f := range []string{bench, trace, filepath.Join(out, "summary.json")} {
 		readFile(t, f)
+	}
+}
+
+// TestBenchJSONTraffic: the traffic keys are the scenario's: the arrival
+// rate configured, the gamma shape of its gaps as burstiness (1/cv²; "inf"
+// for constant gaps), and the date --bench-date gives (by default the
+// fixed epoch, so that two runs write the same bytes).
+func TestBenchJSONTraffic(t *testing.T) {
+	tests := []struct {
+		sets      []string
+		date      string
+		rate      any
+		burstines any
+	}{
+		{nil, "", 20.0, 1.0},
+		{[]string{"workload.synthetic.arrival.process=gamma", "workload.synthetic.arrival.cv=2"}, "", 20.0, 0.25},
+		{[]string{"workload.synthetic.arrival.process=constant", "workload.rate_scale=2"}, "20240315-120000", 40.0, "inf"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "bench.json")
+		args := []string{"run", quickstart, "--bench-json", path, "--set", "workload.synthetic.requests=30"}
+		for _, s := range tt.sets {
+			args = append(args, "--set", s)
+		}
+		wantDate := defaultBenchDate
+		if tt.date != "" {
+			args, wantDate = append(args, "--bench-date", tt.date), tt.date
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.sets, code, stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(readFile(t, path), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got["request_rate"] != tt.rate || got["burstiness"] != tt.burstines || got["date"] != wantDate {
+			t.Errorf("%v: request_rate %v, burstiness %v, date %v; want %v, %v, %v", tt.sets,
+				got["request_rate"], got["burstiness"], got["date"], tt.rate, tt.burstines, wantDate)
+		}
+	}
+}
+
+// TestBenchDateFlag: a --bench-date not in vLLM's format is refused.
+func TestBenchDateFlag(t *testing.T) {
+	code, _, stderr := runCLI(t, "run", quickstart, "--bench-json", filepath.Join(t.TempDir(), "b.json"),
+		"--bench-date", "2025-01-01")
+	if code != 1 || !strings.Contains(stderr, "--bench-date") {
+		t.Errorf("exit %d, stderr %q; want 1 and an error naming --bench-date", code, stderr)
 	}
 }

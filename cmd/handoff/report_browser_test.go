@@ -21,7 +21,11 @@ import (
 // console error or an uncaught exception, that every inline plot has a
 // box of its size on the page and that the full-page screenshot has ink
 // (and colour: the data, not only the axes) in that box, and that a
-// click on a column head of the sweep's table sorts its rows. It runs
+// click on a column head of the sweep's table sorts its rows; and, at
+// 1,400 and 900 px, that the run's, the sweep's, a closed-loop sweep's
+// and a plan's pages fit the window, with plots at least half the content
+// wide, values inside their cells and no plot beside a column of blank
+// page (checkLayout). It runs
 // only with HANDOFF_BROWSER_TEST=1 (.ci/browser-test.sh installs
 // Chromium and sets it); CHROMIUM names the browser when it is not on
 // the PATH, and HANDOFF_BROWSER_SHOTS a folder to keep the screenshots
@@ -32,11 +36,17 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	root := t.TempDir()
 	run, sweep := filepath.Join(root, "run"), filepath.Join(root, "sweep")
+	loop, plan := filepath.Join(root, "closed-loop"), filepath.Join(root, "plan")
 	mustCLI(t, "run", quickstart, "-o", run)
+	// A field name long enough to run out of its cell in the sweep's header.
 	mustCLI(t, "sweep", quickstart, "-o", sweep, "--vary", "workload.synthetic.arrival.rate=10/s,20/s",
-		"--vary", "pools.decode.count=1,2", "--set", "workload.synthetic.requests=300")
-	mustCLI(t, "report", run)
-	mustCLI(t, "report", sweep)
+		"--vary", "pools.decode.engine.max_num_batched_tokens=4096,8192", "--set", "workload.synthetic.requests=300")
+	mustCLI(t, "sweep", "../../scenarios/gptoss-120b-1p1d-h200.yaml", "-o", loop,
+		"--set", "workload.client.requests=320", "--set", "workload.synthetic.requests=320")
+	mustCLI(t, "plan", "../../scenarios/plan-quickstart.yaml", "--target-rate", "20", "-o", plan)
+	for _, dir := range []string{run, sweep, loop, plan} {
+		mustCLI(t, "report", dir)
+	}
 
 	ctx, cancel := browser(t)
 	defer cancel()
@@ -58,6 +68,81 @@ func TestReportInBrowser(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ name, dir string }{{"run", run}, {"sweep", sweep}, {"closed-loop", loop}, {"plan", plan}} {
+		for _, width := range []int64{1400, 900} {
+			t.Run(fmt.Sprintf("%s-%dpx", tc.name, width), func(t *testing.T) {
+				shot := checkLayout(t, ctx, filepath.Join(tc.dir, "report.html"), width)
+				name := fmt.Sprintf("report-%s-%d.png", tc.name, width)
+				if err := os.WriteFile(filepath.Join(shots, name), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// layoutJS lists what is wrong with the page's layout at the window's
+// width: the page wider than the window (a table or a value running off
+// it), a plot narrower than half the content, a fact's value running out
+// of its cell into the next, and a row of plots of which one is more than
+// 1.5 times as high as another, or that holds one plot in a two-column
+// grid before its last row (a column of blank page beside it).
+const layoutJS = `(function () {
+  var bad = [], de = document.documentElement;
+  if (de.scrollWidth > de.clientWidth) { bad.push("page " + de.scrollWidth + " px wide in a " + de.clientWidth + " px window"); }
+  var main = document.querySelector("main"), cs = getComputedStyle(main);
+  var content = main.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  document.querySelectorAll("figure.plot").forEach(function (f) {
+    var w = f.getBoundingClientRect().width;
+    if (w < 0.49 * content) { bad.push("plot " + f.id + " " + Math.round(w) + " px wide of " + Math.round(content)); }
+  });
+  document.querySelectorAll("dl.facts > div").forEach(function (d) {
+    var dd = d.querySelector("dd"), r = d.getBoundingClientRect(), v = dd.getBoundingClientRect();
+    if (v.right > r.right + 1 || dd.scrollWidth > dd.clientWidth + 1) {
+      bad.push("the value of " + d.querySelector("dt").textContent + " runs out of its cell");
+    }
+  });
+  document.querySelectorAll(".plots").forEach(function (g) {
+    var rows = {}, tops = [];
+    Array.from(g.children).forEach(function (f) {
+      var r = f.getBoundingClientRect(), top = Math.round(r.top);
+      if (!rows[top]) { rows[top] = []; tops.push(top); }
+      rows[top].push({id: f.id, h: r.height, w: r.width});
+    });
+    var twoCols = getComputedStyle(g).gridTemplateColumns.split(" ").length > 1;
+    tops.forEach(function (top, i) {
+      var row = rows[top], hs = row.map(function (f) { return f.h; });
+      if (Math.max.apply(null, hs) > 1.5 * Math.min.apply(null, hs)) {
+        bad.push("plots " + row.map(function (f) { return f.id + " " + Math.round(f.h) + " px"; }).join(", ") + " share a row");
+      }
+      if (twoCols && row.length == 1 && i < tops.length - 1) { bad.push("plot " + row[0].id + " alone in a row"); }
+    });
+  });
+  return bad;
+})()`
+
+// checkLayout loads page in a window width px wide and fails on each
+// layoutJS finding; it returns the full-page screenshot.
+func checkLayout(t *testing.T, ctx context.Context, page string, width int64) []byte {
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate("file://"+abs)); err != nil {
+		t.Fatalf("loading %s at %d px: %v", page, width, err)
+	}
+	bad, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](layoutJS))
+	if err != nil {
+		t.Fatalf("%s: checking the layout: %v", page, err)
+	}
+	for _, b := range bad {
+		t.Errorf("%s at %d px: %s", filepath.Base(filepath.Dir(page)), width, b)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("%s: screenshot: %v", page, err)
+	}
+	return shot
 }
 
 // mustCLI runs handoff with args and fails the test unless it exits 0.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,6 +29,8 @@ type runOptions struct {
 	traceSelect   string // --trace-select: which (traceselect.go)
 	selection     experiment.TraceSelection
 	benchJSON     string // --bench-json: a vllm bench serve result file, "" = none
+	benchDate     string // --bench-date: its date, YYYYmmdd-HHMMSS
+	metrics       string // --metrics: "openmetrics" writes DIR/metrics.om, "" = none
 	progress      bool   // --progress: draw the progress line on stderr even when it is no terminal
 
 	stderr   io.Writer    // the progress line's; nil = none
@@ -56,6 +59,12 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			if err := traceFlagsNeedTrace(cmd.Flags(), opts.tracePath); err != nil {
 				return err
 			}
+			if err := checkBenchDate(opts.benchDate); err != nil {
+				return err
+			}
+			if err := checkMetrics(opts.metrics, opts.outDir); err != nil {
+				return err
+			}
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
@@ -75,10 +84,41 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		"how many requests --trace follows (`N` > 0)")
 	cmd.Flags().StringVar(&opts.traceSelect, "trace-select", "first", traceSelectHelp)
 	cmd.Flags().StringVar(&opts.benchJSON, "bench-json", "",
-		"also write the run to `FILE` as the result JSON that vllm bench serve --save-result writes, for dashboards that read those")
+		"also write the run to `FILE` as the result JSON that vllm bench serve --save-result --save-detailed writes, for dashboards that read those")
+	cmd.Flags().StringVar(&opts.benchDate, "bench-date", defaultBenchDate,
+		"the `DATE` --bench-json writes, YYYYmmdd-HHMMSS as vLLM writes it; the default is the fixed epoch the run starts at, so that the file is the same on every run")
+	cmd.Flags().StringVar(&opts.metrics, "metrics", "",
+		"also write vLLM's Prometheus metrics over the run, per instance, in `FORMAT` openmetrics, to DIR/metrics.om (needs -o)")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
+}
+
+// defaultBenchDate is --bench-date's default: the epoch a run's simulated
+// time starts at (2025-01-01T00:00:00Z, as in metrics.om), in vLLM's
+// format.
+const defaultBenchDate = "20250101-000000"
+
+// checkBenchDate refuses a --bench-date not in vLLM's YYYYmmdd-HHMMSS.
+func checkBenchDate(date string) error {
+	if _, err := time.Parse("20060102-150405", date); err != nil {
+		return fmt.Errorf("--bench-date %q: want YYYYmmdd-HHMMSS as vLLM writes it, e.g. %s", date, defaultBenchDate)
+	}
+	return nil
+}
+
+// checkMetrics refuses a --metrics format other than openmetrics, and
+// --metrics without -o (the file goes in its folder).
+func checkMetrics(format, outDir string) error {
+	switch {
+	case format == "":
+		return nil
+	case format != "openmetrics":
+		return fmt.Errorf("--metrics %q: the one format is openmetrics", format)
+	case outDir == "":
+		return fmt.Errorf("--metrics writes %s in the folder -o names, and there is no -o: add -o DIR", results.MetricsFile)
+	}
+	return nil
 }
 
 // traceFlagsNeedTrace refuses --trace-requests and --trace-select
@@ -133,6 +173,9 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 		defer dir.Close()
 		configure = append(configure, experiment.WithTimeline, dir.Attach, warnLargeOutput(opts.stderr, opts.outDir))
+		if opts.metrics != "" {
+			configure = append(configure, dir.AttachMetrics)
+		}
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
@@ -156,7 +199,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 		}
 	}
 	if opts.benchJSON != "" {
-		if err := experiment.WriteBenchJSON(opts.benchJSON, run); err != nil {
+		if err := experiment.WriteBenchJSON(opts.benchJSON, opts.benchDate, run); err != nil {
 			return err
 		}
 	}

@@ -217,3 +217,25 @@ func TestBestCorner(t *testing.T) {
 		t.Errorf("no ink: got %+v, want the preferred corner", got)
 	}
 }
+
+// TestParetoLabelsKeepTheDifference: the front's labels drop the part
+// every fleet on it shares, so that the decode pool's hardware — what
+// tells these fleets apart — is not cut off at the label's length limit.
+func TestParetoLabelsKeepTheDifference(t *testing.T) {
+	prefill := "prefill 1×h100-sxm/tp4 + "
+	points := []CostPoint{
+		{Label: prefill + "decode 1×b200/tp4", CostPerH: 36, RequestGoodputRPS: 1.7},
+		{Label: prefill + "decode 3×h100-sxm/tp4", CostPerH: 48, RequestGoodputRPS: 7.5},
+		{Label: prefill + "decode 3×h200/tp4", CostPerH: 57.6, RequestGoodputRPS: 10.6, Chosen: true},
+		{Label: prefill + "decode 6×h100-sxm/tp4", CostPerH: 84, RequestGoodputRPS: 10.4},
+	}
+	var b bytes.Buffer
+	if err := Pareto(&b, SVG, points); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">decode 1×b200/tp4<", ">decode 3×h100-sxm/tp4<", ">decode 3×h200/tp4<"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no label %q in the SVG", want)
+		}
+	}
+}

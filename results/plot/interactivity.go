@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // TIPoint is one closed-loop run: its concurrency (users), the tokens per
@@ -56,11 +59,12 @@ func ThroughputInteractivity(w io.Writer, f Format, curves []TICurve, noun strin
 	var ink []plotter.XYs
 	var all []TIPoint
 	for i, c := range curves {
-		xys := tiXYs(c.Points)
+		xys, users := tiXYs(c.Points)
 		all = append(all, c.Points...)
 		if len(xys) == 0 {
 			continue
 		}
+		addConcurrencyLabels(p, xys, users)
 		line, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return fmt.Errorf("plot: curve %q: %w", c.Name, err)
@@ -81,8 +85,11 @@ func ThroughputInteractivity(w io.Writer, f Format, curves []TICurve, noun strin
 		ink = append(ink, front)
 	}
 	if len(ink) > 0 {
-		p.X.Min, p.Y.Min = 0, 0
-		padRange(&p.X, 0.04)
+		// Throughput from 0, so that heights compare fleets fairly; interactivity
+		// over the data's own span (a fleet's points may all sit within 93–115
+		// tok/s, where an axis from 0 would squeeze them into a sliver).
+		p.Y.Min = 0
+		padRange(&p.X, 0.08)
 		padRange(&p.Y, 0.04)
 	}
 	return renderLegended(w, f, p, l, ink, corner{top: true, left: false})
@@ -112,20 +119,57 @@ func addTIFront(p *gplot.Plot, l *gplot.Legend, all []TIPoint) (plotter.XYs, err
 }
 
 // tiXYs returns a curve's finite (interactivity, throughput) pairs in
-// order of concurrency.
-func tiXYs(pts []TIPoint) plotter.XYs {
+// order of concurrency, and each one's concurrency.
+func tiXYs(pts []TIPoint) (plotter.XYs, []float64) {
 	sorted := slices.Clone(pts)
 	slices.SortStableFunc(sorted, func(a, b TIPoint) int { return cmp.Compare(a.Concurrency, b.Concurrency) })
 	xys := make(plotter.XYs, 0, len(pts))
+	var users []float64
 	for _, pt := range sorted {
 		if finite(pt.Interactivity) && finite(pt.ThroughputPerGPU) {
 			xys = append(xys, plotter.XY{X: pt.Interactivity, Y: pt.ThroughputPerGPU})
+			users = append(users, pt.Concurrency)
 		}
 	}
-	return xys
+	return xys, users
+}
+
+// addConcurrencyLabels writes each point's concurrency ("c=64") beside
+// it, as InferenceMAX's charts do: the line runs through the
+// concurrencies, and the label says which point is which.
+// Points that coincide (a saturated fleet serves 128 and 256 users
+// alike) share one label, "c=128, 256".
+func addConcurrencyLabels(p *gplot.Plot, xys plotter.XYs, users []float64) {
+	var at plotter.XYs
+	var labels []string
+	for i, u := range users {
+		c := strconv.FormatFloat(u, 'g', -1, 64)
+		if k := len(at) - 1; k >= 0 && near(at[k], xys[i]) {
+			labels[k] += ", " + c
+			continue
+		}
+		at, labels = append(at, xys[i]), append(labels, "c="+c)
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: labels})
+	if err != nil {
+		panic("plot: " + err.Error()) // finite points with one label each never fail
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = sans(8)
+		lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = draw.XLeft, draw.YBottom
+	}
+	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
+	p.Add(lb)
 }
 
 // tiLegendTitle returns the first non-empty LegendTitle, or "".
 func tiLegendTitle(curves []TICurve) string {
 	return firstSet(curves, func(c TICurve) string { return c.LegendTitle })
+}
+
+// near reports whether two points are within 0.1% of each other on both
+// axes.
+func near(a, b plotter.XY) bool {
+	return math.Abs(a.X-b.X) <= 1e-3*math.Max(math.Abs(a.X), math.Abs(b.X)) &&
+		math.Abs(a.Y-b.Y) <= 1e-3*math.Max(math.Abs(a.Y), math.Abs(b.Y))
 }

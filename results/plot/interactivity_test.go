@@ -80,3 +80,25 @@ func TestAddTIMeanAveragesReplicas(t *testing.T) {
 		t.Errorf("points %v, want %v", c.Points, want)
 	}
 }
+
+// TestThroughputInteractivityReadable: every point says its concurrency
+// (two points that coincide share one label), and the interactivity axis
+// spans the data, not 0 to the data: points within 93–115 tok/s get ticks
+// at 90 to 120, not at 0 and 50.
+func TestThroughputInteractivityReadable(t *testing.T) {
+	pts := []TIPoint{{4, 115, 27}, {8, 114.6, 55}, {16, 113.8, 108}, {32, 112.3, 208}, {64, 100.8, 340},
+		{128, 95.4, 415}, {256, 95.4, 415}}
+	var b bytes.Buffer
+	if err := ThroughputInteractivity(&b, SVG, []TICurve{{Name: "one", Points: pts}}, "GPU"); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	for _, want := range []string{">c=4<", ">c=64<", ">c=128, 256<", ">90<", ">110<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("no %q in the SVG", want)
+		}
+	}
+	if strings.Contains(svg, ">50<") {
+		t.Error("an interactivity tick at 50: the axis starts far below the data")
+	}
+}

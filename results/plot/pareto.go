@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -126,6 +127,7 @@ func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
 	type place struct{ right, below bool }
 	groups := map[place]*plotter.XYLabels{}
 	var order []place
+	names := distinctParts(points, front)
 	for k, i := range front {
 		pt := points[i]
 		at := place{right: p.X.Norm(pt.RequestGoodputRPS) < 0.5}
@@ -140,7 +142,7 @@ func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
 		}
 		g := groups[at]
 		g.XYs = append(g.XYs, plotter.XY{X: pt.RequestGoodputRPS, Y: pt.CostPerH})
-		g.Labels = append(g.Labels, shorten(pt.Label))
+		g.Labels = append(g.Labels, shorten(names[k]))
 	}
 	for _, at := range order {
 		lb, err := plotter.NewLabels(*groups[at])
@@ -160,6 +162,43 @@ func addFrontLabels(p *gplot.Plot, points []CostPoint, front []int) {
 		}
 		p.Add(lb)
 	}
+}
+
+// distinctParts returns the front points' labels without the " + "
+// parts every one of them shares: a plan's fleets on the front often
+// differ only in the decode pool ("prefill 1×h100-sxm/tp4 + decode
+// 3×h200/tp4" and "… + decode 4×h100-sxm/tp4"), and a label cut to fit
+// would lose just the hardware that tells them apart. Labels with nothing
+// in common, or a front of one, stay whole.
+func distinctParts(points []CostPoint, front []int) []string {
+	parts := make([][]string, len(front))
+	for k, i := range front {
+		parts[k] = strings.Split(points[i].Label, " + ")
+	}
+	names := make([]string, len(front))
+	for k := range parts {
+		var keep []string
+		for j, part := range parts[k] {
+			if !sharedPart(parts, j, part) {
+				keep = append(keep, part)
+			}
+		}
+		names[k] = strings.Join(keep, " + ")
+		if len(keep) == 0 || len(front) < 2 {
+			names[k] = points[front[k]].Label
+		}
+	}
+	return names
+}
+
+// sharedPart reports whether every label's part j is part.
+func sharedPart(parts [][]string, j int, part string) bool {
+	for _, ps := range parts {
+		if j >= len(ps) || ps[j] != part {
+			return false
+		}
+	}
+	return true
 }
 
 // addMarkers adds a scatter of xys in style gs, and its legend entry.

@@ -47,6 +47,42 @@ type cell struct {
 type figure struct {
 	Name, Title, Def string
 	SVG              template.HTML
+	Aspect           float64 // height over width; 0 when unknown
+}
+
+// tallerBy is how much higher for its width than the flattest plot of
+// its section a plot must be to count as tall: an attribution chart
+// (one bar per point, two panels) beside a CDF.
+const tallerBy = 1.2
+
+// arrange orders each section's figures for a grid of two columns: the
+// tall ones after the others, so that they stand beside each other (and
+// their rows hold no short plot above a column of blank page); when the
+// others are an odd number, the last of them goes to the very end, so
+// that no row but the last has one plot.
+func arrange(p *page) {
+	for i := range p.Sections {
+		figs := p.Sections[i].Figures
+		flattest := 0.0
+		for _, f := range figs {
+			if f.Aspect > 0 && (flattest == 0 || f.Aspect < flattest) {
+				flattest = f.Aspect
+			}
+		}
+		tall := func(f figure) bool { return flattest > 0 && f.Aspect > tallerBy*flattest }
+		var short, high []figure
+		for _, f := range figs {
+			if tall(f) {
+				high = append(high, f)
+			} else {
+				short = append(short, f)
+			}
+		}
+		if len(short)%2 == 1 && len(high) > 0 {
+			short, high = short[:len(short)-1], append(high, short[len(short)-1])
+		}
+		copy(figs, append(short, high...))
+	}
 }
 
 // textCell returns a cell holding s.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"handoff/results/plot"
@@ -74,7 +75,29 @@ func newFigure(name string, svg []byte) (figure, error) {
 			return figure{}, fmt.Errorf("SVG holds %q, which a report does not inline", bad)
 		}
 	}
-	return figure{Name: name, Title: plotTitle(name), Def: plotDef(name), SVG: template.HTML(s[i:])}, nil
+	fig := figure{Name: name, Title: plotTitle(name), Def: plotDef(name), SVG: template.HTML(s[i:])}
+	if w, h, ok := svgSize(s[i:]); ok {
+		fig.Aspect = h / w
+	}
+	return fig, nil
+}
+
+// svgSize reads the width and height of the <svg> element that starts
+// svg from its viewBox; ok is false without one.
+func svgSize(svg string) (w, h float64, ok bool) {
+	tag, _, _ := strings.Cut(svg, ">")
+	_, rest, found := strings.Cut(tag, `viewBox="`)
+	if !found {
+		return 0, 0, false
+	}
+	box, _, _ := strings.Cut(rest, `"`)
+	f := strings.Fields(box)
+	if len(f) != 4 {
+		return 0, 0, false
+	}
+	w, errW := strconv.ParseFloat(f[2], 64)
+	h, errH := strconv.ParseFloat(f[3], 64)
+	return w, h, errW == nil && errH == nil && w > 0
 }
 
 // plotTitle is the caption of a plot by its file's base name.

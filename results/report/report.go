@@ -94,6 +94,7 @@ func Write(w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
+	arrange(p)
 	var b bytes.Buffer
 	if err := newTemplate().Execute(&b, p); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -248,3 +248,20 @@ func TestSavedPlotRefusesScript(t *testing.T) {
 		t.Errorf("savedPlot of an SVG with a script: %v", err)
 	}
 }
+
+// TestArrangePairsTallPlots: tall plots follow the others, so that they
+// share rows with each other; an odd short plot goes last.
+func TestArrangePairsTallPlots(t *testing.T) {
+	fig := func(name string, aspect float64) figure { return figure{Name: name, Aspect: aspect} }
+	p := &page{Sections: []section{{Figures: []figure{fig("attainment", 0.67), fig("attribution", 1.3),
+		fig("attribution_owner", 1.3), fig("interactivity", 0.67), fig("goodput", 0.67)}}}}
+	arrange(p)
+	var got []string
+	for _, f := range p.Sections[0].Figures {
+		got = append(got, f.Name)
+	}
+	want := []string{"attainment", "interactivity", "attribution", "attribution_owner", "goodput"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

@@ -10,6 +10,8 @@
 //	links.csv      every network link's traffic, with a network
 //	fleet.csv      each pool's instance counts at every change, when the
 //	               fleet changes (autoscaling, crashes)
+//	metrics.om     vLLM's Prometheus metrics over the run, with --metrics
+//	               openmetrics (written by results/openmetrics, not read here)
 //
 // Its row types are plain values that name nothing of the simulator:
 // scenarios/experiment converts the simulator's results into them and

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 
 	"handoff/results"
+	"handoff/results/openmetrics"
 	"handoff/results/outdir"
 	"handoff/results/rundir"
 	"handoff/scenarios"
+	"handoff/scenarios/workload"
 	"handoff/sim"
 )
 
@@ -39,6 +41,7 @@ type RunDir struct {
 	created bool         // dir did not exist: Close removes it if nothing was written
 	reqs    *outdir.File // requests.csv, nil once written or discarded
 	rows    *rundir.RequestsWriter
+	metrics *openmetrics.Recorder // metrics.om's, with AttachMetrics
 }
 
 // CreateRunDir makes dir if missing and starts its requests.csv.
@@ -102,8 +105,9 @@ func WriteRunDir(dir string, run *Finished) error {
 // records when it kept them), scenario.yaml (the effective scenario, its
 // paths relative to the directory), timeline.csv (the run must have
 // sampled it: WithTimeline), links.csv when the run has a network and
-// fleet.csv when its fleet changes (autoscaling, faults): the formats are
-// results/rundir's. Every file goes through outdir (a temporary file
+// fleet.csv when its fleet changes (autoscaling, faults), and metrics.om
+// with AttachMetrics: the formats are results/rundir's and
+// results/openmetrics'. Every file goes through outdir (a temporary file
 // renamed).
 func (d *RunDir) Write(run *Finished) error {
 	dir := d.dir
@@ -126,6 +130,9 @@ func (d *RunDir) Write(run *Finished) error {
 	}
 	if res.Fleet != nil {
 		files = append(files, file{results.FleetFile, func(w io.Writer) error { return WriteFleetCSV(w, res.Fleet) }})
+	}
+	if write := d.metricsFile(run); write != nil {
+		files = append(files, file{results.MetricsFile, write})
 	}
 	if err := d.writeRequests(res, tiers); err != nil {
 		return err
@@ -162,22 +169,47 @@ func (d *RunDir) writeRequests(res *sim.Result, tiers bool) error {
 }
 
 // WriteBenchJSON writes the run as the result JSON of vLLM's `vllm bench
-// serve --save-result` to file (`handoff run --bench-json FILE`).
-func WriteBenchJSON(file string, run *Finished) error {
+// serve --save-result` to file (`handoff run --bench-json FILE`), dated
+// date (YYYYmmdd-HHMMSS).
+func WriteBenchJSON(file, date string, run *Finished) error {
 	return outdir.WriteFile(file, func(w io.Writer) error {
 		res := run.Result
-		return results.WriteBenchJSON(w, res.Records, res.ITL, run.Summary, benchMeta(run))
+		meta := benchMeta(run)
+		meta.Date = date
+		return results.WriteBenchJSON(w, res.Records, res.ITL, run.Summary, meta)
 	})
 }
 
 // benchMeta is what a vLLM result names of the run: the scenario, the
-// model, and the rate offered ("inf" for a closed loop, as vLLM's
-// --request-rate inf with --max-concurrency).
+// model, and the load as `vllm bench serve` would have been told to offer
+// it. A closed loop is --request-rate inf with --max-concurrency; a
+// synthetic workload's rate is its arrival rate (times rate_scale) and its
+// burstiness the gamma shape of its gaps (1/cv²: 1 for Poisson, +Inf for
+// constant gaps, as vLLM's --burstiness inf); any other source has no one
+// configured rate, so its offered rate (arrivals over their span) stands
+// in, with vLLM's default burstiness 1.
 func benchMeta(run *Finished) results.BenchMeta {
 	l, sum := run.Loaded, run.Summary
-	m := results.BenchMeta{Label: l.Name, Model: l.Model, RequestRate: sum.Throughput.OfferedPerS}
+	m := results.BenchMeta{Label: l.Name, Model: l.Model, RequestRate: sum.Throughput.OfferedPerS, Burstiness: 1,
+		Goodput: l.SLO.TTFT > 0 || l.SLO.TPOT > 0}
+	if s := l.Workload.Synthetic; s != nil {
+		m.RequestRate = float64(s.Arrival.Rate) * l.Workload.RateScale
+		m.Burstiness = burstiness(s.Arrival)
+	}
 	if c := l.Workload.Client.Concurrency; c > 0 {
-		m.RequestRate, m.MaxConcurrency = math.Inf(1), c
+		m.RequestRate, m.MaxConcurrency, m.Burstiness = math.Inf(1), c, 1 // burstiness applies to no infinite rate
 	}
 	return m
+}
+
+// burstiness is vLLM's --burstiness for an arrival process: the shape of
+// the gamma distribution its gaps follow.
+func burstiness(a workload.Arrival) float64 {
+	switch a.Process {
+	case workload.ProcessGamma:
+		return 1 / (a.CV * a.CV)
+	case workload.ProcessConstant:
+		return math.Inf(1)
+	}
+	return 1
 }
