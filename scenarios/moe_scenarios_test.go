@@ -88,7 +88,7 @@ func TestReleasePicksMoEKernel(t *testing.T) {
 	step := func(release string) int64 {
 		t.Helper()
 		l, err := Load("quickstart.yaml", Set{Path: "model", Value: "gpt-oss-120b"},
-			Set{Path: "pools.decode.engine.vllm", Value: release},
+			Set{Path: "pools.prefill.engine.vllm", Value: release}, Set{Path: "pools.decode.engine.vllm", Value: release},
 			Set{Path: "pools.decode.engine.async_scheduling", Value: "false"})
 		if err != nil {
 			t.Fatal(err)

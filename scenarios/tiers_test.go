@@ -101,7 +101,7 @@ func TestHybridTiers(t *testing.T) {
 		doc := strings.Replace(tiered(t, "      - "+tier+"\n"), "model: llama-3.1-8b", "model: gpt-oss-20b", 1)
 		return strings.Replace(doc, "{block_size: 16}", "{block_size: 16"+vllm+"}", 1)
 	}
-	for _, vllm := range []string{"", ", vllm: \"0.21\""} {
+	for _, vllm := range []string{"", ", vllm: \"0.21\", hybrid_kv_with_connector: true"} {
 		_, b, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB}", vllm), "t.yaml")
 		if err != nil {
 			t.Fatalf("engine %q: %v", vllm, err)
@@ -111,7 +111,7 @@ func TestHybridTiers(t *testing.T) {
 			t.Fatalf("engine %q: %d sliding groups, %d tiers", vllm, ic.SlidingGroups, len(ic.Tiers))
 		}
 	}
-	if _, _, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB}", ", vllm: \"0.20\""), "t.yaml"); err == nil ||
+	if _, _, err := parseBuild(t, hybrid("{tier: host, capacity: 100GB}", ", vllm: \"0.20\", hybrid_kv_with_connector: true"), "t.yaml"); err == nil ||
 		!strings.Contains(err.Error(), "field pools[0].engine.vllm: gpt-oss-20b has sliding-window layers: lower KV "+
 			"tiers for a model with sliding-window layers came with vLLM 0.21") {
 		t.Errorf("vLLM 0.20: %v", err)
