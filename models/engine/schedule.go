@@ -39,6 +39,10 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 		in.drainDeferred(in.processed)
 	}
 	in.startCruises()
+	if in.unsorted {
+		in.sortRunning()
+		in.unsorted = false
+	}
 	in.cut, in.cutEnd = 0, 0
 	k := in.stats.Steps + 1 // the step being planned
 	if budget := in.cfg.MaxBatchedTokens - len(in.running); in.steady(k) {
