@@ -166,6 +166,11 @@ type Config struct {
 	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer, for decoders without KVIn
 	Source          Source
 	SLO             results.SLO
+
+	// Priorities are the traffic classes' priorities, indexed by
+	// Request.Class, which an instance under the priority scheduling policy
+	// serves lower first (engine.Seq.Priority); empty: one class.
+	Priorities []int32
 	Frontend        Frontend // between the client and the router
 	Client          Client   // the client's timeouts
 
