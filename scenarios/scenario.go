@@ -80,7 +80,7 @@ type Workload struct {
 	// Classes tag the requests with traffic classes, each with its share,
 	// priority and SLO (classes.go); none: one class under slo.
 	Classes []Class `yaml:"classes,omitempty"`
-	Client    Client             `yaml:"client,omitempty"`
+	Client  Client  `yaml:"client,omitempty"`
 }
 
 // Client is how long the benchmark client waits for a request before it

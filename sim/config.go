@@ -171,8 +171,8 @@ type Config struct {
 	// Request.Class, which an instance under the priority scheduling policy
 	// serves lower first (engine.Seq.Priority); empty: one class.
 	Priorities []int32
-	Frontend        Frontend // between the client and the router
-	Client          Client   // the client's timeouts
+	Frontend   Frontend // between the client and the router
+	Client     Client   // the client's timeouts
 
 	// ProxyNs is what a P/D proxy in front of the engines (Ray Serve's PD
 	// proxy, vLLM's toy proxy, llm-d's sidecar) adds between a prefill's
