@@ -54,7 +54,7 @@ func (l *Loaded) validateClasses() error {
 		sum += c.Share
 	}
 	if len(cs) > 0 && math.Abs(sum-1) > 1e-9 {
-		return l.errorf("workload.classes", "the classes' shares sum to %g, want 1", sum)
+		return l.errorf("workload.classes", "the classes' shares sum to %.6g, want 1", sum)
 	}
 	return nil
 }
