@@ -49,6 +49,7 @@ type Instance struct {
 	// (the next one's Seq.order), and whether admissions since the last
 	// pass left the running set out of the policy's order.
 	sched    schedPolicy
+	ordered  bool // sched.ordersRunning()
 	enqueues int64
 	unsorted bool
 
@@ -134,7 +135,7 @@ func New(cfg Config) *Instance {
 	if err != nil {
 		panic("engine: " + err.Error()) // Validate refuses it
 	}
-	in.sched = sched
+	in.sched, in.ordered = sched, sched.ordersRunning()
 	if len(cfg.Tiers) > 0 {
 		in.pool.LogEvictions()
 	}
