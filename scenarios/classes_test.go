@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"reflect"
 	"testing"
 
+	"handoff/results"
 	"handoff/sim"
 )
 
@@ -86,5 +88,46 @@ func TestClassesBuild(t *testing.T) {
 	}
 	if n[0] < 500 || n[0] > 700 || n[0]+n[1] != 2000 {
 		t.Errorf("classes drawn %v of 2000, want about 600 interactive", n)
+	}
+}
+
+// TestTwoClassesPriority runs the shipped two-class scenario under both
+// policies: the priority policy raises the interactive class's attainment
+// and lowers its TTFT p99, at the batch class's expense, on the same
+// requests; each run repeats byte for byte.
+func TestTwoClassesPriority(t *testing.T) {
+	summarize := func(policy string) results.Summary {
+		sets := []Set{{Path: "pools.prefill.engine.scheduling_policy", Value: policy},
+			{Path: "pools.decode.engine.scheduling_policy", Value: policy}}
+		l, err := Load("two-classes.yaml", sets...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := l.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		res, err := sim.Run(b.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return results.Summarize(res.Records, res.ITL, results.RunInfo{SLO: b.Config.SLO, Classes: b.Classes, GPUs: b.GPUs})
+	}
+	prio, fcfs := summarize("priority"), summarize("fcfs")
+	if again := summarize("priority"); !reflect.DeepEqual(again, prio) {
+		t.Error("two runs of the same seed differ")
+	}
+	pi, fi := prio.Classes[0], fcfs.Classes[0]
+	if pi.Name != "interactive" || pi.Requests != fi.Requests || prio.Classes[1].Requests != fcfs.Classes[1].Requests {
+		t.Fatalf("the classes' requests differ between the policies: %+v, %+v", prio.Classes, fcfs.Classes)
+	}
+	if !(pi.SLO.Attainment > fi.SLO.Attainment+0.2 && pi.TTFT.P99 < fi.TTFT.P99/2) {
+		t.Errorf("interactive under priority: attainment %.3f, TTFT p99 %.3f s; under fcfs %.3f, %.3f s: want a clear gain",
+			pi.SLO.Attainment, pi.TTFT.P99, fi.SLO.Attainment, fi.TTFT.P99)
+	}
+	if !(prio.Classes[1].TTFT.P99 > fcfs.Classes[1].TTFT.P99) {
+		t.Errorf("batch TTFT p99 %.3f s under priority, %.3f s under fcfs: want it to pay", prio.Classes[1].TTFT.P99,
+			fcfs.Classes[1].TTFT.P99)
 	}
 }
