@@ -77,6 +77,7 @@ type Record struct {
 	Failovers uint8  // times an instance it had state on crashed and it was sent again
 	Turn      uint16 // turn in its session, from 1; 0 = not part of a session
 	Session   int32  // its session (dense from 0) when Turn > 0
+	Class     uint8  // its traffic class, indexing RunInfo.Classes; 0 without classes
 	Reason    string // why it was rejected or dropped; empty if completed
 
 	// Time splits the request's life into components (the T* constants),

@@ -99,6 +99,8 @@ type Summarizer struct {
 
 	failedOver, lost int64
 	hours            []hourCount // by hour of arrival
+
+	classes classTally // per traffic class (SetClasses); nil: none
 }
 
 // intDist is a distribution of non-negative integer ns: a Histogram for
@@ -131,6 +133,10 @@ const (
 // (the RunInfo.SLO its Summary will be given).
 func NewSummarizer(slo SLO) *Summarizer { return &Summarizer{slo: slo, exactMax: ExactValues} }
 
+// SetClasses makes z summarize each traffic class apart too, as the
+// RunInfo.Classes its Summary will be given; call it before Add.
+func (z *Summarizer) SetClasses(classes []Class) { z.classes = newClassTally(classes) }
+
 // Add counts one ended request. O(1) (O(len(r.Reason)) for a request that
 // did not complete); r is not retained, but its Reason string may be.
 // Panics on an unknown status, a negative arrival time, or a completed
@@ -144,6 +150,9 @@ func (z *Summarizer) Add(r *Record) {
 	}
 	z.counts.Total++
 	z.lastArrivalNs = max(z.lastArrivalNs, r.ArrivalNs)
+	if z.classes != nil {
+		z.classes.add(r)
+	}
 	z.lastFinishNs = max(z.lastFinishNs, r.FinishNs)
 	z.preemptions += int64(r.Preemptions)
 	z.expired += int64(r.ExpiredKVReads)
@@ -281,6 +290,9 @@ func (z *Summarizer) Merge(o *Summarizer) {
 	if z.slo != o.slo {
 		panic("results: merging summarizers of different SLOs")
 	}
+	if z.classes != nil || o.classes != nil {
+		z.classes.merge(o.classes)
+	}
 	if z.counts.Total == 0 || o.firstArrivalNs < z.firstArrivalNs {
 		z.firstArrivalNs = o.firstArrivalNs
 	}
@@ -351,9 +363,16 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 	}
 	s.RejectReasons, s.DropReasons, s.FailReasons = z.rejects.sorted(), z.drops.sorted(), z.fails.sorted()
 	s.AbandonReasons = z.gone.sorted()
-	fillRates(&s, totals{completed: z.counts.Completed, good: z.good, outputTokens: z.outputTokens,
+	t := totals{completed: z.counts.Completed, good: z.good, outputTokens: z.outputTokens,
 		prompt: z.prompt, cached: z.cached, firstArrivalNs: z.firstArrivalNs,
-		lastFinishNs: z.lastFinishNs, lastArrivalNs: z.lastArrivalNs}, info)
+		lastFinishNs: z.lastFinishNs, lastArrivalNs: z.lastArrivalNs}
+	fillRates(&s, t, info)
+	if len(info.Classes) != len(z.classes) {
+		panic("results: summary of other classes than the summarizer's")
+	}
+	if z.classes != nil {
+		s.Classes = z.classes.summaries(info.Classes, t.span(), info.GPUs)
+	}
 	s.Preemption = summarizePreemption(nil, info.Instances, info.LockupChains)
 	s.Preemption.Rejections, s.Preemption.WastedTokens = z.rejections, z.wasted
 	s.Attribution = z.attribution(info)

@@ -130,6 +130,7 @@ func summarizeStream(recs []Record, itl *Histogram, info RunInfo) (*Summarizer, 
 // distribution.
 func summarizeUpTo(exact int, recs []Record, itl *Histogram, info RunInfo) (*Summarizer, Summary) {
 	z := NewSummarizer(info.SLO)
+	z.SetClasses(info.Classes)
 	z.exactMax = exact
 	for i := range recs {
 		z.Add(&recs[i])
@@ -149,6 +150,9 @@ func TestSummarizerMatchesSummarize(t *testing.T) {
 		if seed%5 == 0 {
 			info.SLO = SLO{}
 		}
+		if seed%4 == 1 {
+			withClasses(rng, recs, &info)
+		}
 		itl := &Histogram{}
 		itl.AddN(logUniformNs(rng, 1e9), 3)
 		want := Summarize(recs, itl, info)
@@ -159,6 +163,7 @@ func TestSummarizerMatchesSummarize(t *testing.T) {
 			}
 			// Room reserved up front (Expect) changes nothing.
 			z := NewSummarizer(info.SLO)
+			z.SetClasses(info.Classes)
 			z.Expect(int64(n) - int64(seed%3))
 			for i := range recs {
 				z.Add(&recs[i])
@@ -219,6 +224,9 @@ func TestSummarizerMerge(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		instances := rng.IntN(6)
 		recs, info := streamRecords(rng, rng.IntN(500), instances), streamInfo(rng, instances)
+		if seed%2 == 1 {
+			withClasses(rng, recs, &info)
+		}
 		cut := rng.IntN(len(recs) + 1)
 		// The parts' values fit; the whole's fit too (concatenated) or
 		// not (the merge folds them into the sketch, as the whole did).
@@ -233,6 +241,7 @@ func TestSummarizerMerge(t *testing.T) {
 				t.Errorf("seed %d, %d exact: merge of halves at %d/%d differs:\n got %+v\nwant %+v", seed, exact, cut, len(recs), got, want)
 			}
 			empty := NewSummarizer(info.SLO)
+			empty.SetClasses(info.Classes)
 			empty.exactMax = exact
 			empty.Merge(whole)
 			if got := empty.Summary(nil, info); !reflect.DeepEqual(got, want) {
@@ -360,5 +369,19 @@ func TestSummarizerSummaryLeavesItUnchanged(t *testing.T) {
 	z, first := summarizeStream(recs, nil, info)
 	if again := z.Summary(nil, info); !reflect.DeepEqual(again, first) {
 		t.Error("a second Summary differs from the first")
+	}
+}
+
+// withClasses gives info two or three classes, each its own SLO, and
+// each record one of them.
+func withClasses(rng *rand.Rand, recs []Record, info *RunInfo) {
+	n := 2 + rng.IntN(2)
+	info.Classes = nil
+	for k := range n {
+		info.Classes = append(info.Classes, Class{Name: fmt.Sprint("c", k),
+			SLO: SLO{TTFTNs: logUniformNs(rng, 1e9), TPOTNs: logUniformNs(rng, 1e8), Attainment: rng.Float64()}})
+	}
+	for i := range recs {
+		recs[i].Class = uint8(rng.IntN(n))
 	}
 }

@@ -20,6 +20,7 @@ type RunInfo struct {
 	WallTimeS float64 // wall-clock run time, s (differs between identical runs)
 	Events    int64   // events processed
 	SLO       SLO
+	Classes   []Class        // the traffic classes, when the workload has them; Record.Class indexes them
 	Instances []InstanceInfo // per instance; Record.PrefillInstance/DecodeInstance index this
 
 	TransferOwner string // who answers for KV transfer time; "" = Nobody
@@ -86,6 +87,7 @@ type Summary struct {
 	E2E                Stats             `json:"e2e_s"`
 	Throughput         Throughput        `json:"throughput"`
 	SLO                SLOSummary        `json:"slo"`
+	Classes            []ClassSummary    `json:"classes,omitempty"` // per traffic class, each under its own SLO (classes.go)
 	PrefixCacheHitRate float64           `json:"prefix_cache_hit_rate"`
 	Preemptions        int64             `json:"preemptions"`                    // Σ Record.Preemptions
 	ExpiredKVReads     int64             `json:"expired_kv_reads,omitempty"`     // Σ Record.ExpiredKVReads: pulls that read KV freed at its prefiller's hold timeout
@@ -157,6 +159,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.TPOT = statsNs(collect(scratch, recs, tpotNs))
 	s.E2E = statsNs(collect(scratch, recs, e2eNs))
 	fillRates(&s, t, info)
+	s.Classes = summarizeClasses(recs, info, t.span())
 	s.Preemption = summarizePreemption(recs, info.Instances, info.LockupChains)
 	s.Attribution = attribute(recs, info)
 	s.Network = summarizeNetwork(info.Links)
@@ -239,10 +242,7 @@ func tally(recs []Record, slo SLO, s *Summary) totals {
 
 // fillRates sets throughput, SLO attainment, request goodput and cache hit rate.
 func fillRates(s *Summary, t totals, info RunInfo) {
-	runNs := t.lastFinishNs - t.firstArrivalNs
-	if runNs <= 0 {
-		runNs = 0
-	}
+	runNs := t.span()
 	s.Throughput.RequestsPerS = perS(t.completed, runNs)
 	s.Throughput.OutputTokensPerS = perS(t.outputTokens, runNs)
 	s.Throughput.OfferedPerS = perS(s.Requests.Total, t.lastArrivalNs-t.firstArrivalNs)
@@ -264,6 +264,9 @@ func fillRates(s *Summary, t totals, info RunInfo) {
 	}
 	s.PrefixCacheHitRate = ratio(t.cached, t.prompt)
 }
+
+// span is the run's span, first arrival to last finish (0 if negative).
+func (t *totals) span() int64 { return max(0, t.lastFinishNs-t.firstArrivalNs) }
 
 // meetsSLO reports whether a completed request met both latency limits.
 func meetsSLO(r *Record, slo SLO) bool { return meetsTTFT(r, slo) && meetsTPOT(r, slo) }

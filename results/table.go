@@ -42,6 +42,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	fmt.Fprintf(&b, "%-11s %.2f req/s   %.1f output tok/s\n", "throughput",
 		s.Throughput.RequestsPerS, s.Throughput.OutputTokensPerS)
 	fmt.Fprintf(&b, "%-11s %s\n", "SLO", sloLine(s.SLO, s.DeviceNoun()))
+	writeClasses(&b, s.Classes, s.DeviceNoun())
 	fmt.Fprintf(&b, "%-11s prefix hit rate %.1f%%", "cache", 100*s.PrefixCacheHitRate)
 	if s.DecodeFirstBounces > 0 {
 		fmt.Fprintf(&b, "   decode-first bounces %d", s.DecodeFirstBounces)

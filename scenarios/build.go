@@ -25,14 +25,15 @@ import (
 type Built struct {
 	Config          *sim.Config
 	Model           *llm.Model
-	GPUs            int       // devices in the fleet, of every kind (GPUs, Trainium chips, wafers)
-	Device          string    // what they are called: one kind's noun ("GPU", "wafer"), or "device" for a mix (hardware.JoinNouns)
-	CostPerHour     float64   // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
-	PoolCostPerHour []float64 // the same per pool, in scenario order
-	PoolDevices     []int     // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
-	TransferOwner   string    // who answers for transfer time ("nobody" unless a pool claims it)
-	RouterOwner     string    // who answers for router queueing
-	Warnings        []string  // for the user (deprecated fields), one line each
+	GPUs            int             // devices in the fleet, of every kind (GPUs, Trainium chips, wafers)
+	Device          string          // what they are called: one kind's noun ("GPU", "wafer"), or "device" for a mix (hardware.JoinNouns)
+	CostPerHour     float64         // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
+	PoolCostPerHour []float64       // the same per pool, in scenario order
+	PoolDevices     []int           // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
+	TransferOwner   string          // who answers for transfer time ("nobody" unless a pool claims it)
+	RouterOwner     string          // who answers for router queueing
+	Warnings        []string        // for the user (deprecated fields), one line each
+	Classes         []results.Class // the workload's traffic classes with their SLOs (classes.go); nil: none
 	closers         []io.Closer
 	store           *engine.Tier // the shared KV store, once a pool reads it
 }
@@ -214,7 +215,7 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
 		NoChunkedPrefill: !*e.ChunkedPrefill, AsyncScheduling: *e.AsyncScheduling,
-		Rules: engineRules(&e), KVConsumer: p.Role == "decode" || len(p.KVTiers) > 0}
+		Rules: engineRules(&e), KVConsumer: p.Role == "decode" || len(p.KVTiers) > 0, Scheduling: e.SchedulingPolicy}
 	cfg.WatermarkBlocks = int(*e.Watermark * float64(cfg.NumBlocks)) // vLLM: int(watermark × num_gpu_blocks)
 	if g := m.KVGroups(); g.Sliding > 0 {
 		cfg.SlidingWindow, cfg.SlidingGroups = m.SlidingWindow, g.Sliding
@@ -321,6 +322,7 @@ func (l *Loaded) buildSource(b *Built, streams sim.Streams) (sim.Source, error) 
 	if err != nil {
 		return nil, l.locate(at, err)
 	}
+	src = l.buildClasses(b, src, streams)
 	if w.RateScale != 1 {
 		src = workload.Scale(src, w.RateScale)
 	}

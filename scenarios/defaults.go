@@ -38,6 +38,7 @@ func (l *Loaded) applyDefaults() {
 	fill(l, "seed", &s.Seed, defaultSeed)
 	fill(l, "slo.attainment", &s.SLO.Attainment, defaultAttainment)
 	fill(l, "workload.rate_scale", &s.Workload.RateScale, defaultRateScale)
+	l.classDefaults()
 	if s.Topology == nil {
 		fill(l, "link.kind", &s.Link.Kind, defaultLink)
 	}

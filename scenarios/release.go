@@ -73,7 +73,14 @@ func orDefaultPtr[T any](v *T, def T) *T {
 // for a numbered release, rules set in the file that the release had.
 func (l *Loaded) validateRelease(at string, p *Pool) error {
 	e, pool := &p.Engine, strings.TrimSuffix(at, ".engine")
+	if e.SchedulingPolicy != "" && !slices.Contains(engine.SchedulingPolicies(), e.SchedulingPolicy) {
+		return l.errorf(at+".scheduling_policy", "unknown policy %q (known: %s)", e.SchedulingPolicy,
+			strings.Join(engine.SchedulingPolicies(), ", "))
+	}
 	if e.VLLM == "" { // a wafer pool
+		if e.SchedulingPolicy != "" && e.SchedulingPolicy != "fcfs" {
+			return l.errorf(at+".scheduling_policy", "a wafer pool's slots admit in arrival order: fcfs only")
+		}
 		if l.given(at + ".vllm") {
 			return l.errorf(at+".vllm", "a wafer pool runs its vendor's compiled runtime, not vLLM")
 		}

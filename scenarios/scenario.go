@@ -77,7 +77,10 @@ type Workload struct {
 	// previous turn ended (a trace of sessions: trace.format sessions).
 	Sessions  *workload.Sessions `yaml:"sessions,omitempty"`
 	RateScale float64            `yaml:"rate_scale"` // 2 = arrivals twice as fast
-	Client    Client             `yaml:"client,omitempty"`
+	// Classes tag the requests with traffic classes, each with its share,
+	// priority and SLO (classes.go); none: one class under slo.
+	Classes []Class `yaml:"classes,omitempty"`
+	Client  Client  `yaml:"client,omitempty"`
 }
 
 // Client is how long the benchmark client waits for a request before it
@@ -182,6 +185,9 @@ type Engine struct {
 	PrefixCaching         *bool   `yaml:"prefix_caching"`
 	ChunkedPrefill        *bool   `yaml:"chunked_prefill"`
 	AsyncScheduling       *bool   `yaml:"async_scheduling"` // vLLM's default since v0.14: plan step k+1 while step k runs
+	// SchedulingPolicy is vLLM's --scheduling-policy: fcfs (omitted) or
+	// priority, which serves the workload's classes by their priority.
+	SchedulingPolicy string `yaml:"scheduling_policy,omitempty"`
 }
 
 // StepTime chooses and tunes the step-time model of a pool. Each model's

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"handoff/models/autoscale"
+	"handoff/models/engine"
 	"handoff/models/router"
 	"handoff/scenarios/workload"
 )
@@ -51,6 +52,7 @@ var swarmFreeText = map[string]string{
 	"workload.trace.columns.turn":          "a column of the trace file",
 	"workload.trace.columns.prefix_ids":    "a column of the trace file",
 	"workload.servegen.path":               "a file's prefix",
+	"workload.classes[].name":              "a label",
 	"workload.servegen.paths":              "files' prefixes",
 	"pools[].step_time.file":               "a file",
 	"catalog.files":                        "files",
@@ -61,28 +63,29 @@ var swarmFreeText = map[string]string{
 // swarmEnums are the enumerated fields and their known values, each from
 // the table (or the constants) its validation checks against.
 var swarmEnums = map[string]func() []string{
-	"pools[].role":                   func() []string { return roles },
-	"pools[].dp_routing":             func() []string { return dpRoutings },
-	"pools[].preemption":             func() []string { return preemptions },
-	"pools[].kv_handoff":             func() []string { return kvHandoffs },
-	"pools[].kv_hold.mode":           func() []string { return holdModes },
-	"pools[].kv_load_failure_policy": func() []string { return loadFailures },
-	"pools[].claims":                 func() []string { return claims },
-	"pools[].engine.remote_kv_queue": func() []string { return remoteKVQueues },
-	"pools[].engine.vllm":            swarmReleases,
-	"pools[].engine.admission":       func() []string { return admissionRules },
-	"pools[].engine.fenced_victim":   func() []string { return fencedVictimRules },
-	"pools[].step_time.model":        stepTimeNames,
-	"pools[].precision.weights":      swarmDTypes,
-	"pools[].precision.experts":      swarmDTypes,
-	"pools[].precision.kv":           swarmDTypes,
-	"pools[].precision.compute":      func() []string { return slices.Sorted(maps.Keys(formatBits)) },
-	"pools[].placement.rule":         func() []string { return slices.Sorted(maps.Keys(placementRules)) },
-	"pools[].wafer.pressure_policy":  func() []string { return slices.Sorted(maps.Keys(pressurePolicies)) },
-	"pools[].kv_tiers[].tier":        func() []string { return slices.Sorted(maps.Keys(tierKinds)) },
-	"pools[].kv_tiers[].offload":     offloadNames,
-	"kv_store.offload":               offloadNames,
-	"pools[].autoscale.policy":       autoscaleNames,
+	"pools[].role":                     func() []string { return roles },
+	"pools[].dp_routing":               func() []string { return dpRoutings },
+	"pools[].preemption":               func() []string { return preemptions },
+	"pools[].kv_handoff":               func() []string { return kvHandoffs },
+	"pools[].kv_hold.mode":             func() []string { return holdModes },
+	"pools[].kv_load_failure_policy":   func() []string { return loadFailures },
+	"pools[].claims":                   func() []string { return claims },
+	"pools[].engine.remote_kv_queue":   func() []string { return remoteKVQueues },
+	"pools[].engine.vllm":              swarmReleases,
+	"pools[].engine.admission":         func() []string { return admissionRules },
+	"pools[].engine.fenced_victim":     func() []string { return fencedVictimRules },
+	"pools[].engine.scheduling_policy": engine.SchedulingPolicies,
+	"pools[].step_time.model":          stepTimeNames,
+	"pools[].precision.weights":        swarmDTypes,
+	"pools[].precision.experts":        swarmDTypes,
+	"pools[].precision.kv":             swarmDTypes,
+	"pools[].precision.compute":        func() []string { return slices.Sorted(maps.Keys(formatBits)) },
+	"pools[].placement.rule":           func() []string { return slices.Sorted(maps.Keys(placementRules)) },
+	"pools[].wafer.pressure_policy":    func() []string { return slices.Sorted(maps.Keys(pressurePolicies)) },
+	"pools[].kv_tiers[].tier":          func() []string { return slices.Sorted(maps.Keys(tierKinds)) },
+	"pools[].kv_tiers[].offload":       offloadNames,
+	"kv_store.offload":                 offloadNames,
+	"pools[].autoscale.policy":         autoscaleNames,
 	"pools[].autoscale.hpa.metric": func() []string {
 		return []string{autoscale.MetricWaiting, autoscale.MetricRunning, autoscale.MetricKVUsage}
 	},

@@ -293,6 +293,10 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	case rng.IntN(4) == 0:
 		parts = append(parts, fmt.Sprintf("max_model_len: %d", min(pickInt(rng, 1024, 2048, 4096), d.maxContext())))
 	}
+	if rng.IntN(3) == 0 {
+		names := engine.SchedulingPolicies()
+		parts = append(parts, "scheduling_policy: "+names[rng.IntN(len(names))])
+	}
 	return parts
 }
 

@@ -59,6 +59,7 @@ func (d *swarmDoc) workload() {
 	d.closedLoop = !d.fixedRate && rng.IntN(5) == 0 // sessions pace themselves
 	d.fixedRate = d.fixedRate || d.closedLoop
 	d.client(n)
+	d.classes()
 	scale := 1.0
 	switch {
 	case d.fixedRate:
@@ -290,4 +291,26 @@ func (d *swarmDoc) sessions(n int) {
 	}
 	d.line("    system_prompt_tokens: %d", rng.IntN(500))
 	d.spanUs, d.rateRPS = int64(float64(1+n/4)/rate*1e6), rate
+}
+
+// classes draws, for some cases, two or three traffic classes with their
+// shares, priorities and SLOs (an attainment target for some).
+func (d *swarmDoc) classes() {
+	rng := d.rng
+	if rng.IntN(3) > 0 {
+		return
+	}
+	n := 2 + rng.IntN(2)
+	shares := []float64{0.5, 0.5}
+	if n == 3 {
+		shares = []float64{0.25, 0.25, 0.5}
+	}
+	d.line("  classes:")
+	for i := range n {
+		slo := fmt.Sprintf("ttft: %dms, tpot: %dms", 50+rng.IntN(5000), 5+rng.IntN(200))
+		if rng.IntN(2) == 0 {
+			slo += fmt.Sprintf(", attainment: %g", []float64{0.5, 0.9, 0.99}[rng.IntN(3)])
+		}
+		d.line("    - {name: c%d, share: %g, priority: %d, slo: {%s}}", i, shares[i], rng.IntN(3)-1, slo)
+	}
 }

@@ -39,6 +39,9 @@ func (l *Loaded) validate() error {
 	if err := l.validateWorkload(); err != nil {
 		return err
 	}
+	if err := l.validateClasses(); err != nil {
+		return err
+	}
 	if err := l.validatePools(); err != nil {
 		return err
 	}

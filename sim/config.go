@@ -166,8 +166,13 @@ type Config struct {
 	KVBytesPerToken float64           // bytes moved per prompt token in a KV transfer, for decoders without KVIn
 	Source          Source
 	SLO             results.SLO
-	Frontend        Frontend // between the client and the router
-	Client          Client   // the client's timeouts
+
+	// Priorities are the traffic classes' priorities, indexed by
+	// Request.Class, which an instance under the priority scheduling policy
+	// serves lower first (engine.Seq.Priority); empty: one class.
+	Priorities []int32
+	Frontend   Frontend // between the client and the router
+	Client     Client   // the client's timeouts
 
 	// ProxyNs is what a P/D proxy in front of the engines (Ray Serve's PD
 	// proxy, vLLM's toy proxy, llm-d's sidecar) adds between a prefill's

@@ -47,6 +47,8 @@ func (c *cluster) checkRequest(r *Request) error {
 	case prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1:
 		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
 			c.recs.next, r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
+	case int(r.Class) >= max(1, len(c.cfg.Priorities)):
+		return fmt.Errorf("sim: request %d is of class %d, but the run has %d", c.recs.next, r.Class, max(1, len(c.cfg.Priorities)))
 	case r.Turn > 0 && c.sessions.src == nil:
 		return fmt.Errorf("sim: request %d is turn %d of session %d, but the source yields no sessions (it is no SessionSource)",
 			c.recs.next, r.Turn, r.Session)
@@ -67,7 +69,7 @@ func (c *cluster) onArrival(arg int32) {
 	r.ID = c.recs.next
 	c.recs.add(results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
 		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
-		PrefillInstance: -1, DecodeInstance: -1, Session: r.Session, Turn: r.Turn})
+		PrefillInstance: -1, DecodeInstance: -1, Session: r.Session, Turn: r.Turn, Class: r.Class})
 	switch reason := c.tooLong(&r); {
 	case reason != "":
 		c.drop(r.ID, reason)
@@ -176,6 +178,9 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 	s.UniqueID = uint64(r.ID) + 1
 	s.PromptTokens = r.PromptTokens
 	s.MaxNew = r.OutputTokens
+	if len(c.cfg.Priorities) > 0 {
+		s.Priority = c.cfg.Priorities[r.Class]
+	}
 }
 
 // onStep applies a finished step and starts the next one.

@@ -12,6 +12,7 @@ type Request struct {
 	Output       kv.Segment   // output content, as a later prompt repeats it (engine.Seq.Output); zero = unique
 	Session      int32        // the session it belongs to (SessionSource only; dense from 0)
 	Turn         uint16       // its turn in the session, from 1; 0 = not part of a session
+	Class        uint8        // its traffic class, indexing Config.Priorities; 0 without classes
 }
 
 // Source yields requests in non-decreasing arrival order. Next fills r and

@@ -24,6 +24,7 @@ type scriptSessions struct {
 	next     []int // per session: the next turn to hand out
 	started  int
 	calls    []int
+	classes  []uint8 // per session, when the case has classes
 }
 
 func newScript(startsNs []int64, turns [][]scriptTurn) *scriptSessions {
@@ -33,6 +34,9 @@ func newScript(startsNs []int64, turns [][]scriptTurn) *scriptSessions {
 func (s *scriptSessions) fill(r *Request, i, t int) {
 	tt := s.turns[i][t]
 	*r = Request{PromptTokens: tt.prompt, OutputTokens: tt.output, Prefix: tt.prefix, Output: tt.out, Session: int32(i), Turn: uint16(t + 1)}
+	if s.classes != nil {
+		r.Class = s.classes[i]
+	}
 }
 
 func (s *scriptSessions) Next(r *Request) (bool, error) {

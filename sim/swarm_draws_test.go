@@ -251,3 +251,33 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 	c.LRUCapacityPerServer = 1 + rng.IntN(64)
 	return c
 }
+
+// swarmClasses draws, from a stream of its own, traffic classes for half
+// the cases: two or three priorities (equal ones too), each request's
+// class (a session's turns share theirs), and the priority scheduling
+// policy on most paged instances.
+func swarmClasses(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		return
+	}
+	n := 2 + rng.IntN(2)
+	for range n {
+		cfg.Priorities = append(cfg.Priorities, int32(rng.IntN(3)))
+	}
+	switch src := cfg.Source.(type) {
+	case *sliceSource:
+		for i := range src.reqs {
+			src.reqs[i].Class = uint8(rng.IntN(n))
+		}
+	case *scriptSessions:
+		src.classes = make([]uint8, len(src.turns))
+		for i := range src.classes {
+			src.classes[i] = uint8(rng.IntN(n))
+		}
+	}
+	for i := range cfg.Instances {
+		if e := &cfg.Instances[i].Engine; len(e.Layouts) == 0 && rng.IntN(4) > 0 {
+			e.Scheduling = "priority"
+		}
+	}
+}

@@ -52,6 +52,7 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	swarmTiers(t, cfg, rand.New(rand.NewPCG(seed, 0x7135)))
 	swarmTopology(cfg, rand.New(rand.NewPCG(seed, 0x70b0)))
 	swarmSessions(cfg, rand.New(rand.NewPCG(seed, 0x5e55)))
+	swarmClasses(cfg, rand.New(rand.NewPCG(seed, 0xc1a55)))
 	swarmFleet(cfg, rand.New(rand.NewPCG(seed, 0xf1ee7)))
 	swarmExtras(t, cfg, rand.New(rand.NewPCG(seed, 0xe7a5)))
 	swarmHandoff(cfg, rand.New(rand.NewPCG(seed, 0x4a0d)))

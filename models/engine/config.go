@@ -27,7 +27,10 @@ type Config struct {
 	PrefixCaching    bool // share full blocks through chained hashes
 	NoChunkedPrefill bool // admit a prefill only if it fits the budget whole
 	Preemption       Policy
-	HostBlocks       int // swap: blocks the host tier holds (0: swap falls back to recompute), without a host Tier
+	// Scheduling is the scheduling policy (sched.go): fcfs (""), or
+	// priority, ordering by Seq.Priority (vLLM's --scheduling-policy).
+	Scheduling string
+	HostBlocks int // swap: blocks the host tier holds (0: swap falls back to recompute), without a host Tier
 
 	// Tiers are the lower KV tiers below HBM, in order host → disk →
 	// store (tiers.go); empty: none.
@@ -100,6 +103,8 @@ func (c *Config) Validate() error {
 			c.SlidingWindow, c.SlidingGroups)
 	case c.SlidingGroups > 0 && c.slotMode():
 		return fmt.Errorf("sliding-window KV cache groups need a paged pool, not slots")
+	case c.validateSched() != nil:
+		return c.validateSched()
 	case c.validateTiers() != nil:
 		return c.validateTiers()
 	case c.MaxBatchedTokens < c.MaxSeqs:
@@ -168,4 +173,16 @@ func (c *Config) slidingCapacity() int {
 		blocks = n - g*k
 	}
 	return blocks * c.BlockSize
+}
+
+// validateSched checks the scheduling policy's name; slots (a wafer) admit
+// in arrival order only.
+func (c *Config) validateSched() error {
+	if _, err := lookupSched(c.Scheduling); err != nil {
+		return err
+	}
+	if c.slotMode() && c.Scheduling != "" && c.Scheduling != "fcfs" {
+		return fmt.Errorf("scheduling policy %q needs a paged pool: slots admit in arrival order", c.Scheduling)
+	}
+	return nil
 }

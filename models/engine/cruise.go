@@ -76,6 +76,9 @@ type trip struct {
 
 // addRunning appends s to the running set and returns its position.
 func (in *Instance) addRunning(s *Seq) int {
+	if n := len(in.running); in.ordered && n > 0 && before(s, in.running[n-1]) {
+		in.unsorted = true // sortRunning, before the next pass
+	}
 	in.running = append(in.running, s)
 	in.due = append(in.due, 0)
 	in.phase = append(in.phase, noPhase)

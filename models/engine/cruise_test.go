@@ -56,6 +56,9 @@ func randomCruiseConfig(r *rand.Rand) Config {
 		cfg.SlidingGroups = 1 + r.IntN(3)
 		cfg.NumBlocks += 60
 	}
+	if cfg.Layouts == nil && r.IntN(2) == 0 {
+		cfg.Scheduling = "priority"
+	}
 	return cfg
 }
 
@@ -80,11 +83,13 @@ func (w *cruiseWorld) arrive() {
 		prefix = []kv.Segment{{ID: uint64(1 + w.r.IntN(3)), Tokens: min(prompt, 1+w.r.IntN(40))}}
 	}
 	var pair [2]*Seq
+	prio := int32(w.r.IntN(3))
 	for k, in := range []*Instance{w.lazy, w.eager} {
 		s := in.NewSeq()
 		s.Ref = int32(len(w.seqs))
 		s.PromptTokens, s.MaxNew, s.UniqueID, s.Prefix = prompt, out, uint64(len(w.seqs))+100, prefix
 		s.Remote = w.role == 1
+		s.Priority = prio
 		if w.role == 2 {
 			s.Hold, s.MaxNew = true, 1
 		}
@@ -275,7 +280,7 @@ func (w *cruiseWorld) run(startNs int64) int64 {
 // TestCruiseMatchesEager holds cruising, and runs of pure steady steps
 // (run.go), to their promise (cruise.go): over
 // random configurations (paged and slot mode, sliding-window groups, every
-// preemption and pressure policy, budgets that leave sequences out, prefix
+// preemption and pressure policy, both scheduling policies, budgets that leave sequences out, prefix
 // caching, all three roles), an instance whose sequences cruise produces
 // exactly what one that visits every sequence in every step does, and the
 // cruising path is taken, with sliding windows too.

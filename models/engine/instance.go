@@ -45,6 +45,14 @@ type Instance struct {
 
 	mem memory // the paged pool or the slots (memory.go)
 
+	// The scheduling policy (sched.go), how many sequences were enqueued
+	// (the next one's Seq.order), and whether admissions since the last
+	// pass left the running set out of the policy's order.
+	sched    schedPolicy
+	ordered  bool // sched.ordersRunning()
+	enqueues int64
+	unsorted bool
+
 	// Deferred frees (deferred.go): departed sequences' blocks held back,
 	// how many, tables to reuse, and the last step processed as of the
 	// pass under way.
@@ -123,6 +131,11 @@ type StepResult struct {
 // New returns an instance with an empty pool. cfg must have passed Validate.
 func New(cfg Config) *Instance {
 	in := &Instance{cfg: cfg, pool: kv.NewPool(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}
+	sched, err := lookupSched(cfg.Scheduling)
+	if err != nil {
+		panic("engine: " + err.Error()) // Validate refuses it
+	}
+	in.sched, in.ordered = sched, sched.ordersRunning()
 	if len(cfg.Tiers) > 0 {
 		in.pool.LogEvictions()
 	}
@@ -239,7 +252,9 @@ func (in *Instance) Enqueue(s *Seq, nowNs int64) {
 	s.namedOut = s.Output.ID != 0 && s.Output.Tokens > 0 && prefix == s.PromptTokens
 	s.markNs = nowNs
 	s.state = stateWaiting
-	in.waiting.pushBack(s)
+	s.order = in.enqueues
+	in.enqueues++
+	in.sched.enqueue(&in.waiting, s)
 	in.joinQueue(s, nowNs)
 }
 
@@ -298,6 +313,6 @@ func (in *Instance) KVArrived(s *Seq, nowNs int64) {
 func (in *Instance) readyUp(s *Seq) {
 	s.state = stateWaiting
 	if !in.cfg.SharedQueue {
-		in.ready.pushBack(s)
+		in.sched.enqueue(&in.ready, s)
 	}
 }

@@ -4,7 +4,7 @@ package engine
 // lower tier of its memory (the host tier under swap, while it has room:
 // memory.preemptOut), or by recomputation: its blocks go back to
 // the pool (full ones stay findable in the prefix cache until evicted) and
-// it returns to the front of the waiting queue to re-prefill its whole
+// it returns to the waiting queue (its front, under fcfs) to re-prefill its whole
 // context (or, under reject, to be tested against its cache-hit threshold).
 func (in *Instance) preempt(s *Seq) {
 	if in.mem.preemptOut(s) {
@@ -25,7 +25,7 @@ func (in *Instance) preempt(s *Seq) {
 	in.stats.Preemptions++
 	in.markVictim(s)
 	s.state = stateWaiting
-	in.waiting.pushFront(s)
+	in.sched.requeue(&in.waiting, s)
 	in.res.Preempted = append(in.res.Preempted, s)
 }
 

@@ -69,3 +69,6 @@ func (d *deque) popFront() *Seq {
 	d.n--
 	return s
 }
+
+// set replaces the i-th sequence from the head.
+func (d *deque) set(i int, s *Seq) { d.buf[(d.head+i)%len(d.buf)] = s }

@@ -39,6 +39,10 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 		in.drainDeferred(in.processed)
 	}
 	in.startCruises()
+	if in.unsorted {
+		in.sortRunning()
+		in.unsorted = false
+	}
 	in.cut, in.cutEnd = 0, 0
 	k := in.stats.Steps + 1 // the step being planned
 	if budget := in.cfg.MaxBatchedTokens - len(in.running); in.steady(k) {
@@ -255,7 +259,13 @@ func (in *Instance) admitWaiting(budget int) (int, bool) {
 	for in.waiting.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs {
 		s := in.waiting.front()
 		if s.markNs > in.cutoffNs && s.state != statePulling {
-			return budget, true // enqueued after this step was planned (AsyncScheduling)
+			if !in.ordered {
+				return budget, true // enqueued after this step was planned (AsyncScheduling)
+			}
+			// In priority order a later arrival may stand ahead of
+			// earlier ones, which this step does see.
+			in.skipped.pushBack(in.waiting.popFront())
+			continue
 		}
 		if s.state == statePulling {
 			in.skipped.pushBack(in.waiting.popFront())

@@ -22,10 +22,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.txt with the actua
 //
 //	new blocks=N budget=T seqs=M [size=B] [maxlen=L] [nocache] [nochunk] [async] [shared]
 //	    [full] [reserve] [defer] [wait] [watermark=N] (Rules; defer makes it a KV consumer)
-//	    [policy=recompute|swap|reject] [host=H] [window=W groups=G] [tier=N] (a host tier of N
+//	    [policy=recompute|swap|reject] [sched=fcfs|priority] [host=H] [window=W groups=G] [tier=N] (a host tier of N
 //	    blocks, written on completion)
 //	    [slots=CxT,CxT;CxT,... pressure=queue|reject|recompile]   a fresh instance
-//	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [output=ID:TOKENS] [remote] [hold] [threshold=F]
+//	add NAME prompt=P out=O [prefix=ID:TOKENS,...] [output=ID:TOKENS] [remote] [hold] [threshold=F] [prio=N]
 //	                    enqueue a sequence at the current time (prefix tokens from shared segments,
 //	                    output tokens from a named segment)
 //	step [n=K]          K times: Schedule, print the batch and the result, Complete (10ns later), print its result
@@ -194,6 +194,8 @@ func (e *engineScript) newInstance(a map[string]string) {
 			cfg.SlidingGroups = e.atoi(v)
 		case "policy":
 			cfg.Preemption = Policy(e.enum(v, "recompute", "swap", "reject"))
+		case "sched":
+			cfg.Scheduling = v
 		case "pressure":
 			cfg.Pressure = Pressure(e.enum(v, "queue", "reject", "recompile"))
 		case "slots":
@@ -243,6 +245,9 @@ func (e *engineScript) add(name string, a map[string]string) {
 	s.PromptTokens, s.MaxNew = e.atoi(a["prompt"]), e.atoi(a["out"])
 	_, s.Remote = a["remote"]
 	_, s.Hold = a["hold"]
+	if v, ok := a["prio"]; ok {
+		s.Priority = int32(e.atoi(v))
+	}
 	if v, ok := a["threshold"]; ok {
 		th, err := strconv.ParseFloat(v, 64)
 		if err != nil {

@@ -87,8 +87,12 @@ type Seq struct {
 
 	lastStep   int64 // the last step it was planned into, but while it cruises (deferred frees: rules.go)
 	onboarding int32 // blocks being copied up from lower tiers
-	hostBlocks int   // blocks it holds in the host tier while swapped out
-	slotClass  int   // slot mode: the class of the slot it holds
+	// Priority is its class's priority under the priority scheduling
+	// policy (sched_priority.go): a lower value is served first, as
+	// vLLM's.
+	Priority   int32
+	hostBlocks int // blocks it holds in the host tier while swapped out
+	slotClass  int // slot mode: the class of the slot it holds
 	admitted   bool
 	victim     bool // preempted and not yet recovered nor rejected (Instance.Victims)
 	namedOut   bool // Output identifies its generated tokens (set by Enqueue)
@@ -96,11 +100,13 @@ type Seq struct {
 	stale      []kv.BlockID // blocks held before a preemption: the private ones may still be cached
 
 	OnboardSliding [NumTiers]int16 // see Onboard
-	_              [seqPad]byte
+	order          int64           // its place in arrival order here (Enqueue; sched_priority.go)
+
+	_ [seqPad]byte
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 18
+const seqPad = 2
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }

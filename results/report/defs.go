@@ -121,6 +121,7 @@ var definitions = map[string]string{
 	// Table heads and names.
 	"metric":               "the latency metric over completed requests: TTFT, TPOT and ITL in ms, E2E in s",
 	"status":               "how the requests ended",
+	"class":                "a traffic class of the workload (workload.classes), with its own SLO and priority",
 	"reason_kind":          "the reason with each request's own figures replaced by N",
 	"reason_count":         "requests with a reason of this kind",
 	"first_request":        "the first such request (lowest id)",

@@ -120,7 +120,7 @@ func sloSection(s results.Summary) section {
 	if slo.Met {
 		met = "met"
 	}
-	return section{ID: "slo", Title: "SLO attainment and goodput", Def: Define("attainment"),
+	sec := section{ID: "slo", Title: "SLO attainment and goodput", Def: Define("attainment"),
 		Facts: []fact{
 			{"TTFT limit", limitText(slo.TTFTS), Define("slo_ttft")},
 			{"TPOT limit", limitText(slo.TPOTS), Define("slo_tpot")},
@@ -134,6 +134,11 @@ func sloSection(s results.Summary) section {
 		Notes: []string{"The max goodput — the highest offered rate whose attainment meets the target — is a search over " +
 			"runs: handoff goodput finds it, and a report of its directory shows it."},
 	}
+	if t, ok := classTable(s); ok {
+		sec.Tables = append(sec.Tables, t)
+		sec.Notes = append(sec.Notes, classNote(s))
+	}
+	return sec
 }
 
 // limitText renders an SLO limit in s as ms; 0 is no limit.

@@ -38,6 +38,7 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 		b.Config.Records = nil
 	} else {
 		t = newTally(b.Config.SLO, b.Config.Records)
+		t.sum.SetClasses(b.Classes)
 		if src, ok := b.Config.Source.(sim.Counted); ok {
 			t.sum.Expect(int64(src.MaxRequests()))
 		}
@@ -84,7 +85,7 @@ func InstanceNames(res *sim.Result) []string {
 // runInfo is what the summary needs of the run besides its records.
 func runInfo(l *scenarios.Loaded, b *scenarios.Built, res *sim.Result, wallS float64) results.RunInfo {
 	return results.RunInfo{Scenario: l.Name, Seed: l.Seed, GPUs: b.GPUs, Device: b.Device, SimTimeNs: res.SimTimeNs,
-		WallTimeS: wallS, Events: res.Events, SLO: b.Config.SLO, Instances: instanceInfos(res),
+		WallTimeS: wallS, Events: res.Events, SLO: b.Config.SLO, Classes: b.Classes, Instances: instanceInfos(res),
 		TransferOwner: b.TransferOwner, RouterOwner: b.RouterOwner, Links: linkInfos(res), Tiers: tierInfos(res),
 		Fleet: scenarios.FleetInfo(l, b, res), LockupChains: res.LockupChains}
 }

@@ -33,7 +33,13 @@ func (g *GoodputSearch) WriteTable(w io.Writer) error {
 		gpus = g.curve[0].GPUs
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "max goodput (TTFT and TPOT met together by ≥ %s of requests): %s\n", percentText(g.target), g.answer(g.strict, gpus))
+	if len(g.curve) > 0 && len(g.curve[0].Classes) > 0 {
+		g.writeClasses(w)
+		fmt.Fprintf(w, "max goodput (every class's TTFT and TPOT met together by ≥ its target share of its requests): %s\n",
+			g.answer(g.strict, gpus))
+	} else {
+		fmt.Fprintf(w, "max goodput (TTFT and TPOT met together by ≥ %s of requests): %s\n", percentText(g.target), g.answer(g.strict, gpus))
+	}
 	_, err := fmt.Fprintf(w, "max goodput, DistServe's variant (TTFT and TPOT each met by ≥ %s): %s\n", percentText(g.target), g.answer(g.loose, gpus))
 	return err
 }
@@ -155,16 +161,17 @@ type goodputJSON struct {
 }
 
 type goodputPointOut struct {
-	RateRPS           float64 `json:"rate_rps"`
-	Scale             float64 `json:"scale"`
-	Attainment        float64 `json:"attainment"`
-	TTFTShare         float64 `json:"ttft_share"`
-	TPOTShare         float64 `json:"tpot_share"`
-	TTFTP90S          float64 `json:"ttft_p90_s"`
-	TPOTP90S          float64 `json:"tpot_p90_s"`
-	RequestGoodputRPS float64 `json:"request_goodput_rps"`
-	Meets             bool    `json:"meets"`
-	MeetsEach         bool    `json:"meets_each"`
+	RateRPS           float64      `json:"rate_rps"`
+	Scale             float64      `json:"scale"`
+	Attainment        float64      `json:"attainment"`
+	TTFTShare         float64      `json:"ttft_share"`
+	TPOTShare         float64      `json:"tpot_share"`
+	TTFTP90S          float64      `json:"ttft_p90_s"`
+	TPOTP90S          float64      `json:"tpot_p90_s"`
+	RequestGoodputRPS float64      `json:"request_goodput_rps"`
+	Classes           []ClassProbe `json:"classes,omitempty"` // per traffic class: name, attainment, target
+	Meets             bool         `json:"meets"`
+	MeetsEach         bool         `json:"meets_each"`
 }
 
 // goodputAnswerJSON is one search's answer: the highest rate met (0 when
@@ -187,7 +194,8 @@ func (g *GoodputSearch) WriteJSON(w io.Writer) error {
 	for _, m := range g.curve {
 		out.Curve = append(out.Curve, goodputPointOut{RateRPS: m.RateRPS, Scale: m.Scale, Attainment: m.Attainment,
 			TTFTShare: m.TTFTShare, TPOTShare: m.TPOTShare, TTFTP90S: m.TTFTP90S, TPOTP90S: m.TPOTP90S,
-			RequestGoodputRPS: m.RequestGoodputRPS, Meets: m.MeetsStrict(g.target), MeetsEach: m.MeetsLoose(g.target)})
+			RequestGoodputRPS: m.RequestGoodputRPS, Classes: m.Classes, Meets: m.MeetsStrict(g.target),
+			MeetsEach: m.MeetsLoose(g.target)})
 	}
 	out.MaxGoodput, out.Variant = g.answerJSON(g.strict, out.GPUs), g.answerJSON(g.loose, out.GPUs)
 	enc := json.NewEncoder(w)
@@ -207,4 +215,17 @@ func (g *GoodputSearch) answerJSON(br search.Bracket, gpus int) goodputAnswerJSO
 		a.PerGPU = a.RPS / float64(gpus)
 	}
 	return a
+}
+
+// writeClasses prints each run's attainment per traffic class against
+// the class's target.
+func (g *GoodputSearch) writeClasses(w io.Writer) {
+	for _, m := range g.curve {
+		fmt.Fprintf(w, "at %.4g req/s:", m.RateRPS)
+		for _, c := range m.Classes {
+			fmt.Fprintf(w, "  %s %s (target %s)", c.Name, percentText(c.Attainment), percentText(c.Target))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }

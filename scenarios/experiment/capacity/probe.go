@@ -23,12 +23,34 @@ type Probe struct {
 	TPOTP90S          float64
 	RequestGoodputRPS float64 // request goodput: requests per s of the run that met both limits
 	GPUs              int
-	unserved          error // the requests no instance could hold (see unserved); nil if none
+	Classes           []ClassProbe `json:",omitempty"` // per traffic class, when the workload has them
+	unserved          error        // the requests no instance could hold (see unserved); nil if none
+}
+
+// ClassProbe is one traffic class's attainment in a run, under its own
+// SLO, and the target its SLO sets.
+type ClassProbe struct {
+	Name       string
+	Attainment float64
+	Target     float64
 }
 
 // MeetsStrict reports whether a run meets the target the way max goodput is
-// defined: the share of requests meeting both limits at once.
-func (m Probe) MeetsStrict(target float64) bool { return m.Attainment >= target }
+// defined: the share of requests meeting both limits at once. With
+// traffic classes, every class's share of its requests meeting both of
+// its own limits must reach its own target instead (target is then not
+// read): the max goodput subject to every class's SLO.
+func (m Probe) MeetsStrict(target float64) bool {
+	if len(m.Classes) > 0 {
+		for _, c := range m.Classes {
+			if c.Attainment < c.Target {
+				return false
+			}
+		}
+		return true
+	}
+	return m.Attainment >= target
+}
 
 // MeetsLoose is the variant of DistServe's published simulator: TTFT and
 // TPOT each within their limits for a target share of requests (at a 0.9
@@ -96,8 +118,12 @@ func runProbe(l *scenarios.Loaded, simF experiment.Simulate) (Probe, results.Sum
 
 // summaryFigures returns the figures of a probe that its summary holds.
 func summaryFigures(sum *results.Summary) Probe {
-	return Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
+	m := Probe{Attainment: sum.SLO.Attainment, TTFTP90S: sum.TTFT.P90, TPOTP90S: sum.TPOT.P90,
 		RequestGoodputRPS: sum.SLO.RequestGoodputRPS, GPUs: sum.GPUs}
+	for _, c := range sum.Classes {
+		m.Classes = append(m.Classes, ClassProbe{Name: c.Name, Attainment: c.SLO.Attainment, Target: c.SLO.Target})
+	}
+	return m
 }
 
 // probe returns the saved probe: the figures its summary holds from sum,
