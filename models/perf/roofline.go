@@ -196,7 +196,8 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 	case isMoE(m):
 		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
 		r.denseBytesRank = m.SharedBytesTotal() / tp
-		r.routed = newRoutedTerms(m, moeKernelOf(cfg), m.Experts, cfg.Layout.TP, expertPeakScale(m, *cfg), moeFixedNs(cfg))
+		k := moeKernelOf(cfg)
+		r.routed = newRoutedTerms(m, k, m.Experts, cfg.Layout.TP, expertScales(m, *cfg, k), moeFixedNs(cfg))
 	default:
 		r.denseBytesRank = m.WeightBytesTotal() / tp
 	}
