@@ -230,7 +230,7 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 }
 
 // TestRecordSize: the session fields live in the padding after Status, so
-// a record stays 240 bytes (the README's ~241 B per retained record).
+// a record stays 240 bytes (docs/PERFORMANCE.md's ~241 B per retained record).
 func TestRecordSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("the figure is for 64-bit platforms")

@@ -234,7 +234,7 @@ func TestSetIntoMap(t *testing.T) {
 }
 
 // TestReadmeSetExamples loads and builds the shipped scenarios with the
-// --set flags the README and docs show for them.
+// --set flags README.md and docs/ show for them.
 func TestReadmeSetExamples(t *testing.T) {
 	tests := []struct {
 		file string

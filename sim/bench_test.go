@@ -45,7 +45,7 @@ func retainedPerRequest(res **sim.Result, n float64) float64 {
 	return float64(held.HeapAlloc-min(held.HeapAlloc, freed.HeapAlloc)) / n
 }
 
-// The README's performance figures.
+// The performance figures of docs/PERFORMANCE.md.
 func BenchmarkRun100kOneInstance(b *testing.B) {
 	benchRun(b, "../scenarios/perf/one-instance.yaml")
 }

@@ -2,7 +2,7 @@ package main
 
 import "errors"
 
-// Exit statuses, the same for every command (README, "Commands"). A script
+// Exit statuses, the same for every command (docs/COMMANDS.md, "Exit status"). A script
 // driving handoff can tell a run that produced nothing trustworthy (1) from
 // one whose outputs are all written but have holes it must look at (2).
 const (

@@ -1,5 +1,5 @@
 // Command handoff simulates disaggregated LLM serving clusters from scenario
-// files. See the README for the scenario reference.
+// files. See docs/SCENARIOS.md for the scenario reference.
 //
 // Each command is a constructor newXCmd (its flags into an options struct)
 // and a runX that makes one library call and renders what it returns: the

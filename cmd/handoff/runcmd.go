@@ -217,7 +217,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 const requestsRowBytes = 240
 
 // largeRequestsBytes is the projected size of requests.csv above which
-// run -o warns: see the README (Output files) for why 100 MB.
+// run -o warns: see docs/COMMANDS.md (Output files) for why 100 MB.
 const largeRequestsBytes = 100e6
 
 // warnLargeOutput returns a configure function that warns on w (nil:

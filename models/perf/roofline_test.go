@@ -341,8 +341,8 @@ func TestRooflineSlidingWindow(t *testing.T) {
 
 // TestRooflineSlidingSaving: at the catalog's h100-sxm factors, gpt-oss-120b
 // decoding eight 100k-token requests costs about a third less per step
-// than if its sliding-window layers read the whole context (the README
-// says so).
+// than if its sliding-window layers read the whole context (docs/MODEL.md,
+// "What is modelled", says so).
 func TestRooflineSlidingSaving(t *testing.T) {
 	m, err := llm.Default().Model("gpt-oss-120b")
 	if err != nil {

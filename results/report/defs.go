@@ -5,8 +5,8 @@ import (
 )
 
 // definitions holds what each figure of a report means, one hover away
-// (a title attribute). The wording follows the README's "Outputs"
-// section and results.Summarize; keys are summary.json's and the CSVs'
+// (a title attribute). The wording follows docs/OUTPUTS.md and
+// results.Summarize; keys are summary.json's and the CSVs'
 // column names. A results.csv column "ttft_p90_s" is defined from its
 // metric ("ttft") and statistic ("p90") by Define.
 var definitions = map[string]string{

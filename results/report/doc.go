@@ -28,6 +28,6 @@
 // lockups.go build a run's sections; sweep.go a sweep's (its files read through
 // results/sweepdir, which owns their format); search.go a goodput
 // search's and a plan's; csvtable.go turns a CSV into a sortable table; plots.go draws
-// or reads the SVG plots; defs.go holds the definitions, worded as the
-// README's "Outputs" section.
+// or reads the SVG plots; defs.go holds the definitions, worded as
+// docs/OUTPUTS.md.
 package report
