@@ -82,6 +82,8 @@ const locoHeader = `
 Each P/D configuration (a P:D split and placement over its whole concurrency range) predicted by the
 MoE terms refitted to the other configurations on its accelerator alone (starting from the fit to all,
 at most 20 evaluations per term), beside the same runs under the fit to all: mean signed error over the
-configuration's runs. An accelerator with one configuration has nothing to refit on and is left out.
+configuration's runs. A refit that finds nothing better than the fit to all keeps its values (most
+rows: one configuration of ten barely moves the optimum). An accelerator with one configuration has
+nothing to refit on and is left out.
 
 `
