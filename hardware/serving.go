@@ -50,6 +50,17 @@ import (
 //     matmul_ogs, DeepGEMM) launch the same steps and are charged the
 //     same, unmeasured. The routed experts' bytes, FLOPs and tile
 //     padding are the roofline's (models/perf/moe.go).
+//   - WeightOnlyMoEMBU, WeightOnlyMoEMFU: the shares of peak HBM bandwidth
+//     and of peak FLOP/s that the weight-only MoE kernels reach — those
+//     that read packed FP4 experts and unpack them in registers under
+//     their loads (Marlin MoE, fused_moe/fused_marlin_moe.py; triton_kernels'
+//     matmul_ogs): per expert and layer they stream a few MB of scattered,
+//     scale-interleaved weights over a handful of M tiles, where the dense
+//     GEMMs that set MBU and MFU stream one large matrix. Fitted per
+//     accelerator to the measured P/D runs of gpt-oss-120b, the one
+//     weight-only MoE model with measurements (handoff calibrate --fit
+//     --fit-pd); other MoE kernels (BF16 and FP8 fused_moe, DeepGEMM,
+//     Blackwell's native FP4) run at MBU and MFU. Zero: MBU and MFU.
 //   - FrontendNs, TokenizeNsPerToken: the API server parses the HTTP
 //     request, tokenizes the prompt (entrypoints/openai/serving_completion,
 //     InputPreprocessor) and sends it to the engine-core process over ZMQ
@@ -72,6 +83,8 @@ type Serving struct {
 	FirstEmitNs        float64 // engine to client for the first token: hop back, detokenize, SSE write, ns
 	FinalEmitNs        float64 // engine to client for the last token, through the end of the response, ns
 	MoELayerFixedNs    float64 // fixed GPU time of a MoE layer's kernel chain per step, ns (measured)
+	WeightOnlyMoEMBU   float64 // fraction of peak HBM bandwidth weight-only MoE kernels reach; 0 = the device's MBU
+	WeightOnlyMoEMFU   float64 // fraction of peak FLOP/s weight-only MoE kernels reach; 0 = the device's MFU
 }
 
 // ServingSpec is Serving as written in YAML, inline in an accelerator.
@@ -88,6 +101,8 @@ type ServingSpec struct {
 	FirstEmit        units.Duration `yaml:"first_token_emit,omitempty"`
 	FinalEmit        units.Duration `yaml:"final_emit,omitempty"`
 	MoELayerFixed    units.Duration `yaml:"moe_layer_fixed,omitempty"`
+	WeightOnlyMoEMBU float64        `yaml:"weight_only_moe_mbu,omitempty"`
+	WeightOnlyMoEMFU float64        `yaml:"weight_only_moe_mfu,omitempty"`
 }
 
 // check validates s.
@@ -100,6 +115,12 @@ func (s ServingSpec) check() error {
 	}
 	if !(s.AllReduceBWLarge >= 0 && s.AllReduceBWLarge <= 1) {
 		return strictyaml.Fieldf("allreduce_bandwidth_large", "must be in (0, 1] (or omitted for allreduce_bandwidth)")
+	}
+	if !(s.WeightOnlyMoEMBU >= 0 && s.WeightOnlyMoEMBU <= 1) {
+		return strictyaml.Fieldf("weight_only_moe_mbu", "must be in (0, 1] (or omitted for mbu)")
+	}
+	if !(s.WeightOnlyMoEMFU >= 0 && s.WeightOnlyMoEMFU <= 1) {
+		return strictyaml.Fieldf("weight_only_moe_mfu", "must be in (0, 1] (or omitted for mfu)")
 	}
 	for _, d := range []struct {
 		v     units.Duration
@@ -123,7 +144,7 @@ func (s ServingSpec) resolve() Serving {
 		LayerFloorNs: float64(s.LayerFloor), LayerFloorMixedNs: float64(s.LayerFloorMixed),
 		FrontendNs: float64(s.Frontend), TokenizeNsPerToken: float64(s.TokenizePerToken),
 		FirstEmitNs: float64(s.FirstEmit), FinalEmitNs: float64(s.FinalEmit),
-		MoELayerFixedNs: float64(s.MoELayerFixed)}
+		MoELayerFixedNs: float64(s.MoELayerFixed), WeightOnlyMoEMBU: s.WeightOnlyMoEMBU, WeightOnlyMoEMFU: s.WeightOnlyMoEMFU}
 }
 
 func (v Serving) spec() ServingSpec {
@@ -131,7 +152,7 @@ func (v Serving) spec() ServingSpec {
 	return ServingSpec{DecodeMFU: v.DecodeMFU, AllReduceBW: v.AllReduceBW, AllReduceBWLarge: v.AllReduceBWLarge, StepPerSeq: d(v.StepPerSeqNs), StepPerToken: d(v.StepPerTokenNs),
 		LayerFloor: d(v.LayerFloorNs), LayerFloorMixed: d(v.LayerFloorMixedNs), Frontend: d(v.FrontendNs),
 		TokenizePerToken: d(v.TokenizeNsPerToken), FirstEmit: d(v.FirstEmitNs), FinalEmit: d(v.FinalEmitNs),
-		MoELayerFixed: d(v.MoELayerFixedNs)}
+		MoELayerFixed: d(v.MoELayerFixedNs), WeightOnlyMoEMBU: v.WeightOnlyMoEMBU, WeightOnlyMoEMFU: v.WeightOnlyMoEMFU}
 }
 
 // EffectiveDecodeMFU is the MFU decode tokens' matmuls reach on a.
@@ -185,7 +206,7 @@ func (a Accelerator) borrow(lender Accelerator) Accelerator {
 	}{{&s.DecodeMFU, l.DecodeMFU}, {&s.AllReduceBW, l.AllReduceBW}, {&s.AllReduceBWLarge, l.AllReduceBWLarge}, {&s.StepPerSeqNs, l.StepPerSeqNs}, {&s.StepPerTokenNs, l.StepPerTokenNs},
 		{&s.LayerFloorNs, l.LayerFloorNs}, {&s.LayerFloorMixedNs, l.LayerFloorMixedNs}, {&s.FrontendNs, l.FrontendNs},
 		{&s.TokenizeNsPerToken, l.TokenizeNsPerToken}, {&s.FirstEmitNs, l.FirstEmitNs}, {&s.FinalEmitNs, l.FinalEmitNs},
-		{&s.MoELayerFixedNs, l.MoELayerFixedNs}} {
+		{&s.MoELayerFixedNs, l.MoELayerFixedNs}, {&s.WeightOnlyMoEMBU, l.WeightOnlyMoEMBU}, {&s.WeightOnlyMoEMFU, l.WeightOnlyMoEMFU}} {
 		pick(f.own, f.lent)
 	}
 	return a

@@ -58,10 +58,10 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&opts.accelerator, "accelerator", "h100-sxm", "the accelerator --fit fits (h100-sxm, a100-80gb)")
 	f.StringVar(&opts.writeCatalog, "write-catalog", "", "write the fitted factors into catalog `FILE` (with --fit)")
 	f.StringVar(&opts.date, "date", "", "date (YYYY-MM-DD) the catalog's provenance names; default: the newest measurement's")
-	f.BoolVar(&opts.loo, "loo", false, "with --fit: refit without each model and predict it")
+	f.BoolVar(&opts.loo, "loo", false, "with --fit: refit without each model and predict it (with --fit-pd, also each P/D configuration)")
 	f.IntVar(&opts.maxEvals, "max-evals", 0, "objective evaluations per fit at most (`N`; 0 = 100 per parameter)")
 	f.BoolVar(&opts.pd, "pd", true, "also compare the measured P/D runs of gpt-oss-120b ("+calibrate.PDFile+"), when the folder has them")
-	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: then fit the MoE terms to the P/D runs on the fitted accelerator (implies --pd)")
+	f.BoolVar(&opts.fitPD, "fit-pd", false, "with --fit: then fit the MoE terms to the P/D runs on the fitted accelerator, and on each accelerator borrowing its factors to its own runs (implies --pd)")
 	f.BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulations run) on stderr even when it is not a terminal")
 	f.BoolVar(&opts.json, "json", false, "write every stage and P/D run against its measurement (and the fit's values) "+

@@ -85,7 +85,7 @@ func newExpertTerms(cfg *RooflineConfig) (*expertTerms, error) {
 	}
 	e, k, ep := float64(m.Experts), float64(m.ExpertsPerTok), float64(l.EP)
 	x := &expertTerms{topK: k, ep: ep,
-		routed:      newRoutedTerms(m, moeKernelOf(cfg), m.Experts/l.EP, 1, expertPeakScale(m, *cfg), moeFixedNs(cfg)),
+		routed:      newRoutedTerms(m, moeKernelOf(cfg), m.Experts/l.EP, 1, expertScales(m, *cfg, moeKernelOf(cfg)), moeFixedNs(cfg)),
 		perTokenVar: k * (1 / ep) * (1 - 1/ep) * (e - k) / (e - 1), maxZ: math.Sqrt(2 * math.Log(ep)),
 		fixedImbalance: cfg.Experts.Imbalance, maxTokensDevice: math.Min(k, e/ep)}
 	if l.DP > 1 {

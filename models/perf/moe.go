@@ -57,15 +57,15 @@ const (
 // newRoutedTerms precomputes the routed experts of m on one device that
 // holds local of its E experts, each split over split ranks (TP; 1 under
 // expert parallelism), run by kernel; peakScale is the experts' peak
-// relative to the rest's (expertPeakScale) and fixedNs the MoE layers'
-// fixed time per step.
-func newRoutedTerms(m *llm.Model, kernel moeKernel, local, split int, peakScale, fixedNs float64) *routedTerms {
+// relative to the rest's and its efficiency relative to theirs
+// (expertScales) and fixedNs the MoE layers' fixed time per step.
+func newRoutedTerms(m *llm.Model, kernel moeKernel, local, split int, scale expertScale, fixedNs float64) *routedTerms {
 	pad := kernel.padFactor(m, split)
 	x := &routedTerms{kernel: kernel, topK: m.ExpertsPerTok, local: float64(local),
 		kernelExps: local, keep: 1 - float64(m.ExpertsPerTok)/float64(m.Experts),
 		logKeep:   math.Log1p(-float64(m.ExpertsPerTok) / float64(m.Experts)),
-		bytesEach: m.ExpertBytesTotal() / float64(m.Experts) / float64(split) * pad,
-		flopsRow:  2 * m.ExpertParamsEach() / float64(split) * pad * peakScale,
+		bytesEach: m.ExpertBytesTotal() / float64(m.Experts) / float64(split) * pad * scale.bytes,
+		flopsRow:  2 * m.ExpertParamsEach() / float64(split) * pad * scale.flops,
 		fixedNs:   fixedNs,
 		touchedBy: make([]float64, exactTable), rowsBy: make([]float64, rowsTable)}
 	p := 1 - x.keep

@@ -134,11 +134,51 @@ func TestWeightOnlyFP4DecodeReadsPackedBytes(t *testing.T) {
 		t.Fatalf("kernel %q, want marlin", r.routed.kernel.name)
 	}
 	const each = 3 * 4096 * 2048 * 4
-	bytes := 1e9*2 + 4*each*4.25/8 + 2*m.KVBytesPerToken() // one token of context read, one written
-	want := bytes/(dev.MemoryBandwidthBps*dev.MBU)*1e9 + 4*dev.Serving.MoELayerFixedNs +
+	rest := 1e9*2 + 2*m.KVBytesPerToken() // one token of context read, one written
+	experts := 4 * each * 4.25 / 8
+	bytes := rest + experts
+	want := (rest/dev.MBU+experts/weightOnlyMBU(dev))/dev.MemoryBandwidthBps*1e9 + 4*dev.Serving.MoELayerFixedNs +
 		dev.Serving.StepPerSeqNs + dev.Serving.StepPerTokenNs
 	if got := r.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1}); math.Abs(float64(got)-want) > 1 {
 		t.Errorf("batch-1 decode %d ns, want %.0f (packed bytes %.4g B)", got, want, bytes)
+	}
+}
+
+// weightOnlyMBU is the share of bandwidth dev's weight-only MoE kernels
+// reach (its MBU when unset).
+func weightOnlyMBU(dev hardware.Accelerator) float64 {
+	if e := dev.Serving.WeightOnlyMoEMBU; e > 0 {
+		return e
+	}
+	return dev.MBU
+}
+
+// TestWeightOnlyMoEEfficiencies: a weight-only kernel's experts are read
+// at the accelerator's weight_only_moe_mbu and multiplied at its
+// weight_only_moe_mfu, the rest of the step at MBU and MFU; a kernel that
+// is not weight-only (BF16 fused_moe) ignores both.
+func TestWeightOnlyMoEEfficiencies(t *testing.T) {
+	m, dev := alignedMoE(), catalogAccel(t, "h100-sxm")
+	dev.Serving.WeightOnlyMoEMBU, dev.Serving.WeightOnlyMoEMFU = 0, 0
+	cfg := RooflineConfig{Model: m, Device: dev, Layout: parallel.Tensor(1), StepOverheadNs: 0, Release: "0.11"}
+	base := mustRoofline(t, cfg)
+	cfg.Device.Serving.WeightOnlyMoEMBU, cfg.Device.Serving.WeightOnlyMoEMFU = dev.MBU/2, dev.MFU/4
+	slow := mustRoofline(t, cfg)
+	const each = 3 * 4096 * 2048 * 4
+	experts := 4 * each * 4.25 / 8 // batch 1: 4 experts a layer, packed
+	want := float64(base.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1})) + experts/(dev.MemoryBandwidthBps*dev.MBU)*1e9
+	if got := float64(slow.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1})); math.Abs(got-want) > 1 {
+		t.Errorf("batch-1 decode at half the bandwidth for experts: %.0f ns, want %.0f", got, want)
+	}
+	bx, bb := base.routed.work(4096, 0)
+	sx, sb := slow.routed.work(4096, 0)
+	if math.Abs(sx/bx-4) > 1e-9 || math.Abs(sb/bb-2) > 1e-9 {
+		t.Errorf("prefill of 4,096 tokens: expert FLOPs ×%g, bytes ×%g in the rest's units, want ×4 and ×2", sx/bx, sb/bb)
+	}
+	m.ExpertDType, m.ExpertWeightBytes = llm.BF16, 2
+	cfg.Model = m
+	if r := mustRoofline(t, cfg); r.routed.kernel.weightOnly {
+		t.Fatalf("BF16 experts run %q, a weight-only kernel", r.routed.kernel.name)
 	}
 }
 
@@ -158,7 +198,8 @@ func TestGPTOSSDecodeOnH100(t *testing.T) {
 	pad := 2944.0 * 3072 / (2880 * 2880)
 	experts := 4 * m.ExpertBytesTotal() / 128 * pad
 	kv := 2 * 36 * 2 * 8 * 64 * 2.0 // one token read, one written, every layer
-	gpu := (m.SharedBytesTotal()+experts+kv)/(dev.MemoryBandwidthBps*dev.MBU)*1e9 + 36*dev.Serving.MoELayerFixedNs
+	gpu := ((m.SharedBytesTotal()+kv)/dev.MBU+experts/weightOnlyMBU(dev))/dev.MemoryBandwidthBps*1e9 +
+		36*dev.Serving.MoELayerFixedNs
 	want := gpu + dev.Serving.StepPerSeqNs + dev.Serving.StepPerTokenNs
 	got := r.StepNs(&Batch{DecodeSeqs: 1, DecodeContext: 1})
 	t.Logf("gpt-oss-120b batch-1 decode on h100-sxm, TP 1, Marlin: %.3f ms (GPU %.3f ms)", float64(got)/1e6, gpu/1e6)
@@ -173,10 +214,11 @@ func TestGPTOSSDecodeOnH100(t *testing.T) {
 // here at 9 PF against the BF16 2.25 PF the rest runs at, so a padded
 // row costs a quarter; with BF16 activations (vLLM's default MXFP4 × BF16
 // TRT-LLM kernel) Blackwell too runs them at the BF16 peak. Both read the
-// experts packed, in their kernels' layouts.
+// experts packed, in their kernels' layouts; Hopper's weight-only kernel
+// at its weight-only MoE efficiencies.
 func TestBlackwellNativeFP4AgainstHopperWeightOnly(t *testing.T) {
-	m := alignedMoE()
-	hopper := mustRoofline(t, RooflineConfig{Model: m, Device: catalogAccel(t, "h100-sxm"), Layout: parallel.Tensor(1)})
+	m, h100 := alignedMoE(), catalogAccel(t, "h100-sxm")
+	hopper := mustRoofline(t, RooflineConfig{Model: m, Device: h100, Layout: parallel.Tensor(1)})
 	native := mustRoofline(t, RooflineConfig{Model: m, Device: catalogAccel(t, "b200"), Layout: parallel.Tensor(1),
 		Compute: "fp4"})
 	w4a16 := mustRoofline(t, RooflineConfig{Model: m, Device: catalogAccel(t, "b200"), Layout: parallel.Tensor(1)})
@@ -186,13 +228,15 @@ func TestBlackwellNativeFP4AgainstHopperWeightOnly(t *testing.T) {
 		r      *Roofline
 		kernel string
 		row    float64
-	}{{"hopper", hopper, "triton_kernels matmul_ogs", row}, {"blackwell fp4", native, "flashinfer trtllm fp4", row / 4},
-		{"blackwell bf16 activations", w4a16, "flashinfer trtllm fp4", row}} {
+		bytes  float64 // the packed bytes' multiple, in the rest's bandwidth
+	}{{"hopper", hopper, "triton_kernels matmul_ogs", row * h100.MFU / h100.Serving.WeightOnlyMoEMFU,
+		h100.MBU / h100.Serving.WeightOnlyMoEMBU}, {"blackwell fp4", native, "flashinfer trtllm fp4", row / 4, 1},
+		{"blackwell bf16 activations", w4a16, "flashinfer trtllm fp4", row, 1}} {
 		if tc.r.routed.kernel.name != tc.kernel || math.Abs(tc.r.routed.flopsRow-tc.row) > 1e-6*tc.row {
 			t.Errorf("%s: kernel %q, FLOPs per row %g (at the rest's peak); want %q, %g", tc.name,
 				tc.r.routed.kernel.name, tc.r.routed.flopsRow, tc.kernel, tc.row)
 		}
-		if want := m.ExpertBytesTotal() / 32; tc.r.routed.bytesEach != want {
+		if want := m.ExpertBytesTotal() / 32 * tc.bytes; math.Abs(tc.r.routed.bytesEach-want) > 1e-6*want {
 			t.Errorf("%s: expert bytes %g, want the packed %g", tc.name, tc.r.routed.bytesEach, want)
 		}
 	}

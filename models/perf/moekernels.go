@@ -50,7 +50,12 @@ type moeKernel struct {
 	// per-rank intermediate and its hidden width rounded up to these
 	// multiples (1: as the model has them).
 	padInter, padHidden int
-	source              string
+	// weightOnly: the kernel reads packed FP4 (or FP8) experts and unpacks
+	// them in registers under its loads, running wider tensor cores;
+	// it reaches the accelerator's weight-only MoE efficiencies
+	// (hardware.Serving.WeightOnlyMoEMBU, WeightOnlyMoEMFU).
+	weightOnly bool
+	source     string
 }
 
 // moeKernelRow is one row of the kernel table: the kernel vLLM runs on
@@ -64,13 +69,13 @@ type moeKernelRow struct {
 }
 
 var (
-	marlinMoE = moeKernel{name: "marlin", tile: marlinTile, padInter: 128, padHidden: 256,
+	marlinMoE = moeKernel{weightOnly: true, name: "marlin", tile: marlinTile, padInter: 128, padHidden: 256,
 		source: "vllm v0.11.0 quantization/mxfp4.py get_mxfp4_backend (capability < 9, or no triton_kernels: MARLIN), " +
 			"Mxfp4MoEMethod.create_weights (intermediate to 128, hidden to 256), fused_moe/fused_marlin_moe.py"}
-	marlinFP4 = moeKernel{name: "marlin", tile: marlinTile, padInter: 1, padHidden: 1,
+	marlinFP4 = moeKernel{weightOnly: true, name: "marlin", tile: marlinTile, padInter: 1, padHidden: 1,
 		source: "vllm v0.11.0 quantization/utils/nvfp4_moe_support.py detect_nvfp4_moe_support (no CUTLASS FP4: " +
 			"Marlin FP4 MoE); its layout's padding not read"}
-	oaiTriton = moeKernel{name: "triton_kernels matmul_ogs", tile: oaiTritonTile, padInter: 64, padHidden: 1,
+	oaiTriton = moeKernel{weightOnly: true, name: "triton_kernels matmul_ogs", tile: oaiTritonTile, padInter: 64, padHidden: 1,
 		source: "vllm PR #28788 (triton_kernels vendored, default on Hopper from v0.12; PR #27370); create_weights pads " +
 			"intermediate to 64; triton_kernels matmul_ogs_details/opt_flags.py make_default_opt_flags_nvidia"}
 	trtllmFP4 = moeKernel{name: "flashinfer trtllm fp4", tile: trtllmTile, padInter: 256, padHidden: 256,
@@ -84,7 +89,7 @@ var (
 		source: "vllm v0.11.0 fused_moe/fused_moe.py get_default_config (block FP8: BLOCK_SIZE_M 64), " +
 			"fused_moe/deep_gemm_moe.py _valid_deep_gemm_shape (DeepGEMM from M >= its M alignment), " +
 			"deep_gemm_utils.py ep_scatter (each expert's tokens rounded up to 128)"}
-	amdTriton = moeKernel{name: "triton_kernels matmul_ogs (rocm)", tile: amdTritonTile, padInter: 256, padHidden: 256,
+	amdTriton = moeKernel{weightOnly: true, name: "triton_kernels matmul_ogs (rocm)", tile: amdTritonTile, padInter: 256, padHidden: 256,
 		source: "vllm v0.11.0 get_mxfp4_backend (ROCm with triton_kernels: TRITON), create_weights (ROCm: 256, 256); " +
 			"opt_flags.py make_default_opt_flags_amd"}
 	tritonMoE = moeKernel{name: "triton fused_moe", tile: tritonTile, padInter: 1, padHidden: 1,

@@ -40,6 +40,29 @@ func matmulFormat(d llm.DType, compute string) string {
 	return a
 }
 
+// expertScale converts the routed experts' bytes and FLOPs into the rest's
+// units: priced at the rest's bandwidth (bw·MBU) and peak (peak·MFU), they
+// take the time the experts' own bandwidth and peak would give them.
+type expertScale struct{ bytes, flops float64 }
+
+// expertScales is the expertScale of kernel on cfg's device: the experts'
+// peak over the rest's (expertPeakScale), and for a weight-only kernel the
+// accelerator's weight-only MoE efficiencies against MBU and MFU
+// (hardware.Serving.WeightOnlyMoEMBU, WeightOnlyMoEMFU; unset: 1).
+func expertScales(m *llm.Model, cfg RooflineConfig, kernel moeKernel) expertScale {
+	s := expertScale{bytes: 1, flops: expertPeakScale(m, cfg)}
+	if !kernel.weightOnly {
+		return s
+	}
+	if e := cfg.Device.Serving.WeightOnlyMoEMBU; e > 0 {
+		s.bytes = cfg.MBU / e
+	}
+	if e := cfg.Device.Serving.WeightOnlyMoEMFU; e > 0 {
+		s.flops *= cfg.MFU / e
+	}
+	return s
+}
+
 // expertPeakScale is the non-expert matmuls' peak over the routed experts'
 // on cfg's device: 1 when both run in one format, below 1 when the experts'
 // format is faster (MXFP4 experts computed in fp4 beside bf16 attention).

@@ -57,7 +57,10 @@ type RooflineConfig struct {
 //     kernel vLLM runs them with (moekernels.go) on the step's n tokens
 //     routed top-k of E — the experts touched read once, each expert's
 //     tokens padded up to the kernel's M tile (moe.go) — sharded by TP,
-//     or whole on each device under expert parallelism (experts.go).
+//     or whole on each device under expert parallelism (experts.go). A
+//     weight-only kernel (packed FP4 unpacked in registers: Marlin,
+//     matmul_ogs) reads them at the accelerator's WeightOnlyMoEMBU and
+//     multiplies them at its WeightOnlyMoEMFU instead of MBU and MFU.
 //   - moeFixed (Device.Serving.MoELayerFixedNs): the fixed time of a MoE
 //     layer's kernel chain, measured (hardware/serving.go).
 //   - floor (Device.Serving): the least GPU time per layer, kernel launches
@@ -196,7 +199,8 @@ func (r *Roofline) splitWeights(cfg *RooflineConfig) error {
 	case isMoE(m):
 		r.flopsPerTokRank = nonExpertFLOPsPerToken(m) / tp
 		r.denseBytesRank = m.SharedBytesTotal() / tp
-		r.routed = newRoutedTerms(m, moeKernelOf(cfg), m.Experts, cfg.Layout.TP, expertPeakScale(m, *cfg), moeFixedNs(cfg))
+		k := moeKernelOf(cfg)
+		r.routed = newRoutedTerms(m, k, m.Experts, cfg.Layout.TP, expertScales(m, *cfg, k), moeFixedNs(cfg))
 	default:
 		r.denseBytesRank = m.WeightBytesTotal() / tp
 	}

@@ -34,6 +34,12 @@ type Problem struct {
 	// their block's mean square (pdMeanSquare) at weight 1. Without them
 	// the objective is exactly the serving and step blocks'.
 	PD []PDConfig
+	// Others are accelerators at values fitted before (another's P/D
+	// stage), priced as such in every simulation of the fit.
+	Others []Hardware
+	// WarmStart starts every parameter at Start's value instead of its
+	// Init: a refit on part of the data, started from the whole data's fit.
+	WarmStart bool
 
 	Sets     []scenarios.Set // overrides applied to every scenario
 	Workers  int             // experiments simulated at once; 0 = GOMAXPROCS
@@ -70,7 +76,7 @@ func (p *Problem) evaluate(h *Hardware, models *llm.Catalog) (objective, error) 
 	var o objective
 	var err error
 	if len(p.Experiments) > 0 {
-		o.results, err = Run(p.Experiments, Options{Sets: p.Sets, Hardware: h, Workers: p.Workers, Simulate: p.Simulate})
+		o.results, err = Run(p.Experiments, Options{Sets: p.Sets, Hardware: h, Others: p.Others, Workers: p.Workers, Simulate: p.Simulate})
 		if err != nil {
 			return o, err
 		}
@@ -89,7 +95,7 @@ func (p *Problem) evaluate(h *Hardware, models *llm.Catalog) (objective, error) 
 	}
 	o.value = o.servingRMS*o.servingRMS + w*o.stepRMS*o.stepRMS
 	if len(p.PD) > 0 {
-		o.pdResults, err = RunPD(p.PD, Options{Sets: p.Sets, Hardware: h, Workers: p.Workers, Simulate: p.Simulate})
+		o.pdResults, err = RunPD(p.PD, Options{Sets: p.Sets, Hardware: h, Others: p.Others, Workers: p.Workers, Simulate: p.Simulate})
 		if err != nil {
 			return o, err
 		}
@@ -149,7 +155,7 @@ func Fit(p Problem) (Fitted, error) {
 	u0 := make([]float64, len(p.Params))
 	for i, q := range p.Params {
 		v := q.Get(&p.Start)
-		if q.Init != 0 {
+		if q.Init != 0 && !p.WarmStart {
 			v = q.Init
 		}
 		u0[i] = q.toU(v)

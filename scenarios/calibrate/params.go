@@ -50,6 +50,10 @@ func params() []Param {
 		acc("layer_floor_mixed", 0, 5e3, 500e3, "least GPU time per layer of a step with prompt tokens, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.LayerFloorMixedNs }),
 		acc("frontend_latency", 0, 3e6, 30e6, "client to engine per request, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FrontendNs }),
 		acc("first_token_emit", 0, 1e6, 20e6, "engine to client for the first token, ns", func(h *Hardware) *float64 { return &h.Accel.Serving.FirstEmitNs }),
+		acc("weight_only_moe_mbu", 0.05, 0.6, 1, "fraction of peak HBM bandwidth weight-only MoE kernels reach (Marlin, matmul_ogs; moves FP4 experts on GPUs without FP4 tensor cores only)",
+			func(h *Hardware) *float64 { return &h.Accel.Serving.WeightOnlyMoEMBU }),
+		acc("weight_only_moe_mfu", 0.05, 0.5, 1, "fraction of peak FLOP/s weight-only MoE kernels reach (as weight_only_moe_mbu)",
+			func(h *Hardware) *float64 { return &h.Accel.Serving.WeightOnlyMoEMFU }),
 		acc("allreduce_bandwidth_large", 0.02, 0.6, 1, "share of the scale-up link an all-reduce over 8 MiB reaches (NCCL; moves TP > 1 only)",
 			func(h *Hardware) *float64 { return &h.Accel.Serving.AllReduceBWLarge }),
 		{Name: "latency", OnLink: true, Lo: 100, Hi: 20e3, Init: 2e3, Doc: "scale-up link latency per ring hop, ns (moves TP > 1 only)",
@@ -66,20 +70,25 @@ func Measured() []string {
 }
 
 // MoEMeasured are the parameters the measured P/D runs of a MXFP4 MoE
-// fit after the serving fit (a second stage, holding the first's): NCCL's
-// share of the link for the large all-reduces of long prompts, which the
-// dense serving set never exercises. The MoE layers are priced by their
-// kernels, whose one fixed cost (moe_layer_fixed) is measured, not fitted;
-// the Ray Serve layers those runs went through are not fitted either: their
+// fit after the serving fit (a second stage, holding the first's), per
+// accelerator: the bandwidth and compute shares its weight-only MoE kernels
+// reach, and NCCL's share of the link for the large all-reduces of long
+// prompts — terms the dense serving set never exercises. The MoE layers'
+// other terms are their kernels' (experts touched, tile padding, bytes as
+// stored) and their one fixed cost (moe_layer_fixed) is measured; the Ray
+// Serve layers those runs went through are not fitted either: their
 // scenarios give them as measured (gateway.latency and gateway.hop) and the
 // sim walks the P/D path piece by piece.
 func MoEMeasured() []string {
-	return []string{"allreduce_bandwidth_large"}
+	return []string{"weight_only_moe_mbu", "weight_only_moe_mfu", "allreduce_bandwidth_large"}
 }
 
 // ClearMoE zeroes h's MoEMeasured fields, so that the first stage of a
 // fit sees none of what the second fits and reruns to the same values.
-func ClearMoE(h *Hardware) { h.Accel.Serving.AllReduceBWLarge = 0 }
+func ClearMoE(h *Hardware) {
+	s := &h.Accel.Serving
+	s.AllReduceBWLarge, s.WeightOnlyMoEMBU, s.WeightOnlyMoEMFU = 0, 0, 0
+}
 
 // DeviceOnly are the parameters the device, not the serving software,
 // sets: what step profiles from another software stack can still tell

@@ -92,7 +92,7 @@ func runPD(path string, r PDRun, opts Options) (PDRow, error, error) {
 	if err != nil {
 		return PDRow{}, nil, err
 	}
-	opts.Hardware.apply(l)
+	opts.applyHardware(l)
 	simulate := opts.Simulate
 	if simulate == nil {
 		simulate = Simulate

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"handoff/hardware"
+	"handoff/models/units"
 	"handoff/results"
 	"handoff/scenarios"
 	"handoff/sim"
@@ -26,6 +27,7 @@ type SimulateFunc func(l *scenarios.Loaded) ([]results.Record, error)
 type Options struct {
 	Sets     []scenarios.Set // overrides applied to every scenario
 	Hardware *Hardware       // nil: the catalog's factors
+	Others   []Hardware      // other accelerators at fitted values (their own P/D stage), put in after Hardware
 	Workers  int             // experiments run at once; 0 = GOMAXPROCS
 	Simulate SimulateFunc    // nil: Simulate
 }
@@ -99,7 +101,7 @@ func runExperiment(exp Experiment, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	opts.Hardware.apply(l)
+	opts.applyHardware(l)
 	simulate := opts.Simulate
 	if simulate == nil {
 		simulate = Simulate
@@ -119,13 +121,23 @@ func runExperiment(exp Experiment, opts Options) (Result, error) {
 	return res, nil
 }
 
+// applyHardware puts the options' fitted accelerators into l's catalog.
+func (o Options) applyHardware(l *scenarios.Loaded) {
+	o.Hardware.apply(l)
+	for i := range o.Others {
+		o.Others[i].apply(l)
+	}
+}
+
 // apply puts h's accelerator and link into l's catalog in place of the
 // entries of their names; a nil h leaves the catalog as it is.
 func (h *Hardware) apply(l *scenarios.Loaded) {
 	if h == nil {
 		return
 	}
-	l.Catalog.Accelerators = append(slices.Clone(l.Catalog.Accelerators), h.Accel.Spec())
+	spec := h.Accel.Spec() // its factors as h holds them, borrowed ones included
+	spec.MFU, spec.MBU, spec.StepOverhead = h.Accel.MFU, h.Accel.MBU, units.Duration(h.Accel.StepOverheadNs)
+	l.Catalog.Accelerators = append(slices.Clone(l.Catalog.Accelerators), spec)
 	if h.Link.Name != "" {
 		l.Catalog.Links = append(slices.Clone(l.Catalog.Links), h.Link.Spec())
 	}

@@ -41,8 +41,10 @@ type Report struct {
 	fit       *calibrate.Fitted    // with Fit
 	heldOut   []calibrate.HeldOut  // with LeaveOneOut
 	pd        []calibrate.PDResult // with PD: the measured P/D runs (at the fit, with Fit)
-	moe       *calibrate.Fitted    // with FitPD: the second stage, the MoE terms
+	moe       *calibrate.Fitted    // with FitPD: the second stage, the MoE terms (pdStages[0].fit)
 	moeParams []calibrate.Param    // what it fitted
+	pdStages  []pdStage            // with FitPD: the fitted accelerator's second stage, then its borrowers'
+	date      string               // with Fit: the provenance date
 }
 
 // Calibrate runs the calibration set (after fitting, with Fit) and

@@ -3,7 +3,6 @@ package calibration
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -45,7 +44,7 @@ func (r *runner) fit(rep *Report) error {
 	}
 	fmt.Fprintf(r.log, "calibrate: fit of %s: %d evaluations in %.1f s, objective %.5g → %.5g\n",
 		src.Accelerator, fit.Evals, time.Since(t0).Seconds(), fit.StartObjective, fit.Objective)
-	rep.src, rep.fit, rep.results = &src, &fit, fit.Results
+	rep.src, rep.fit, rep.results, rep.date = &src, &fit, fit.Results, date
 	if r.opts.LeaveOneOut {
 		t0 = time.Now()
 		if rep.heldOut, err = calibrate.LeaveOneOut(p, calibrate.Models(src.Experiments)); err != nil {
@@ -62,60 +61,6 @@ func (r *runner) fit(rep *Report) error {
 		return nil
 	}
 	return writeFittedCatalog(r.opts.WriteCatalog, rep, provenance(rep, date))
-}
-
-// fitMoE is the fit's second stage (FitPD): the MoE terms
-// (calibrate.MoEMeasured) fitted to the measured P/D runs on the
-// accelerator, holding the first stage's values; the serving experiments
-// and every P/D run are then simulated again at the result, which is what
-// the catalog holds.
-func (r *runner) fitMoE(rep *Report) error {
-	pd, err := pdOn(r.opts.Dir, rep.src.Accelerator)
-	if err != nil {
-		return err
-	}
-	moe, err := calibrate.Lookup(calibrate.MoEMeasured())
-	if err != nil {
-		return err
-	}
-	p := calibrate.Problem{PD: pd, Start: rep.fit.Hardware, Params: moe, Sets: r.sets, Workers: r.opts.Workers,
-		Simulate: r.simulate, MaxEvals: r.opts.MaxEvals, Progress: r.log}
-	t0 := time.Now()
-	fit, err := calibrate.Fit(p)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(r.log, "calibrate: MoE fit of %s: %d evaluations in %.1f s, objective %.5g → %.5g\n",
-		rep.src.Accelerator, fit.Evals, time.Since(t0).Seconds(), fit.StartObjective, fit.Objective)
-	rep.moe, rep.moeParams = &fit, moe
-	all, err := calibrate.ReadPD(r.opts.Dir) // every run, the other accelerators' too, at the fit
-	if err != nil {
-		return err
-	}
-	if rep.pd, err = calibrate.RunPD(all, r.options(&fit.Hardware)); err != nil {
-		return err
-	}
-	rep.results, err = calibrate.Run(rep.src.Experiments, r.options(&fit.Hardware))
-	return err
-}
-
-// pdOn returns dir's measured P/D configurations on accelerator; none is
-// an error, since FitPD asked for them.
-func pdOn(dir, accelerator string) ([]calibrate.PDConfig, error) {
-	cfgs, err := calibrate.ReadPD(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []calibrate.PDConfig
-	for _, c := range cfgs {
-		if c.Runs[0].Hardware == accelerator {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--fit-pd: %s has no measured P/D runs on %s", dir, accelerator)
-	}
-	return out, nil
 }
 
 // StartHardware is the accelerator name and its scale-up link in the
@@ -150,8 +95,7 @@ func provenance(rep *Report, date string) string {
 	s := fmt.Sprintf("fitted %s by handoff calibrate --fit (Nelder-Mead over %s) to %s; objective %.4g (start %.4g): serving RMS rel. error %.1f%%, step RMS %.1f%%",
 		date, paramNames(src.Params), src.Data, fit.Objective, fit.StartObjective, 100*fit.ServingRMS, 100*fit.StepRMS)
 	if m := rep.moe; m != nil {
-		s += fmt.Sprintf("; then (--fit-pd) %s to the measured P/D runs of gpt-oss-120b on %s in %s: P/D RMS rel. error %.1f%% (start %.1f%%)",
-			paramNames(rep.moeParams), src.Accelerator, calibrate.PDFile, 100*m.PDRMS, 100*math.Sqrt(m.StartObjective))
+		s += "; then (--fit-pd) " + pdProvenance(rep, m, src.Accelerator)
 	}
 	if src.Borrowed != "" {
 		s += "; borrowed: " + src.Borrowed
@@ -187,6 +131,9 @@ func writeFittedCatalog(file string, rep *Report, source string) error {
 	accel, link := calibrate.CatalogFields(written, final)
 	accel = append(accel, calibrate.KeyValue{Key: "efficiency_source", Value: calibrate.Quote(source)})
 	if data, err = calibrate.RewriteEntry(data, file, "accelerators", src.Accelerator, "mbu", accel); err != nil {
+		return err
+	}
+	if data, err = rewriteBorrowers(data, file, rep); err != nil {
 		return err
 	}
 	if len(link) > 0 {

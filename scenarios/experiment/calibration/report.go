@@ -31,6 +31,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if rep.pd != nil {
 		writePD(&b, calibrate.PDRows(rep.pd))
 	}
+	writeHeldOutConfigs(&b, rep)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -184,25 +185,29 @@ func writeFit(b *strings.Builder, rep *Report) {
 	writeMoEFit(b, rep)
 }
 
-// writeMoEFit writes the second stage's parameters (--fit-pd).
+// writeMoEFit writes the second stage's parameters (--fit-pd), for the
+// fitted accelerator and each borrower with runs of its own.
 func writeMoEFit(b *strings.Builder, rep *Report) {
-	m := rep.moe
-	if m == nil {
-		return
-	}
-	fmt.Fprintf(b, "\n## Fit: %s's MoE terms (--fit-pd)\n\n", rep.src.Accelerator)
-	fmt.Fprintf(b, "Fitted to the measured P/D runs of gpt-oss-120b on %s in %s, holding the serving fit above: "+
-		"P/D RMS relative error %.1f%%, from %.1f%% at the start, after %d evaluations. "+
-		"The serving comparison at the top is simulated again with them.\n", rep.src.Accelerator, calibrate.PDFile,
-		100*m.PDRMS, 100*math.Sqrt(m.StartObjective), m.Evals)
-	b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
-	accel, _ := calibrate.CatalogFields(rep.moeParams, &m.Hardware)
-	value := map[string]string{}
-	for _, kv := range accel {
-		value[kv.Key] = kv.Value
-	}
-	for _, p := range rep.moeParams {
-		fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), value[p.Name], p.Doc)
+	for i, st := range rep.pdStages {
+		m := &st.fit
+		fmt.Fprintf(b, "\n## Fit: %s's MoE terms (--fit-pd)\n\n", st.accel)
+		fmt.Fprintf(b, "Fitted to the measured P/D runs of gpt-oss-120b on %s in %s, holding the serving fit above: "+
+			"P/D RMS relative error %.1f%%, from %.1f%% at the start, after %d evaluations.", st.accel, calibrate.PDFile,
+			100*m.PDRMS, 100*math.Sqrt(m.StartObjective), m.Evals)
+		if i == 0 {
+			b.WriteString(" The serving comparison at the top is simulated again with them.\n")
+		} else {
+			fmt.Fprintf(b, " Its other factors are %s's, as the catalog has it borrow them.\n", rep.src.Accelerator)
+		}
+		b.WriteString("\n| parameter | bounds | fitted | what it moves |\n|---|---|---|---|\n")
+		accel, _ := calibrate.CatalogFields(rep.moeParams, &m.Hardware)
+		value := map[string]string{}
+		for _, kv := range accel {
+			value[kv.Key] = kv.Value
+		}
+		for _, p := range rep.moeParams {
+			fmt.Fprintf(b, "| %s | [%s, %s] | %s | %s |\n", p.Name, sig(p.Lo), sig(p.Hi), value[p.Name], p.Doc)
+		}
 	}
 }
 
