@@ -76,10 +76,11 @@ type Instance struct {
 	lastEndNs  int64       // end of the last step completed
 	lastStart  int64       // start of the last step completed
 	cutoffNs   int64       // Schedule admits only sequences enqueued by then (AsyncScheduling)
-	noCruise   bool        // tests: schedule every sequence eagerly
+	noCruise   bool        // every sequence scheduled eagerly: tests, and speculative decoding (spec.go)
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
+	spec        SpecStats
 }
 
 // Stats are an instance's cumulative counters.
@@ -118,6 +119,9 @@ type StepResult struct {
 	// one: those of the cruising sequences (see cruise.go).
 	SteadyTokens int
 	SteadyGapNs  int64
+	// DraftedTokens more tokens are accepted drafts (spec.go), each
+	// delivered with the token its sequence sampled in the step: no gap.
+	DraftedTokens int
 }
 
 // New returns an instance with an empty pool. cfg must have passed Validate.
@@ -126,6 +130,7 @@ func New(cfg Config) *Instance {
 	if len(cfg.Tiers) > 0 {
 		in.pool.LogEvictions()
 	}
+	in.noCruise = cfg.Spec.Tokens > 0 // a step yields a drawn number of tokens: cruise.go counts one
 	if cfg.slotMode() {
 		in.mem = newSlots(in)
 	} else {
