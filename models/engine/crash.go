@@ -31,6 +31,6 @@ func (in *Instance) Fresh() *Instance {
 		panic("engine: restarting an instance that still holds sequences")
 	}
 	n := New(in.cfg)
-	n.stats, n.noCruise, n.spec = in.stats, in.noCruise, in.spec
+	n.stats, n.noCruise = in.stats, in.noCruise
 	return n
 }

@@ -80,7 +80,6 @@ type Instance struct {
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
-	spec        SpecStats
 }
 
 // Stats are an instance's cumulative counters.
@@ -101,6 +100,7 @@ type Stats struct {
 	TierHitBlocks     [NumTiers]int64 // blocks onboarded from each lower tier
 	TierWrittenBlocks [NumTiers]int64 // blocks written to each lower tier
 	Waits             Waits           // queued sequences' waits by cause (waits.go), summed
+	Spec              SpecStats       // speculative decoding's drafts and accepted tokens (spec.go)
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices

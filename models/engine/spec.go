@@ -117,9 +117,9 @@ func (in *Instance) planVerify(s *Seq, pos, d int) {
 // same step: no gap of their own, as a client receives them in one chunk.
 func (in *Instance) emitAccepted(s *Seq, d int) {
 	a := in.accepted(s, d)
-	in.spec.Drafts++
-	in.spec.DraftTokens += int64(d)
-	in.spec.Accepted += int64(a)
+	in.stats.Spec.Drafts++
+	in.stats.Spec.DraftTokens += int64(d)
+	in.stats.Spec.Accepted += int64(a)
 	for range a {
 		if s.state != stateRunning {
 			return // finished with an earlier token
@@ -159,6 +159,3 @@ func mix64(x uint64) uint64 {
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
 }
-
-// SpecStats returns the speculative-decoding counters.
-func (in *Instance) SpecStats() SpecStats { return in.spec }

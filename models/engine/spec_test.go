@@ -50,7 +50,7 @@ func TestSpecTokensPerStepClosedForm(t *testing.T) {
 		if want := expectedPerStep(a); math.Abs(mean-want) > tol {
 			t.Errorf("a=%v: %.4f tokens per sequence step, want %.4f ± %.4f", a, mean, want, tol)
 		}
-		st := in.SpecStats()
+		st := in.Stats().Spec
 		if st.Drafts != int64(n) || st.DraftTokens != int64(n)*int64(k) {
 			t.Errorf("a=%v: %+v, want %v drafts of %d tokens", a, st, n, k)
 		}
@@ -103,7 +103,7 @@ func TestSpecStopsAtMaxNew(t *testing.T) {
 	if s.Generated != 7 || len(res.Finished) != 1 || res.DraftedTokens != 0 {
 		t.Fatalf("generated %d, finished %d, drafted delivered %d; want 7, 1, 0", s.Generated, len(res.Finished), res.DraftedTokens)
 	}
-	if st := in.SpecStats(); st.Drafts != 2 || st.Accepted != 8 {
+	if st := in.Stats().Spec; st.Drafts != 2 || st.Accepted != 8 {
 		t.Fatalf("%+v, want 2 drafts with 8 accepted", st)
 	}
 	if in.Pool().UsedBlocks() != 0 {

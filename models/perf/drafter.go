@@ -1,5 +1,7 @@
 package perf
 
+import "handoff/models/llm"
+
 // A speculative drafter's time in a step (models/draft names the kinds).
 //
 // vLLM V1 proposes draft tokens after every step, for every sequence that
@@ -92,4 +94,20 @@ func (t *draftedGroup) GroupStepNs(ranks []*Batch) int64 {
 		return 0
 	}
 	return ns + roundNs(min(worst, maxStepNs))
+}
+
+// NewDrafter builds the drafter timer of network net proposing k tokens
+// per sequence per step on the pool env describes: a roofline of net on
+// the pool's devices and layout, without the step overhead and CPU costs
+// the target's step already pays once.
+func NewDrafter(env Env, net *llm.Model, k int) (*DrafterTimer, error) {
+	dev := env.Device
+	dev.Serving.StepPerSeqNs, dev.Serving.StepPerTokenNs = 0, 0
+	r, err := NewRoofline(RooflineConfig{Model: net, Device: dev, Layout: env.Layout, ScaleUp: env.ScaleUp,
+		Compute: env.Compute, Release: env.Release,
+		Experts: ExpertConfig{ScaleOut: env.ScaleOut, Domain: env.Domain}})
+	if err != nil {
+		return nil, err
+	}
+	return NewDrafterTimer(r, k), nil
 }
