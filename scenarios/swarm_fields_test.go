@@ -56,6 +56,7 @@ var swarmFreeText = map[string]string{
 	"catalog.files":                        "files",
 	"pools[].step_time.profile_model":      "a key of the profile file",
 	"pools[].step_time.profile_hardware":   "a key of the profile file",
+	"pools[].speculative.draft_model":      "a served model's name: the catalogs'",
 }
 
 // swarmEnums are the enumerated fields and their known values, each from
@@ -73,6 +74,7 @@ var swarmEnums = map[string]func() []string{
 	"pools[].engine.admission":       func() []string { return admissionRules },
 	"pools[].engine.fenced_victim":   func() []string { return fencedVictimRules },
 	"pools[].step_time.model":        stepTimeNames,
+	"pools[].speculative.method":     swarmDrafters,
 	"pools[].precision.weights":      swarmDTypes,
 	"pools[].precision.experts":      swarmDTypes,
 	"pools[].precision.kv":           swarmDTypes,
