@@ -142,7 +142,7 @@ func (l *Loaded) validateAcceptance(at string, s *Speculative, kind draft.Kind) 
 		// A model drafter's later drafts build on its own earlier guesses:
 		// each published per-position rate falls with the position.
 		if i > 0 && kind.Lookahead() && a > rates[i-1] {
-			return l.errorf(fmt.Sprintf("%s[%d]", at, i), "%g exceeds the rate before it (%g): a %s drafter's acceptance "+
+			return l.errorf(fmt.Sprintf("%s[%d]", at, i), "%g exceeds the rate before it (%g): method %s drafts with a model, whose acceptance "+
 				"does not rise with the position", a, rates[i-1], s.Method)
 		}
 	}
