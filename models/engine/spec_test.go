@@ -97,8 +97,12 @@ func TestSpecStopsAtMaxNew(t *testing.T) {
 	in := newSpec(t, 1000, Speculative{Tokens: 4, Lookahead: true, Accept: []float64{1, 1, 1, 1}, Seed: 1})
 	s := seq(in, 1, 30, 7)
 	in.Enqueue(s, 0)
-	step(t, in, 1)        // token 1
-	step(t, in, 2)        // tokens 2..6
+	step(t, in, 1) // token 1
+	// Tokens 2..6 arrive together: one gap (a client's one chunk), four
+	// drafted tokens beside it.
+	if res := step(t, in, 2); len(res.TokenGapsNs) != 1 || res.TokenGapsNs[0] != 1 || res.DraftedTokens != 4 {
+		t.Fatalf("gaps %v, drafted %d; want one gap of 1 ns and 4 drafted tokens", res.TokenGapsNs, res.DraftedTokens)
+	}
 	res := step(t, in, 3) // token 7 and the end, 4 more accepted
 	if s.Generated != 7 || len(res.Finished) != 1 || res.DraftedTokens != 0 {
 		t.Fatalf("generated %d, finished %d, drafted delivered %d; want 7, 1, 0", s.Generated, len(res.Finished), res.DraftedTokens)
