@@ -25,6 +25,10 @@
 //     vLLM dispatches runs them, expert-parallel groups and per-part
 //     precision — DistServe polynomial, Splitwise profile table, wafer
 //     pipeline).
+//   - draft: the speculative-decoding drafters (MTP, EAGLE, EAGLE-3,
+//     n-gram, a draft model): what each allows, the lookahead vLLM
+//     reserves for it and the network its passes run; one file each and a
+//     line in scenarios/speculative.go.
 //   - network: links shared max-min fairly, flat and hierarchical
 //     topologies, placement, transfer predictions.
 //   - router: round robin, least loaded, Dynamo's KV router, llm-d's

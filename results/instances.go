@@ -37,6 +37,10 @@ type InstanceInfo struct {
 	LockNs     [NumLockKinds]int64
 
 	Waits [NumWaits]int64 // its queued requests' waits by cause (Wait*), summed
+
+	// Speculative decoding: sequence steps that verified drafts, the
+	// draft tokens verified and those accepted (SpecSummary).
+	SpecDrafts, SpecDraftTokens, SpecAccepted int64
 }
 
 // owner returns who answers for the instance's time: Owner, or the pool's

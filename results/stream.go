@@ -380,6 +380,7 @@ func (z *Summarizer) Summary(itl *Histogram, info RunInfo) Summary {
 	s.Instances = summarizeInstances(info.Instances)
 	s.KVTiers = z.tiers(info.Tiers)
 	s.Waits = summarizeWaits(info.Instances)
+	s.Speculative = summarizeSpec(info.Instances)
 	if info.Fleet != nil {
 		s.Fleet = z.fleet(info.Fleet)
 	}

@@ -99,9 +99,10 @@ type Summary struct {
 	WallTimeS          float64           `json:"wall_time_s"`
 	Events             int64             `json:"events"`
 	Instances          []InstanceSummary `json:"instances"`
-	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"` // host, disk, store: when the run has them
-	Waits              WaitSummary       `json:"waits"`              // why requests waited for admission
-	Fleet              *FleetSummary     `json:"fleet,omitempty"`    // a changing fleet's cost, sizes and faults (fleet.go)
+	KVTiers            []TierSummary     `json:"kv_tiers,omitempty"`    // host, disk, store: when the run has them
+	Waits              WaitSummary       `json:"waits"`                 // why requests waited for admission
+	Fleet              *FleetSummary     `json:"fleet,omitempty"`       // a changing fleet's cost, sizes and faults (fleet.go)
+	Speculative        *SpecSummary      `json:"speculative,omitempty"` // speculative decoding's acceptance, when any pool drafts (speculative.go)
 	// Warnings are what the run changed of its input (a trace's 0-token
 	// prompts and outputs served as 1 token: the caller that knows the
 	// input adds them), then what may make its results wrong (pulls of
@@ -166,6 +167,7 @@ func Summarize(recs []Record, itl *Histogram, info RunInfo) Summary {
 	s.Instances = summarizeInstances(info.Instances)
 	s.KVTiers = summarizeTiers(recs, info.Tiers)
 	s.Waits = summarizeWaits(info.Instances)
+	s.Speculative = summarizeSpec(info.Instances)
 	if info.Fleet != nil {
 		s.Fleet = SummarizeFleet(recs, info.Fleet, info.SLO)
 	}

@@ -49,6 +49,7 @@ func WriteTable(w io.Writer, s Summary) error {
 	}
 	b.WriteByte('\n')
 	b.WriteString(tierLine(s.KVTiers))
+	b.WriteString(specLine(s.Speculative))
 	writePreemption(&b, s.Preemption)
 	writeLockups(&b, s.Preemption, s.Instances)
 	writeFleet(&b, s.Fleet, s.DeviceNoun())

@@ -69,6 +69,9 @@ func (l *Loaded) Build() (*Built, error) {
 	if err := l.checkKVLayouts(m); err != nil {
 		return nil, err
 	}
+	if err := l.checkSpeculativePairs(); err != nil {
+		return nil, err
+	}
 	for i := range l.Pools {
 		if err := l.buildPool(b, i, hw, m); err != nil {
 			return nil, err
@@ -117,6 +120,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	}
 	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m, compute)
 	if err != nil {
+		return err
+	}
+	if err := l.applySpeculative(at, p, m, &ecfg); err != nil {
 		return err
 	}
 	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
@@ -258,7 +264,10 @@ func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardwar
 	if err != nil && !(errors.As(err, &fe) && fe.File != "") {
 		err = l.errorf(at+".step_time", "%v", err)
 	}
-	return t, err
+	if err != nil {
+		return t, err
+	}
+	return l.drafted(at, p, env, t)
 }
 
 // open opens a file named at a scenario field.

@@ -175,6 +175,7 @@ func ruleValue(field string, p *Pool) string {
 // (engine.hybrid_kv_with_connector), every layer keeps full KV
 // (llm.Model.UnifiedKV); otherwise m.
 func kvModel(p *Pool, m *llm.Model) *llm.Model {
+	m = draftKV(p, m)
 	if p.Wafer != nil || p.Role != "prefill" && p.Role != "decode" || *p.Engine.HybridKVWithConnector {
 		return m
 	}

@@ -137,11 +137,12 @@ type Pool struct {
 	KVLoadFailurePolicy string          `yaml:"kv_load_failure_policy,omitempty"` // recompute | fail
 	DecodeFirst         *DecodeFirst    `yaml:"decode_first,omitempty"`
 	StepTime            StepTime        `yaml:"step_time"`
-	Placement           *Placement      `yaml:"placement,omitempty"`  // with a topology only
-	Wafer               *WaferPool      `yaml:"wafer,omitempty"`      // wafer hardware only (wafer.go)
-	KVTiers             []KVTier        `yaml:"kv_tiers,omitempty"`   // lower KV tiers below HBM, in order (tiers.go)
-	KVHandoff           string          `yaml:"kv_handoff,omitempty"` // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
-	Autoscale           *Autoscale      `yaml:"autoscale,omitempty"`  // sized while the run goes on (autoscale.go)
+	Placement           *Placement      `yaml:"placement,omitempty"`   // with a topology only
+	Wafer               *WaferPool      `yaml:"wafer,omitempty"`       // wafer hardware only (wafer.go)
+	KVTiers             []KVTier        `yaml:"kv_tiers,omitempty"`    // lower KV tiers below HBM, in order (tiers.go)
+	KVHandoff           string          `yaml:"kv_handoff,omitempty"`  // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
+	Autoscale           *Autoscale      `yaml:"autoscale,omitempty"`   // sized while the run goes on (autoscale.go)
+	Speculative         *Speculative    `yaml:"speculative,omitempty"` // speculative decoding (speculative.go)
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

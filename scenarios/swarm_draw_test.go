@@ -76,6 +76,7 @@ type swarmDoc struct {
 	release   string // the vLLM release of the pool being drawn (engine.Latest: any rule value goes)
 	kvDType   string // every pool's precision.kv ("": the model's): P/D pools keep one KV format
 	hybridKV  string // a hybrid model's P/D pools' hybrid_kv_with_connector once the first drew it: they lay out KV alike
+	spec      string // every GPU pool's speculative block once the first drew it ("none": without); swarm_spec_test.go
 
 	// What the sections drew.
 	closedLoop bool    // workload.client.concurrency > 0

@@ -58,6 +58,7 @@ var swarmFreeText = map[string]string{
 	"catalog.files":                        "files",
 	"pools[].step_time.profile_model":      "a key of the profile file",
 	"pools[].step_time.profile_hardware":   "a key of the profile file",
+	"pools[].speculative.draft_model":      "a served model's name: the catalogs'",
 }
 
 // swarmEnums are the enumerated fields and their known values, each from
@@ -76,6 +77,7 @@ var swarmEnums = map[string]func() []string{
 	"pools[].engine.fenced_victim":     func() []string { return fencedVictimRules },
 	"pools[].engine.scheduling_policy": engine.SchedulingPolicies,
 	"pools[].step_time.model":          stepTimeNames,
+	"pools[].speculative.method":       swarmDrafters,
 	"pools[].precision.weights":        swarmDTypes,
 	"pools[].precision.experts":        swarmDTypes,
 	"pools[].precision.kv":             swarmDTypes,

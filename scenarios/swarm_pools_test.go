@@ -127,6 +127,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	}
 	d.placement(&p)
 	d.autoscale(&p)
+	d.speculative()
 	d.pools = append(d.pools, p)
 }
 

@@ -53,3 +53,20 @@ func BenchmarkRun100kOneInstance(b *testing.B) {
 func BenchmarkRun100kSixtyFourInstances(b *testing.B) {
 	benchRun(b, "../scenarios/perf/sixty-four-instances.yaml")
 }
+
+// The same with speculative decoding that never accepts a draft (ngram,
+// one draft token, acceptance 0): as many tokens per step as without, but
+// every step planned eagerly, as a speculative instance does not cruise
+// (models/engine/spec.go). Set beside the two above, what leaving cruise
+// costs (docs/SPECULATIVE.md).
+func BenchmarkRun100kOneInstanceSpeculative(b *testing.B) {
+	benchRun(b, "../scenarios/perf/one-instance.yaml", neverAccepts("vllm"))
+}
+
+func BenchmarkRun100kSixtyFourInstancesSpeculative(b *testing.B) {
+	benchRun(b, "../scenarios/perf/sixty-four-instances.yaml", neverAccepts("decode"))
+}
+
+func neverAccepts(pool string) scenarios.Set {
+	return scenarios.Set{Path: "pools." + pool + ".speculative", Value: "{method: ngram, num_tokens: 1, acceptance: [0]}"}
+}

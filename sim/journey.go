@@ -193,7 +193,7 @@ func (c *cluster) onStep(i int) {
 	if res.SteadyTokens > 0 {
 		c.itl.AddN(res.SteadyGapNs, int64(res.SteadyTokens))
 	}
-	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+len(res.FirstTokens)-len(res.Recovered))
+	c.progress(i, len(res.TokenGapsNs)+res.SteadyTokens+res.DraftedTokens+len(res.FirstTokens)-len(res.Recovered))
 	if c.cfg.Tracer != nil {
 		c.traceRecovered(i, res.Recovered) // recomputed
 	}

@@ -285,6 +285,9 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	} else if rng.IntN(4) == 0 {
 		ec.WatermarkBlocks = rng.IntN(ec.NumBlocks / 4)
 	}
+	if len(ec.Layouts) == 0 && rng.IntN(4) == 0 {
+		ec.Spec = swarmSpec(rng)
+	}
 	if err := ec.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -489,4 +492,15 @@ func (g groupTimer) GroupStepNs(ranks []*perf.Batch) int64 {
 		return 0
 	}
 	return worst + g.a2aNs
+}
+
+// swarmSpec draws speculative decoding: 1 to 4 draft tokens, lookahead
+// slots or none, and any acceptance rates in [0, 1].
+func swarmSpec(rng *rand.Rand) engine.Speculative {
+	k := 1 + rng.IntN(4)
+	a := make([]float64, k)
+	for i := range a {
+		a[i] = rng.Float64()
+	}
+	return engine.Speculative{Tokens: k, Lookahead: rng.IntN(2) == 0, Accept: a, Seed: rng.Uint64()}
 }

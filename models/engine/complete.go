@@ -23,7 +23,9 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 	for _, e := range in.step {
 		s := e.s
 		s.account(startNs, nowNs)
-		s.computed += int(e.tokens)
+		// A verify step's entry counts its drafts past the context (spec.go).
+		drafts := max(0, s.computed+int(e.tokens)-s.Tokens())
+		s.computed += int(e.tokens) - drafts
 		in.commitFull(s)
 		// A sequence this step reports (first token, recovered) is read by
 		// the caller as it stands, so it may only cruise from its next step.
@@ -37,6 +39,9 @@ func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
 				in.unmarkVictim(s)
 			}
 			in.emitToken(s, nowNs)
+			if drafts > 0 {
+				in.emitAccepted(s, drafts)
+			}
 		}
 		switch pos := int(e.pos); {
 		case s.state != stateRunning:

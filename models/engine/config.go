@@ -70,6 +70,9 @@ type Config struct {
 	Layouts     [][]SlotClass
 	Pressure    Pressure
 	RecompileNs int64
+
+	// Spec is speculative decoding (spec.go); zero: none.
+	Spec Speculative
 }
 
 // Validate fills defaults (block size 16) and checks the limits.
@@ -107,6 +110,10 @@ func (c *Config) Validate() error {
 		return c.validateSched()
 	case c.validateTiers() != nil:
 		return c.validateTiers()
+	case c.Spec.validate() != nil:
+		return c.Spec.validate()
+	case c.Spec.Tokens > 0 && c.slotMode():
+		return fmt.Errorf("speculative decoding needs a paged KV pool, not slots")
 	case c.MaxBatchedTokens < c.MaxSeqs:
 		// As vLLM: every running sequence may need a token in one step.
 		return fmt.Errorf("max_num_batched_tokens (%d) is smaller than max_num_seqs (%d): raise the budget or lower max_num_seqs",

@@ -55,6 +55,8 @@
 //   - deferred.go: frees held back for the step in flight, drained when
 //     it has been processed; the fenced victim.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
+//   - spec.go: speculative decoding — verify steps of 1 + k tokens, the
+//     lookahead slots, the accepted drafts drawn per position.
 //   - run.go: pure steady steps known in advance (RunSteps, RunBatch) and
 //     taken in O(1) (AdvanceSteady), for a caller that runs them without
 //     an event each.

@@ -84,7 +84,7 @@ type Instance struct {
 	lastEndNs  int64       // end of the last step completed
 	lastStart  int64       // start of the last step completed
 	cutoffNs   int64       // Schedule admits only sequences enqueued by then (AsyncScheduling)
-	noCruise   bool        // tests: schedule every sequence eagerly
+	noCruise   bool        // every sequence scheduled eagerly: tests, and speculative decoding (spec.go)
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
@@ -108,6 +108,7 @@ type Stats struct {
 	TierHitBlocks     [NumTiers]int64 // blocks onboarded from each lower tier
 	TierWrittenBlocks [NumTiers]int64 // blocks written to each lower tier
 	Waits             Waits           // queued sequences' waits by cause (waits.go), summed
+	Spec              SpecStats       // speculative decoding's drafts and accepted tokens (spec.go)
 }
 
 // StepResult is what one step (or one scheduling pass) produced. Its slices
@@ -126,6 +127,9 @@ type StepResult struct {
 	// one: those of the cruising sequences (see cruise.go).
 	SteadyTokens int
 	SteadyGapNs  int64
+	// DraftedTokens more tokens are accepted drafts (spec.go), each
+	// delivered with the token its sequence sampled in the step: no gap.
+	DraftedTokens int
 }
 
 // New returns an instance with an empty pool. cfg must have passed Validate.
@@ -139,6 +143,7 @@ func New(cfg Config) *Instance {
 	if len(cfg.Tiers) > 0 {
 		in.pool.LogEvictions()
 	}
+	in.noCruise = cfg.Spec.Tokens > 0 // a step yields a drawn number of tokens: cruise.go counts one
 	if cfg.slotMode() {
 		in.mem = newSlots(in)
 	} else {

@@ -34,7 +34,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 		return 0, false
 	}
 	n = min(n, budget)
-	need := max(0, in.blocksFor(start+n)-len(s.blocks)-hit) // KV-lost sequences hold blocks already
+	need := max(0, in.blocksFor(in.slotsFor(s.computed, start+n))-len(s.blocks)-hit) // KV-lost sequences hold blocks already
 	in.slidingFree(s, start)
 	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
 	room := in.admissionRoom(s, hit, false)

@@ -178,7 +178,8 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 		in.settle(i)
 		s := in.running[i]
 		n := min(s.Tokens()-s.computed, budget)
-		for !in.grow(s, s.computed+n) {
+		d := in.drafts(s, n, budget)
+		for !in.grow(s, in.slotsFor(s.computed, s.computed+n+d)) {
 			if in.victimFenced() {
 				in.cutAt(i) // s and those after it sit this step out
 				return budget, preempted
@@ -191,8 +192,12 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 				return budget, preempted
 			}
 		}
-		in.plan(s, i, n)
-		i, budget = i+1, budget-n
+		if d > 0 {
+			in.planVerify(s, i, d)
+		} else {
+			in.plan(s, i, n)
+		}
+		i, budget = i+1, budget-n-d
 	}
 	in.cutAt(i)
 	return budget, preempted
@@ -401,5 +406,5 @@ func (r *StepResult) reset() {
 	r.FinalChunks = r.FinalChunks[:0]
 	r.Recovered = r.Recovered[:0]
 	r.TokenGapsNs = r.TokenGapsNs[:0]
-	r.SteadyTokens, r.SteadyGapNs = 0, 0
+	r.SteadyTokens, r.SteadyGapNs, r.DraftedTokens = 0, 0, 0
 }

@@ -19,10 +19,20 @@ type Batch struct {
 	DecodeSeqs      int     // sequences computing exactly one new token
 	DecodeContext   int64   // Σ context length (KV tokens read) over decode sequences
 	SwapBlocks      int     // KV blocks copied between device and host tier in this step (swap)
+
+	// Speculative decoding (models/engine/spec.go): the draft tokens the
+	// decode sequences verify beside their own, k each, and the query·key
+	// pairs those k positions attend past the decode token's context
+	// (k·(ctx+1) + k(k+1)/2 for a sequence of context ctx). A verify
+	// step of B sequences is a decode step of (k+1)·B query tokens whose
+	// KV is read once per sequence. 0 without speculative decoding.
+	SpecTokens int
+	SpecAttn   int64
 }
 
-// Tokens is the number of new tokens the step computes.
-func (b *Batch) Tokens() int { return b.PrefillTokens + b.DecodeSeqs }
+// Tokens is the number of new tokens the step computes, draft tokens
+// verified included.
+func (b *Batch) Tokens() int { return b.PrefillTokens + b.DecodeSeqs + b.SpecTokens }
 
 // Empty reports whether the step computes nothing.
 func (b *Batch) Empty() bool { return b.PrefillSeqs == 0 && b.DecodeSeqs == 0 }

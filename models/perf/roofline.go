@@ -39,7 +39,11 @@ type RooflineConfig struct {
 //     the prompt tokens' share (PrefillTokens, PrefillAttn) priced at MFU
 //     and the decode tokens' (DecodeSeqs, DecodeContext) at DecodeMFU: a
 //     decode step's matrix products have one row per sequence, far from
-//     the large tiles prompt chunks fill.
+//     the large tiles prompt chunks fill. Draft tokens a speculative
+//     decode step verifies (SpecTokens, SpecAttn) are decode rows too:
+//     vLLM runs a uniform verify batch of k+1 query tokens per sequence
+//     as a decode batch (one full CUDA graph), reading each sequence's KV
+//     once.
 //     FLOPsPerToken = 2·active params covers every matmul, the LM head
 //     included (vLLM computes logits only for each sequence's last token,
 //     so prefill is over-charged by vocab·hidden·2 per token, < 1% for
@@ -342,6 +346,9 @@ func (r *Roofline) rankNs(b *Batch, x expertWork) float64 {
 	n := float64(b.Tokens())
 	prefillFLOPs := float64(b.PrefillTokens)*r.flopsPerTokRank + b.PrefillAttn*r.attnPerPairRank
 	decodeFLOPs := float64(b.DecodeSeqs)*r.flopsPerTokRank + float64(b.DecodeContext)*r.attnPerPairRank
+	if b.SpecTokens > 0 { // verified draft tokens: decode rows, their KV read with their sequence's
+		decodeFLOPs += float64(b.SpecTokens)*r.flopsPerTokRank + float64(b.SpecAttn)*r.attnPerPairRank
+	}
 	kvTokens := float64(b.DecodeContext+b.PrefillCtxRead) + n
 	bytes := r.denseBytesRank + kvTokens*r.kvBytesRank + x.bytes
 	if r.sliding != nil {
@@ -404,9 +411,13 @@ func (r *Roofline) GroupStepNs(ranks []*Batch) int64 {
 // (see Roofline).
 func (t *slidingTerms) work(b *Batch, n float64) (prefillFLOPs, decodeFLOPs, bytes float64) {
 	decode := math.Min(float64(b.DecodeContext), float64(b.DecodeSeqs)*t.window)
+	pairs := decode
+	if b.SpecTokens > 0 {
+		pairs += math.Min(float64(b.SpecAttn), float64(b.SpecTokens)*t.window)
+	}
 	prefillPairs := math.Min(b.PrefillAttn, float64(b.PrefillTokens)*t.window)
 	cached := math.Min(float64(b.PrefillCtxRead), float64(b.PrefillSeqs)*(t.window-1))
-	return prefillPairs * t.attnPerPair, decode * t.attnPerPair, (decode + cached + n) * t.kvBytes
+	return prefillPairs * t.attnPerPair, pairs * t.attnPerPair, (decode + cached + n) * t.kvBytes
 }
 
 // expertDType is the format m's routed experts are stored in.

@@ -120,7 +120,8 @@ func instanceInfos(res *sim.Result) []results.InstanceInfo {
 			SwapOuts: in.Stats.SwapOuts, Rejections: in.Stats.Rejections, Recompiles: in.Stats.Recompiles,
 			Cascades: in.Cascades, LongestCascade: in.LongestCascade, CascadeNs: in.CascadeNs,
 			Lockups: in.Lockups, LockupNs: in.LockupNs, LockSpells: in.LockSpells, LockNs: in.LockNs,
-			Waits: in.Stats.Waits}
+			Waits: in.Stats.Waits, SpecDrafts: in.Stats.Spec.Drafts, SpecDraftTokens: in.Stats.Spec.DraftTokens,
+			SpecAccepted: in.Stats.Spec.Accepted}
 	}
 	return infos
 }
