@@ -27,7 +27,7 @@ func TestDevicesNamedByKind(t *testing.T) {
 		{[]string{"plan", mixed, "--target-rate", "4", "--count", "decode=1:2", "--set", "workload.synthetic.requests=40"},
 			"$/h     devices  fleet"},
 		{[]string{"plan", mixed, "--target-rate", "4", "--count", "decode=1:2", "--set", "workload.synthetic.requests=40"},
-			"for 8 devices, attainment 100.0%, request goodput 2.676 req/s (0.3345 per device)"},
+			"for 8 devices, attainment 100.0%, request goodput 2.677 req/s (0.3346 per device)"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
 		if code != 0 || !strings.Contains(stdout, tt.want) || strings.Contains(stdout, "GPUs") != strings.Contains(tt.want, "GPUs") {
