@@ -48,6 +48,8 @@ type routerPolicy struct {
 var routerPolicies = []routerPolicy{
 	{name: "round_robin", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.RoundRobin{} }},
 	{name: "least_loaded", build: func(*Loaded, *Built, *rand.Rand) router.Router { return &router.LeastLoaded{} }},
+	{name: "power_of_two", decodesLater: true,
+		build: func(_ *Loaded, _ *Built, rng *rand.Rand) router.Router { return router.NewPowerOfTwo(rng) }},
 	{name: "dynamo", section: newSection("dynamo", (*Router).dynamo, router.DefaultDynamoConfig),
 		sectionCheck: checkConditional, build: buildDynamo, decodesLater: true},
 	{name: "llmd", section: newSection("llmd", (*Router).llmd, router.DefaultLLMDConfig), refresh: defaultLLMDRefresh,

@@ -12,6 +12,7 @@ import (
 // marks are the command markers an item carries.
 type marks struct {
 	exit         int
+	exits        []int // doc:exit's statuses, one per command of the block when more than one
 	external     string
 	knownFailure string
 	with         []string
@@ -25,11 +26,16 @@ func commandMarks(t *testing.T, file string, it *docspec.Item) marks {
 	for _, mk := range it.Markers {
 		switch mk.Kind {
 		case "exit":
-			code, err := strconv.Atoi(mk.Attr("status"))
-			if err != nil {
-				t.Errorf("%s:%d: doc:exit status %q is not a number", file, mk.Line, mk.Attr("status"))
+			for _, f := range strings.Fields(mk.Attr("status")) {
+				code, err := strconv.Atoi(f)
+				if err != nil {
+					t.Errorf("%s:%d: doc:exit status %q is not a number", file, mk.Line, f)
+				}
+				m.exits = append(m.exits, code)
 			}
-			m.exit = code
+			if len(m.exits) > 0 {
+				m.exit = m.exits[0]
+			}
 		case "external":
 			m.external = mk.Attr("reason")
 		case "known-failure":
@@ -66,8 +72,14 @@ func (h *docHarness) checkCommands(t *testing.T, it *docspec.Item, covered func(
 		return
 	}
 	m := commandMarks(t, it.Commands[0].File, it)
+	if len(m.exits) > 1 && len(m.exits) != len(it.Commands) {
+		t.Errorf("%s: doc:exit gives %d statuses for %d commands", it.Commands[0].Where(), len(m.exits), len(it.Commands))
+	}
 	group := pathMap{}
-	for _, c := range it.Commands {
+	for i, c := range it.Commands {
+		if len(m.exits) > 1 && i < len(m.exits) {
+			m.exit = m.exits[i]
+		}
 		h.checkCommand(t, c, m, group, covered)
 	}
 	if m.knownFailure != "" && !t.Failed() {

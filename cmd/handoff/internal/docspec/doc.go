@@ -34,7 +34,8 @@
 // the paragraph. Attributes are name="value"; a value cannot hold '"'.
 //
 //	<!-- doc:exit status="1" -->
-//	    the command (every command of the block) exits with this status
+//	    the command (every command of the block) exits with this status;
+//	    status="2 0 0 2" gives each command of a block its own
 //	<!-- doc:external reason="needs a Kubernetes cluster" -->
 //	    not run, only checked for syntax
 //	<!-- doc:known-failure reason="..." -->
