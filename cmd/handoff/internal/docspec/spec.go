@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -135,7 +136,35 @@ func (s *Spec) Expand(doc *Doc, it *Item, specLine int) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Block > 0 {
+		for i := range rows { // a block's command exits as the block's doc:exit says
+			rows[i].Exit = BlockExit(it.Above, s.Block)
+		}
+	}
 	return rows, s.checkRows(rows)
+}
+
+// BlockExit is the exit status the doc:exit marker of block gives its nth
+// command (1-based): the one status, or the nth of a list; 0 without a
+// marker or with a status that is not a number.
+func BlockExit(block *Item, n int) int {
+	if block == nil {
+		return 0
+	}
+	for _, mk := range block.Markers {
+		if mk.Kind != "exit" {
+			continue
+		}
+		f := strings.Fields(mk.Attr("status"))
+		if len(f) > 1 && n <= len(f) {
+			f = f[n-1:]
+		}
+		if len(f) > 0 {
+			code, _ := strconv.Atoi(f[0])
+			return code
+		}
+	}
+	return 0
 }
 
 // checkRows checks that every row has a cell per label column and that
