@@ -32,7 +32,9 @@ type Instance struct {
 
 	step         []stepEntry // sequences computing in the step in flight, cruising ones aside
 	batch        perf.Batch
-	inStep       bool
+	inStep       bool         // a step is in flight; with Stages > 1, as many micro-batches as stages (pipeline.go)
+	flights      []microBatch // Stages > 1: the micro-batches in flight, oldest first
+	spareFlights []microBatch // their entry slices, for reuse
 	res          StepResult
 	freeSeqs     []*Seq
 	stats        Stats
@@ -131,6 +133,7 @@ func New(cfg Config) *Instance {
 	} else {
 		in.mem = &paged{in: in}
 	}
+	in.noCruise = cfg.Stages > 1 // a sequence sits out the micro-batches it is in flight for
 	return in
 }
 
@@ -194,7 +197,9 @@ func (in *Instance) Pulling() int { return in.pulling }
 // Holding is the number of finished sequences still holding blocks.
 func (in *Instance) Holding() int { return in.holding }
 
-// Busy reports whether a step is in flight.
+// Busy reports whether a step is in flight: with pipeline parallelism
+// (Config.Stages > 1), whether as many micro-batches are in flight as
+// there are stages, so that nothing may be planned until one completes.
 func (in *Instance) Busy() bool { return in.inStep }
 
 // Idle reports whether the instance has nothing queued, running or pending.

@@ -87,6 +87,7 @@ type Seq struct {
 
 	lastStep   int64 // the last step it was planned into, but while it cruises (deferred frees: rules.go)
 	onboarding int32 // blocks being copied up from lower tiers
+	inflight   int32 // tokens planned into micro-batches still in flight (pipeline.go)
 	hostBlocks int   // blocks it holds in the host tier while swapped out
 	slotClass  int   // slot mode: the class of the slot it holds
 	admitted   bool
@@ -100,7 +101,7 @@ type Seq struct {
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 18
+const seqPad = 14
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }
