@@ -35,6 +35,11 @@ type Instance struct {
 	Engine engine.Config
 	Timer  perf.StepTimer
 
+	// Pipeline, with Engine.Stages > 1, prices each pipeline stage of a
+	// micro-batch and the hops between them (pipeline.go); Timer then
+	// prices a micro-batch alone. Nil: one step at a time.
+	Pipeline *perf.Pipeline
+
 	// Under the reject policy: the least share of its context a preempted
 	// sequence must find cached when re-admitted, and what the router does
 	// with a refused one (1: re-run it; 2: re-send it with the tokens
