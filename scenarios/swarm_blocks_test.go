@@ -26,7 +26,7 @@ func (d *swarmDoc) sweepAxes() []swarmAxis {
 		axes = append(axes, swarmAxis{"pools." + p.name + ".engine.max_num_seqs", "1", "8"})
 		if p.autoscaled {
 			axes = append(axes, swarmAxis{"pools." + p.name + ".count", fmt.Sprint(p.min), fmt.Sprint(p.max)})
-		} else if !p.placed || (p.count+1)*p.dp*p.tp <= d.domainSize {
+		} else if !p.placed || (p.count+1)*p.dp*p.tp*max(p.pp, 1) <= d.domainSize {
 			axes = append(axes, swarmAxis{"pools." + p.name + ".count", fmt.Sprint(p.count), fmt.Sprint(p.count + 1)})
 		}
 	}
