@@ -16,6 +16,18 @@ import (
 // up to pp micro-batches in flight (models/engine/pipeline.go, and
 // sim/pipeline.go for the stages' clocks).
 
+// rankBlockBytes is one KV block over all the devices of one of p's
+// data-parallel ranks: every stage's layers, as a lower tier holds it.
+// (A device's share times the devices would count the largest stage's
+// share pp times.)
+func rankBlockBytes(p *Pool, m *llm.Model, blockSize int) float64 {
+	lay := p.layout()
+	if p.Wafer == nil {
+		lay.PP = 1
+	}
+	return lay.Memory(m, 0, 0, blockSize).BlockBytes * float64(lay.RankDevices())
+}
+
 // maxPP bounds a pool's pipeline stages.
 const maxPP = 64
 

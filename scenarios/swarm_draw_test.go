@@ -102,6 +102,7 @@ type swarmPool struct {
 	min, max      int // an autoscaled pool's bounds (count otherwise)
 	dp, tp        int
 	pp            int  // pipeline stages; 0: none drawn (one)
+	roofline      bool // priced by the roofline (the only step-time model pipeline stages take)
 	wafer, placed bool // a wafer pool; placed in a named domain
 	hardware      string
 	pinned        bool // the hardware is set by a compute format

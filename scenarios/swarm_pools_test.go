@@ -99,6 +99,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	}
 	d.line("    count: %d", p.count)
 	roofline := d.stepModel(&p) == defaultStepTime
+	p.roofline = roofline
 	if roofline && d.hybrid && rng.IntN(2) == 0 { // a MoE: data-parallel ranks around one EP group
 		d.tag("dp")
 		p.dp = 2
@@ -436,7 +437,7 @@ func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 	rng := d.rng
 	policy := pickOf(rng, preemptions)
 	switch {
-	case policy == "swap" && p.dp == 1:
+	case policy == "swap" && p.dp == 1 && p.pp <= 1:
 		d.tag("swap")
 		d.line("    preemption: swap")
 		if !host {

@@ -256,6 +256,8 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".dp_routing", "unknown %q (known: %s)", p.DPRouting, strings.Join(dpRoutings, ", "))
 	case p.Wafer != nil && (p.DP != 1 || p.EP != 1):
 		return l.errorf(at+".dp", "a wafer pool is sized by wafer.wafers, not dp or ep")
+	case p.PP > 1 && p.Preemption == "swap":
+		return l.errorf(at+".preemption", "swap with pp > 1 is not modelled (every stage would copy its layers' blocks): use recompute")
 	case p.DP > 1 && p.Preemption == "swap":
 		return l.errorf(at+".preemption", "swap with dp > 1 is not modelled (its copies would stall the whole group)")
 	case p.Wafer == nil && !slices.Contains(preemptions, p.Preemption):
