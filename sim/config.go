@@ -293,6 +293,10 @@ func (c *Config) validate() error {
 		if err := in.Engine.Validate(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
 		}
+		if stages := max(in.Engine.Stages, 1); in.Pipeline != nil && in.Pipeline.Stages() != stages ||
+			in.Pipeline == nil && stages > 1 || in.Pipeline != nil && in.DPRanks > 1 {
+			return fmt.Errorf("sim: instance %s: a pipeline of stages needs Engine.Stages to match it, and no data-parallel group", in.Name)
+		}
 		if in.KVViaStore && (in.Role != RolePrefill || !hasStore(in.Engine)) {
 			return fmt.Errorf("sim: instance %s hands its KV off through a store it does not have", in.Name)
 		}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"handoff/models/perf"
@@ -112,5 +113,20 @@ func TestPipelineDeterministic(t *testing.T) {
 		if a.Records[i].Status != results.Completed {
 			t.Errorf("record %d: %+v, want completed", i, a.Records[i])
 		}
+	}
+}
+
+// TestPipelineConfigMustMatch: an instance's pipeline and its engine's
+// stages agree, or the run is refused.
+func TestPipelineConfigMustMatch(t *testing.T) {
+	cfg := pipeConfig(t, 2, 64, []Request{{PromptTokens: 10, OutputTokens: 2}})
+	cfg.Instances[0].Engine.Stages = 3
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "Engine.Stages") {
+		t.Errorf("3 engine stages over a 2-stage pipeline: %v, want an error", err)
+	}
+	cfg = pipeConfig(t, 2, 64, []Request{{PromptTokens: 10, OutputTokens: 2}})
+	cfg.Instances[0].Pipeline = nil
+	if _, err := Run(cfg); err == nil {
+		t.Error("2 engine stages without a pipeline: want an error")
 	}
 }
