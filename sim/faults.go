@@ -236,15 +236,11 @@ func (c *cluster) crash(i int) {
 	c.fleet.crashes[i]++
 	c.touch(i)
 	c.leave(i)
-	c.become(i, lifeOff)                 // before its requests go again: no refresh may list it
-	if rp.eng.Busy() && rp.pipe == nil { // the step is lost
+	c.become(i, lifeOff) // before its requests go again: no refresh may list it
+	if rp.pipe != nil {
+		c.losePipe(i) // the micro-batches in flight are lost
+	} else if rp.eng.Busy() { // the step is lost
 		rp.busyNs += c.nowNs - rp.stepStartNs
-	}
-	if rp.pipe != nil { // and the micro-batches in flight
-		if n := len(rp.pipe.startsNs); n > 0 {
-			rp.busyNs += c.nowNs - max(rp.pipe.startsNs[0], rp.pipe.coverNs)
-		}
-		rp.pipe.reset(c.nowNs)
 	}
 	rp.staleSeq = c.q.seq // its recompile in flight goes moot
 	rp.stepGen++          // and its step

@@ -75,12 +75,17 @@ func (ps *pipeState) complete(nowNs int64) (startNs, busyFromNs int64) {
 	return startNs, busyFromNs
 }
 
-// reset forgets every micro-batch in flight and the stages' clocks (the
-// instance crashed at nowNs).
-func (ps *pipeState) reset(nowNs int64) {
+// losePipe forgets pipeline-parallel instance i's micro-batches in flight
+// and its stages' clocks, counting it busy until now: it crashed.
+func (c *cluster) losePipe(i int) {
+	rp := &c.replicas[i]
+	ps := rp.pipe
+	if len(ps.startsNs) > 0 {
+		rp.busyNs += c.nowNs - max(ps.startsNs[0], ps.coverNs)
+	}
 	ps.startsNs, ps.endsNs = ps.startsNs[:0], ps.endsNs[:0]
 	clear(ps.freeNs)
-	ps.starved, ps.coverNs = false, nowNs
+	ps.starved, ps.coverNs = false, c.nowNs
 }
 
 // kickPipe launches micro-batches on pipeline-parallel instance i while
