@@ -99,3 +99,32 @@ func TestPipelineAcrossNodesBuilds(t *testing.T) {
 		t.Errorf("%d blocks at pp 2, want more than the %d of one tp 8 instance", got, int(whole.Blocks))
 	}
 }
+
+// TestPipelineMoEUnevenStages: Qwen3-235B-A22B's 94 layers over pp 3 are
+// 31, 32, 31 as vLLM splits them; the pool's KV blocks are the 32-layer
+// stage's, the fewest, and its experts are split with the layers.
+func TestPipelineMoEUnevenStages(t *testing.T) {
+	doc := strings.Replace(minimal, "model: llama-3.1-8b", "model: qwen3-235b-a22b", 1) + "    tp: 4\n    pp: 3\n"
+	l, err := Parse([]byte(doc), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := llm.Default().Model("qwen3-235b-a22b")
+	lay := parallel.Layout{TP: 4, DP: 1, EP: 1, PP: 3}
+	if got := lay.StageLayers(m); got[0] != 31 || got[1] != 32 || got[2] != 31 {
+		t.Fatalf("stages %v, want [31 32 31]", got)
+	}
+	mem := lay.Memory(m, 80e9, 0.9, 16)
+	in := b.Config.Instances[0]
+	if in.Engine.NumBlocks != int(mem.Blocks) || in.GPUs != 12 || in.Pipeline.Stages() != 3 {
+		t.Errorf("%d blocks on %d GPUs over %d stages, want the 32-layer stage's %d on 12 over 3",
+			in.Engine.NumBlocks, in.GPUs, in.Pipeline.Stages(), int(mem.Blocks))
+	}
+	if e := m.Stage(32).ExpertParams(); math.Abs(e-m.ExpertParams()*32/94) > 1 {
+		t.Errorf("a 32-layer stage holds %g expert parameters, want 32/94 of %g", e, m.ExpertParams())
+	}
+}
