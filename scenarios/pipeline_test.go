@@ -38,8 +38,9 @@ func TestPipelineBadInput(t *testing.T) {
 		strings.Replace(ppDoc("    pp: 33\n"), "llama-3.1-70b", "llama-3.1-8b", 1):                                                                                   "m.yaml:13: field pools[0].pp: pp 33 exceeds llama-3.1-8b's 32 layers",
 		ppDoc("    pp: 2\n    step_time: {model: polynomial, file: x.json}\n"):                                                                                       "m.yaml:14: field pools[0].step_time.model: pp 2 prices each stage",
 		ppDoc("    tp: 8\n    pp: 2\n    placement: {rule: pack}\ntopology: {domain_link: nvlink4, node_link: ib-ndr, datacenter_link: tcp-100g, domain_size: 8}\n"): "m.yaml:14: field pools[0].pp: an instance of pp 2 × tp 8 = 16 GPUs does not fit in a domain of 8",
-		ppDoc("    tp: 16\n    pp: 2\n"):                                         "m.yaml:13: field pools[0].tp: tp 16 spans more than one scale-up domain",
-		ppDoc("    pp: 2\n    preemption: swap\n    swap: {host_memory: 1GB}\n"): "m.yaml:14: field pools[0].preemption: swap with pp > 1 is not modelled",
+		ppDoc("    tp: 16\n    pp: 2\n"):                                             "m.yaml:13: field pools[0].tp: tp 16 spans more than one scale-up domain",
+		strings.Replace(ppDoc("    tp: 8\n    pp: 2\n"), "h100-sxm", "a100-80gb", 1): "m.yaml:14: field pools[0].pp: pp 2 × tp 8 = 16 devices span more than one scale-up domain of a100-80gb",
+		ppDoc("    pp: 2\n    preemption: swap\n    swap: {host_memory: 1GB}\n"):     "m.yaml:14: field pools[0].preemption: swap with pp > 1 is not modelled",
 	} {
 		err := buildErr(doc)
 		if want == "" {
