@@ -32,9 +32,7 @@ type Instance struct {
 
 	step         []stepEntry // sequences computing in the step in flight, cruising ones aside
 	batch        perf.Batch
-	inStep       bool         // a step is in flight; with Stages > 1, as many micro-batches as stages (pipeline.go)
-	flights      []microBatch // Stages > 1: the micro-batches in flight, oldest first
-	spareFlights []microBatch // their entry slices, for reuse
+	inStep       bool // a step is in flight; with Stages > 1, as many micro-batches as stages (pipeline.go)
 	res          StepResult
 	freeSeqs     []*Seq
 	stats        Stats
@@ -82,6 +80,12 @@ type Instance struct {
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
+
+	// Pipeline parallelism (pipeline.go), kept apart from the fields every
+	// step reads: the micro-batches in flight, oldest first, and their
+	// entry slices for reuse.
+	flights      []microBatch
+	spareFlights []microBatch
 }
 
 // Stats are an instance's cumulative counters.
