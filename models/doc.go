@@ -19,12 +19,13 @@
 //   - engine: one serving instance with vLLM V1 scheduling (running first,
 //     chunked prefill, head-of-line admission), recompute/swap/reject
 //     preemption, prefill and decode roles, time accounting, the
-//     sliding-window groups of hybrid models, and the slot mode of
+//     sliding-window groups of hybrid models, the micro-batches a
+//     pipeline-parallel instance keeps in flight, and the slot mode of
 //     wafer-scale decoders.
 //   - perf: step-time models (roofline — with MoE layers as the kernel
 //     vLLM dispatches runs them, expert-parallel groups and per-part
 //     precision — DistServe polynomial, Splitwise profile table, wafer
-//     pipeline).
+//     pipeline, and a GPU pipeline's stages and the hops between them).
 //   - draft: the speculative-decoding drafters (MTP, EAGLE, EAGLE-3,
 //     n-gram, a draft model): what each allows, the lookahead vLLM
 //     reserves for it and the network its passes run; one file each and a

@@ -13,6 +13,7 @@ import (
 	"handoff/models/engine"
 	"handoff/models/llm"
 	"handoff/models/network"
+	"handoff/models/parallel"
 	"handoff/models/perf"
 	"handoff/models/strictyaml"
 	"handoff/results"
@@ -118,6 +119,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err := l.checkLayout(at, p, dev, m); err != nil {
 		return err
 	}
+	if err := l.checkPipeline(at, p, dev); err != nil {
+		return err
+	}
 	ecfg, timer, err := l.poolEngine(at, p, hw, dev, m, compute)
 	if err != nil {
 		return err
@@ -127,6 +131,9 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	}
 	role := map[string]sim.Role{"colocated": sim.RoleColocated, "prefill": sim.RolePrefill, "decode": sim.RoleDecode}[p.Role]
 	tmpl := sim.Instance{Pool: p.Name, Owner: p.Owner, Role: role, GPUs: p.layout().RankDevices(), Timer: timer}
+	if pipe, ok := timer.(*perf.Pipeline); ok {
+		tmpl.Pipeline = pipe
+	}
 	km := kvModel(p, m) // what its KV blocks hold: the step time still prices m's attention
 	if err := l.applyPolicy(at, p, hw, km, &ecfg, &tmpl); err != nil {
 		return err
@@ -220,7 +227,7 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	}
 	cfg := engine.Config{MaxBatchedTokens: e.MaxNumBatchedTokens, MaxSeqs: e.MaxNumSeqs, BlockSize: e.BlockSize,
 		NumBlocks: int(blocks), MaxModelLen: maxLen, PrefixCaching: *e.PrefixCaching,
-		NoChunkedPrefill: !*e.ChunkedPrefill, AsyncScheduling: *e.AsyncScheduling,
+		NoChunkedPrefill: !*e.ChunkedPrefill, AsyncScheduling: *e.AsyncScheduling && p.PP <= 1, Stages: p.PP,
 		Rules: engineRules(&e), KVConsumer: p.Role == "decode" || len(p.KVTiers) > 0, Scheduling: e.SchedulingPolicy}
 	cfg.WatermarkBlocks = int(*e.Watermark * float64(cfg.NumBlocks)) // vLLM: int(watermark × num_gpu_blocks)
 	if g := m.KVGroups(); g.Sliding > 0 {
@@ -232,16 +239,27 @@ func (l *Loaded) engineConfig(at string, p *Pool, dev hardware.Accelerator, m *l
 	return cfg, nil
 }
 
-// stepTimer builds the pool's step-time model from its registered Spec.
+// stepTimer builds the pool's step-time model from its registered Spec:
+// with pp > 1, its pipeline of stages (pipeline.go).
 func (l *Loaded) stepTimer(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model,
 	compute string) (perf.StepTimer, error) {
-	env := perf.Env{Model: m, Device: dev, Layout: p.layout(), Compute: compute, OverlapCPU: *p.Engine.AsyncScheduling,
+	if p.PP > 1 {
+		return l.pipelineTimer(at, p, hw, dev, m, compute)
+	}
+	return l.stepTimerFor(at, p, hw, dev, m, compute, p.layout())
+}
+
+// stepTimerFor builds the pool's step-time model for model m spread by
+// layout lay: the whole model, or one pipeline stage of it.
+func (l *Loaded) stepTimerFor(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator, m *llm.Model,
+	compute string, lay parallel.Layout) (perf.StepTimer, error) {
+	env := perf.Env{Model: m, Device: dev, Layout: lay, Compute: compute, OverlapCPU: *p.Engine.AsyncScheduling,
 		Release: p.release().Version,
 		Open: func(name string) (io.ReadCloser, string, error) {
 			f, err := l.open(at+".step_time.file", name)
 			return f, l.Resolve(name), err
 		}}
-	if p.layout().Devices() > 1 {
+	if lay.Devices() > 1 {
 		link, err := hw.Link(dev.ScaleUpLink)
 		if err != nil {
 			return nil, l.errorf(at+".hardware", "scale-up link of %s: %v", dev.Name, err)

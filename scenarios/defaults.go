@@ -61,6 +61,7 @@ func (l *Loaded) poolDefaults(at string, p *Pool) {
 	fill(l, at+"tp", &p.TP, 1)
 	fill(l, at+"dp", &p.DP, 1)
 	fill(l, at+"ep", &p.EP, 1)
+	fill(l, at+"pp", &p.PP, 1)
 	fill(l, at+"dp_routing", &p.DPRouting, "balancer")
 	if p.Wafer != nil {
 		l.waferDefaults(at, p)

@@ -34,7 +34,7 @@ func TestDefaults(t *testing.T) {
 		Name: "m", Seed: 1, Model: "llama-3.1-8b",
 		SLO:      SLO{TTFT: 1e9, TPOT: 100e6, Attainment: 0.9},
 		Workload: Workload{Synthetic: l.Workload.Synthetic, RateScale: 1},
-		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1, DP: 1, EP: 1, DPRouting: "balancer",
+		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1, DP: 1, EP: 1, PP: 1, DPRouting: "balancer",
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
 				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes, AsyncScheduling: &yes,
 				VLLM: "latest", Admission: "full_sequence", ReserveInflight: &yes, DeferredFree: &yes,

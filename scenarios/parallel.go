@@ -36,7 +36,7 @@ func (l *Loaded) checkLayout(at string, p *Pool, dev hardware.Accelerator, m *ll
 	}
 	d := dev.ScaleUpDomain
 	switch {
-	case l.Topology != nil || d == 0 || lay.Devices() <= d:
+	case l.Topology != nil || d == 0 || lay.Devices()/lay.PP <= d: // pipeline stages may span domains (checkPipeline)
 	case lay.DP == 1:
 		return l.errorf(at+".tp", "tp %d spans more than one scale-up domain of %s (%d devices on %s): "+
 			"lower tp, or give a topology whose domain_size holds it", p.TP, dev.Name, d, dev.ScaleUpLink)

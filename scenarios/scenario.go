@@ -116,6 +116,7 @@ type Pool struct {
 	TP         int       `yaml:"tp"`
 	DP         int       `yaml:"dp,omitempty"`         // data-parallel attention ranks per instance (MoE, with ep = dp × tp)
 	EP         int       `yaml:"ep,omitempty"`         // expert-parallel degree: 1, or dp × tp
+	PP         int       `yaml:"pp,omitempty"`         // pipeline stages per instance, each on tp devices (pipeline.go)
 	DPRouting  string    `yaml:"dp_routing,omitempty"` // balancer (vLLM picks the rank) | router (the router does)
 	Precision  Precision `yaml:"precision,omitempty"`  // the formats this pool serves the model in (precision.go)
 	Owner      string    `yaml:"owner,omitempty"`      // who answers for this pool's time

@@ -104,6 +104,8 @@ func (l *Loaded) validateSpeculative(at string, p *Pool) error {
 		return l.errorf(at+".num_tokens", "must not be negative, got %d", s.NumTokens)
 	case p.Wafer != nil && s.on():
 		return l.errorf(at, "a wafer's compiled slots verify one token per step: speculative decoding needs a GPU pool's paged KV")
+	case p.PP > 1 && s.on():
+		return l.errorf(at, "speculative decoding with pipeline parallelism (pp %d) is not modelled: use pp 1", p.PP)
 	case kind.UsesModel() != (s.DraftModel != ""):
 		if kind.UsesModel() {
 			return l.errorf(at+".draft_model", "required with method %s: a catalog model to draft with", s.Method)

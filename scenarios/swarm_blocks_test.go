@@ -26,7 +26,7 @@ func (d *swarmDoc) sweepAxes() []swarmAxis {
 		axes = append(axes, swarmAxis{"pools." + p.name + ".engine.max_num_seqs", "1", "8"})
 		if p.autoscaled {
 			axes = append(axes, swarmAxis{"pools." + p.name + ".count", fmt.Sprint(p.min), fmt.Sprint(p.max)})
-		} else if !p.placed || (p.count+1)*p.dp*p.tp <= d.domainSize {
+		} else if !p.placed || (p.count+1)*p.dp*p.tp*max(p.pp, 1) <= d.domainSize {
 			axes = append(axes, swarmAxis{"pools." + p.name + ".count", fmt.Sprint(p.count), fmt.Sprint(p.count + 1)})
 		}
 	}
@@ -68,7 +68,8 @@ func (d *swarmDoc) sweep() {
 // plan draws, for a third of the cases, a plan block over one or two GPU
 // pools: counts from the pool's own (an autoscaled pool's from its min to
 // its max), another Hopper for pools on one without a compute format of
-// their own, and double the TP where nothing pins it.
+// their own, double the TP where nothing pins it, and one or two
+// pipeline stages for some roofline pools.
 func (d *swarmDoc) plan() {
 	rng := d.rng
 	if rng.IntN(3) > 0 {
@@ -89,6 +90,10 @@ func (d *swarmDoc) plan() {
 		}
 		if p.dp == 1 && !d.topology && rng.IntN(2) == 0 {
 			parts = append(parts, fmt.Sprintf("tp: [%d, %d]", p.tp, 2*p.tp))
+		}
+		if p.roofline && p.dp == 1 && !d.topology && (d.spec == "" || d.spec == "none") && d.ppRng.IntN(3) == 0 { // its own stream: no other draw moves
+			parts = append(parts, "pp: [1, 2]")
+			d.tag("plan_pp")
 		}
 		lines = append(lines, fmt.Sprintf("    %s: {%s}", p.name, strings.Join(parts, ", ")))
 	}

@@ -86,9 +86,10 @@ type swarmDoc struct {
 	spanUs     int64   // when the arrivals roughly end, at rate_scale
 	rateRPS    float64 // the offered rate, roughly, at rate_scale
 	pools      []swarmPool
-	datacenter []string // topology.datacenters
-	domainSize int      // topology.domain_size
-	store      bool     // a pool lists {tier: store}
+	datacenter []string   // topology.datacenters
+	domainSize int        // topology.domain_size
+	ppRng      *rand.Rand // pipeline stages' own stream, so that drawing them moves no other draw
+	store      bool       // a pool lists {tier: store}
 	claimed    map[string]bool
 	// The GPU pool being drawn has lower tiers, and hands off through the store.
 	tiered, handoff bool
@@ -101,6 +102,8 @@ type swarmPool struct {
 	count         int
 	min, max      int // an autoscaled pool's bounds (count otherwise)
 	dp, tp        int
+	pp            int  // pipeline stages; 0: none drawn (one)
+	roofline      bool // priced by the roofline (the only step-time model pipeline stages take)
 	wafer, placed bool // a wafer pool; placed in a named domain
 	hardware      string
 	pinned        bool // the hardware is set by a compute format
@@ -112,7 +115,7 @@ type swarmPool struct {
 // absolute. Every draw is meant to load, build and run: sizes and times
 // are chosen to fit.
 func swarmScenario(seed uint64, root string) (doc string, tags []string, rateRPS float64) {
-	d := &swarmDoc{root: root, rng: swarmStream(seed, "shape")}
+	d := &swarmDoc{root: root, rng: swarmStream(seed, "shape"), ppRng: swarmStream(seed, "pp")}
 	d.shape()
 	for _, s := range swarmSections {
 		d.rng = swarmStream(seed, s.key)

@@ -89,7 +89,7 @@ func (d *swarmDoc) placement(p *swarmPool) {
 	if len(d.datacenter) > 0 && rng.IntN(3) > 0 {
 		parts = append(parts, "datacenter: "+pickOf(rng, d.datacenter))
 	}
-	switch gpus := p.count * p.dp * p.tp; {
+	switch gpus := p.count * p.dp * p.tp * max(p.pp, 1); {
 	case gpus*3 <= d.domainSize && rng.IntN(3) == 0: // room for an autoscaler's max
 		p.placed = true
 		parts = append(parts, "domain: d-"+p.name)

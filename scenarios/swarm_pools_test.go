@@ -98,7 +98,9 @@ func (d *swarmDoc) gpuPool(name, role string) {
 		d.line("    role: %s", role)
 	}
 	d.line("    count: %d", p.count)
-	if d.stepModel(&p) == defaultStepTime && d.hybrid && rng.IntN(2) == 0 { // a MoE: data-parallel ranks around one EP group
+	roofline := d.stepModel(&p) == defaultStepTime
+	p.roofline = roofline
+	if roofline && d.hybrid && rng.IntN(2) == 0 { // a MoE: data-parallel ranks around one EP group
 		d.tag("dp")
 		p.dp = 2
 	}
@@ -106,6 +108,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	util := d.utilization(&p, weights, experts)
 	d.line("    hardware: %s", p.hardware)
 	d.line("    tp: %d", p.tp)
+	d.pipeline(&p, roofline)
 	if p.dp > 1 {
 		d.line("    dp: %d", p.dp)
 		d.line("    ep: %d", p.dp*p.tp)
@@ -127,8 +130,21 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	}
 	d.placement(&p)
 	d.autoscale(&p)
-	d.speculative()
+	d.speculative(&p)
 	d.pools = append(d.pools, p)
+}
+
+// pipeline draws, for a quarter of the roofline pools without
+// data-parallel ranks, two pipeline stages, when the topology's domain
+// holds the instance.
+func (d *swarmDoc) pipeline(p *swarmPool, roofline bool) {
+	if !roofline || p.dp > 1 || d.ppRng.IntN(4) > 0 || d.topology && 2*p.tp > d.domainSize ||
+		d.spec != "" && d.spec != "none" { // no pipeline where the case drafts
+		return
+	}
+	p.pp = 2
+	d.tag("pp")
+	d.line("    pp: %d", p.pp)
 }
 
 // stepModel draws a GPU pool's step-time model from the registry (all but
@@ -427,7 +443,7 @@ func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 	rng := d.rng
 	policy := pickOf(rng, preemptions)
 	switch {
-	case policy == "swap" && p.dp == 1:
+	case policy == "swap" && p.dp == 1 && p.pp <= 1:
 		d.tag("swap")
 		d.line("    preemption: swap")
 		if !host {

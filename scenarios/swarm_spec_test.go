@@ -18,7 +18,13 @@ func swarmDrafters() []string {
 // of the case runs (so a drafting decoder's prefillers run its drafter):
 // a method the served model allows, k from 0 (off) to 4, and acceptance
 // as rates, non-increasing for a model drafter, or a published set.
-func (d *swarmDoc) speculative() {
+//
+// A case with a pipeline drafts nowhere: speculative decoding with pp > 1
+// is refused.
+func (d *swarmDoc) speculative(p *swarmPool) {
+	if d.spec == "" && (p.pp > 1 || slices.ContainsFunc(d.pools, func(q swarmPool) bool { return q.pp > 1 })) {
+		d.spec = "none"
+	}
 	if d.spec == "" {
 		d.spec = d.drawSpeculative()
 	}

@@ -218,7 +218,7 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 		}
 	}
 	shardBytes := p.layout().Memory(m, 0, 0, ecfg.BlockSize).BlockBytes
-	tiers, err := l.poolTiers(at, p, hw, m, shardBytes*float64(p.layout().RankDevices()), store)
+	tiers, err := l.poolTiers(at, p, hw, m, rankBlockBytes(p, m, ecfg.BlockSize), store)
 	if err != nil {
 		return err
 	}

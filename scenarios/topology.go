@@ -162,7 +162,7 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	case pl.Domain != "" && pl.Rule != "":
 		return nil, l.errorf(at+".placement", "give either domain or rule, not both")
 	case pl.Domain != "":
-		ps, err := placer.Named(dc, pl.Domain, n, p.TP)
+		ps, err := placer.Named(dc, pl.Domain, n, p.TP*max(p.PP, 1))
 		if err != nil {
 			return nil, l.errorf(at+".placement.domain", "%v (topology.domain_size)%s", err, scaledNote(p))
 		}
@@ -170,7 +170,12 @@ func (l *Loaded) placePool(placer *network.Placer, i int) ([]network.Place, erro
 	case !ok:
 		return nil, l.errorf(at+".placement.rule", "unknown rule %q (known: pack, spread)", pl.Rule)
 	}
-	ps, err := placer.ByRule(dc, rule, n, p.TP)
+	ps, err := placer.ByRule(dc, rule, n, p.TP*max(p.PP, 1))
+	if err != nil && p.PP > 1 {
+		return nil, l.errorf(at+".pp", "an instance of pp %d × tp %d = %d GPUs does not fit in a domain of %d: placement "+
+			"puts an instance in one domain; lower pp or tp, raise topology.domain_size, or drop the topology to run "+
+			"the stages across nodes", p.PP, p.TP, p.PP*p.TP, l.Topology.DomainSize)
+	}
 	if err != nil {
 		return nil, l.errorf(at+".tp", "%v: lower tp or raise topology.domain_size", err)
 	}

@@ -248,10 +248,19 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 		return l.errorf(at+".dp", "must be in [1, %d], got %d", maxTP, p.DP)
 	case p.EP < 1 || p.EP > maxTP*maxTP:
 		return l.errorf(at+".ep", "must be in [1, %d], got %d", maxTP*maxTP, p.EP)
+	case p.PP < 1 || p.PP > maxPP:
+		return l.errorf(at+".pp", "must be in [1, %d], got %d", maxPP, p.PP)
+	case p.Wafer != nil && p.PP != 1:
+		return l.errorf(at+".pp", "a wafer pool pipelines its wafers: set wafer.wafers, not pp")
+	case p.PP > 1 && st.Model != defaultStepTime:
+		return l.errorf(at+".step_time.model", "pp %d prices each stage over its share of the layers, which only the "+
+			"%s model does (a measured %s profile is of the whole model)", p.PP, defaultStepTime, st.Model)
 	case !slices.Contains(dpRoutings, p.DPRouting):
 		return l.errorf(at+".dp_routing", "unknown %q (known: %s)", p.DPRouting, strings.Join(dpRoutings, ", "))
 	case p.Wafer != nil && (p.DP != 1 || p.EP != 1):
 		return l.errorf(at+".dp", "a wafer pool is sized by wafer.wafers, not dp or ep")
+	case p.PP > 1 && p.Preemption == "swap":
+		return l.errorf(at+".preemption", "swap with pp > 1 is not modelled (every stage would copy its layers' blocks): use recompute")
 	case p.DP > 1 && p.Preemption == "swap":
 		return l.errorf(at+".preemption", "swap with dp > 1 is not modelled (its copies would stall the whole group)")
 	case p.Wafer == nil && !slices.Contains(preemptions, p.Preemption):

@@ -136,12 +136,12 @@ func applyWafer(p *Pool, dev hardware.Accelerator, inst *sim.Instance) {
 }
 
 // layout is how one instance of p spreads the model over its devices:
-// its wafers pipelined, or its tp.
+// its wafers pipelined, or its tp, dp, ep and pp.
 func (p *Pool) layout() parallel.Layout {
 	if p.Wafer != nil {
 		return parallel.Pipeline(p.Wafer.Wafers)
 	}
-	return parallel.Layout{TP: p.TP, DP: p.DP, EP: p.EP, PP: 1}
+	return parallel.Layout{TP: p.TP, DP: p.DP, EP: p.EP, PP: max(p.PP, 1)}
 }
 
 // devices is how many accelerators one instance of p occupies.

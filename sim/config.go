@@ -35,6 +35,11 @@ type Instance struct {
 	Engine engine.Config
 	Timer  perf.StepTimer
 
+	// Pipeline, with Engine.Stages > 1, prices each pipeline stage of a
+	// micro-batch and the hops between them (pipeline.go); Timer then
+	// prices a micro-batch alone. Nil: one step at a time.
+	Pipeline *perf.Pipeline
+
 	// Under the reject policy: the least share of its context a preempted
 	// sequence must find cached when re-admitted, and what the router does
 	// with a refused one (1: re-run it; 2: re-send it with the tokens
@@ -292,6 +297,10 @@ func (c *Config) validate() error {
 		}
 		if err := in.Engine.Validate(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
+		}
+		if stages := max(in.Engine.Stages, 1); in.Pipeline != nil && in.Pipeline.Stages() != stages ||
+			in.Pipeline == nil && stages > 1 || in.Pipeline != nil && in.DPRanks > 1 {
+			return fmt.Errorf("sim: instance %s: a pipeline of stages needs Engine.Stages to match it, and no data-parallel group", in.Name)
 		}
 		if in.KVViaStore && (in.Role != RolePrefill || !hasStore(in.Engine)) {
 			return fmt.Errorf("sim: instance %s hands its KV off through a store it does not have", in.Name)

@@ -22,6 +22,9 @@
 //   - steprun.go: runs, several pure steady steps of one instance in one
 //     event, and sync/touch, which bring an instance in a run up to the
 //     present before anything reads or changes it.
+//   - pipeline.go: pipeline-parallel instances, their stages' clocks and
+//     the micro-batches in flight, one step event at a time for the
+//     oldest.
 //   - records.go: the requests' records, kept or handed to a RecordSink
 //     in ID order as they become final.
 //   - replica.go: one instance's state in a run (engine, step in flight,

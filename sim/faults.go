@@ -237,7 +237,9 @@ func (c *cluster) crash(i int) {
 	c.touch(i)
 	c.leave(i)
 	c.become(i, lifeOff) // before its requests go again: no refresh may list it
-	if rp.eng.Busy() {   // the step is lost
+	if rp.pipe != nil {
+		c.losePipe(i) // the micro-batches in flight are lost
+	} else if rp.eng.Busy() { // the step is lost
 		rp.busyNs += c.nowNs - rp.stepStartNs
 	}
 	rp.staleSeq = c.q.seq // its recompile in flight goes moot

@@ -187,8 +187,12 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 func (c *cluster) onStep(i int) {
 	rp := &c.replicas[i]
 	c.finishRun(i)
-	res := rp.eng.Complete(rp.stepStartNs, c.nowNs)
-	rp.busyNs += c.nowNs - rp.stepStartNs
+	startNs, busyFromNs := rp.stepStartNs, rp.stepStartNs
+	if rp.pipe != nil {
+		startNs, busyFromNs = c.completeMicro(i)
+	}
+	res := rp.eng.Complete(startNs, c.nowNs)
+	rp.busyNs += c.nowNs - busyFromNs
 	c.recordGaps(res.TokenGapsNs)
 	if res.SteadyTokens > 0 {
 		c.itl.AddN(res.SteadyGapNs, int64(res.SteadyTokens))

@@ -44,7 +44,8 @@ type replica struct {
 	// stepGen tags its step events: only the one tagged with the current
 	// generation applies (a crash, or a run cut short, moves it on).
 	stepGen uint32
-	run     stepRun // its steps planned ahead (steprun.go)
+	run     stepRun    // its steps planned ahead (steprun.go)
+	pipe    *pipeState // pipeline parallel: its stages and micro-batches in flight (pipeline.go); nil: none
 }
 
 // newReplica returns the run state of instance ic with a fresh engine
@@ -54,7 +55,11 @@ func newReplica(ic *Instance, eager bool) replica {
 	if eager {
 		eng.Eager()
 	}
-	return replica{cfg: ic, eng: eng, metrics: instanceMetrics{progressNs: -1}}
+	rp := replica{cfg: ic, eng: eng, metrics: instanceMetrics{progressNs: -1}}
+	if ic.Pipeline != nil {
+		rp.pipe = newPipeState(ic.Pipeline)
+	}
+	return rp
 }
 
 // uniqueBlocks adds delta to the active requests' blocks past their

@@ -378,6 +378,10 @@ func (c *cluster) kick(i int) {
 		c.kickGroup(rp.group)
 		return
 	}
+	if rp.pipe != nil {
+		c.kickPipe(i)
+		return
+	}
 	if c.engine(i).Busy() {
 		return
 	}

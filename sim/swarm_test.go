@@ -56,7 +56,52 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	swarmFleet(cfg, rand.New(rand.NewPCG(seed, 0xf1ee7)))
 	swarmExtras(t, cfg, rand.New(rand.NewPCG(seed, 0xe7a5)))
 	swarmHandoff(cfg, rand.New(rand.NewPCG(seed, 0x4a0d)))
+	swarmPipeline(t, cfg, rand.New(rand.NewPCG(seed, 0x9191)))
 	return cfg
+}
+
+// swarmPipeline draws, from a stream of its own, pipeline parallelism for
+// a third of the pools that can have it (paged, not a data-parallel
+// group): 2 to 4 stages, each priced by the pool's timer scaled by a
+// random share, joined by hops of random latency and bandwidth.
+// Asynchronous scheduling is off there, as the batch queue replaces it.
+func swarmPipeline(t testing.TB, cfg *Config, rng *rand.Rand) {
+	drawn := map[string]*perf.Pipeline{}
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		if len(in.Engine.Layouts) > 0 || in.DPRanks > 1 || in.Engine.Spec.Tokens > 0 { // no pipeline with drafts
+			continue
+		}
+		pipe, seen := drawn[in.Pool]
+		if !seen {
+			if rng.IntN(3) == 0 {
+				pipe = swarmStages(t, in.Timer, rng)
+			}
+			drawn[in.Pool] = pipe
+		}
+		if pipe != nil {
+			in.Pipeline, in.Timer = pipe, pipe
+			in.Engine.Stages, in.Engine.AsyncScheduling = pipe.Stages(), false
+		}
+	}
+}
+
+// swarmStages is a pipeline of 2 to 4 stages over timer.
+func swarmStages(t testing.TB, timer perf.StepTimer, rng *rand.Rand) *perf.Pipeline {
+	n := 2 + rng.IntN(3)
+	stages, hops := make([]perf.StepTimer, n), make([]perf.Hop, n-1)
+	for k := range stages {
+		share := 0.2 + rng.Float64()
+		stages[k] = perf.StepTimerFunc(func(b *perf.Batch) int64 { return int64(float64(timer.StepNs(b)) * share) })
+	}
+	for k := range hops {
+		hops[k] = perf.Hop{LatencyNs: rng.Int64N(20_000), NsPerToken: rng.Float64() * 50}
+	}
+	pipe, err := perf.NewPipeline(stages, hops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipe
 }
 
 // swarmFleet draws, from a stream of its own, a changing fleet for half

@@ -31,6 +31,7 @@ func (in *Instance) Abort(s *Seq) {
 	default:
 		panic("engine: aborting a sequence that is not on the instance")
 	}
+	in.forget(s)
 	in.unmarkVictim(s)
 	in.mem.release(s)
 	s.stale = s.stale[:0]

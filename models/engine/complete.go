@@ -12,6 +12,9 @@ import (
 // will here finish (freeing their blocks, or holding them for a prefill-role
 // transfer). Cost: O(step size + running).
 func (in *Instance) Complete(startNs, nowNs int64) *StepResult {
+	if in.pipelined() {
+		return in.completeMicro(startNs, nowNs)
+	}
 	if !in.inStep {
 		panic("engine: completing with no step in flight")
 	}

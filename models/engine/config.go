@@ -64,6 +64,11 @@ type Config struct {
 	// run, it joins the next step (the engine is idle, not pipelined).
 	AsyncScheduling bool
 
+	// Stages is the instance's pipeline-parallel stages: with more than
+	// one, up to Stages micro-batches are in flight at once (pipeline.go).
+	// 0 or 1: one step at a time. It excludes AsyncScheduling and slots.
+	Stages int
+
 	// Slot mode (wafer-scale decoders): compiled layouts of sequence slots
 	// instead of a paged pool. Layouts[0] is the first; recompiling moves to
 	// another after RecompileNs. Empty: paged mode.
@@ -108,6 +113,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sliding-window KV cache groups need a paged pool, not slots")
 	case c.validateSched() != nil:
 		return c.validateSched()
+	case c.Stages < 0:
+		return fmt.Errorf("pipeline stages must not be negative, got %d", c.Stages)
+	case c.Stages > 1 && c.Spec.Tokens > 0:
+		return fmt.Errorf("pipeline stages (%d) with speculative decoding: not modelled", c.Stages)
+	case c.Stages > 1 && (c.AsyncScheduling || c.slotMode()):
+		return fmt.Errorf("pipeline stages (%d) with asynchronous scheduling or slots: the batch queue is the look-ahead, and slots are a wafer's", c.Stages)
 	case c.validateTiers() != nil:
 		return c.validateTiers()
 	case c.Spec.validate() != nil:

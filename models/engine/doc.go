@@ -55,6 +55,10 @@
 //   - deferred.go: frees held back for the step in flight, drained when
 //     it has been processed; the fenced victim.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.
+//   - pipeline.go: pipeline parallelism (Config.Stages > 1): up to that
+//     many micro-batches in flight, a running sequence planned only for
+//     the tokens it has beyond those in flight, the oldest completed
+//     first.
 //   - spec.go: speculative decoding — verify steps of 1 + k tokens, the
 //     lookahead slots, the accepted drafts drawn per position.
 //   - run.go: pure steady steps known in advance (RunSteps, RunBatch) and

@@ -32,7 +32,7 @@ type Instance struct {
 
 	step         []stepEntry // sequences computing in the step in flight, cruising ones aside
 	batch        perf.Batch
-	inStep       bool
+	inStep       bool // a step is in flight; with Stages > 1, as many micro-batches as stages (pipeline.go)
 	res          StepResult
 	freeSeqs     []*Seq
 	stats        Stats
@@ -88,6 +88,12 @@ type Instance struct {
 	lostStep   bool        // Drop is taking sequences off while a step is in flight (crash.go)
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
+
+	// Pipeline parallelism (pipeline.go), kept apart from the fields every
+	// step reads: the micro-batches in flight, oldest first, and their
+	// entry slices for reuse.
+	flights      []microBatch
+	spareFlights []microBatch
 }
 
 // Stats are an instance's cumulative counters.
@@ -149,6 +155,7 @@ func New(cfg Config) *Instance {
 	} else {
 		in.mem = &paged{in: in}
 	}
+	in.noCruise = in.noCruise || cfg.Stages > 1 // a sequence sits out the micro-batches it is in flight for
 	return in
 }
 
@@ -212,7 +219,9 @@ func (in *Instance) Pulling() int { return in.pulling }
 // Holding is the number of finished sequences still holding blocks.
 func (in *Instance) Holding() int { return in.holding }
 
-// Busy reports whether a step is in flight.
+// Busy reports whether a step is in flight: with pipeline parallelism
+// (Config.Stages > 1), whether as many micro-batches are in flight as
+// there are stages, so that nothing may be planned until one completes.
 func (in *Instance) Busy() bool { return in.inStep }
 
 // Idle reports whether the instance has nothing queued, running or pending.

@@ -7,6 +7,7 @@ package engine
 // it returns to the waiting queue (its front, under fcfs) to re-prefill its whole
 // context (or, under reject, to be tested against its cache-hit threshold).
 func (in *Instance) preempt(s *Seq) {
+	in.forget(s) // its micro-batches in flight compute for nothing now (pipeline.go)
 	if in.mem.preemptOut(s) {
 		return
 	}

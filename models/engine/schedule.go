@@ -30,7 +30,7 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	in.batch = perf.Batch{}
 	in.cutoffNs = math.MaxInt64
 	pipelined := in.cfg.AsyncScheduling && in.stats.Steps > 0 && nowNs == in.lastEndNs
-	in.processed = in.stats.Steps
+	in.processed = in.stats.Steps - int64(len(in.flights))
 	if pipelined {
 		in.cutoffNs = in.lastStart
 		in.processed-- // vLLM's step k is in flight while it plans k+1 (deferred.go)
@@ -60,6 +60,9 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	in.planCruising(k)
 	in.inStep = true
 	in.stats.Steps++
+	if in.pipelined() {
+		in.launch()
+	}
 	return &in.batch, &in.res
 }
 
@@ -177,9 +180,14 @@ func (in *Instance) scheduleRunning(k int64, budget int) (int, bool) {
 		}
 		in.settle(i)
 		s := in.running[i]
-		n := min(s.Tokens()-s.computed, budget)
+		done := s.computed + int(s.inflight) // planned: computed, or in flight (pipeline.go)
+		if done == s.Tokens() {
+			i++ // in flight with all it has to compute
+			continue
+		}
+		n := min(s.Tokens()-done, budget)
 		d := in.drafts(s, n, budget)
-		for !in.grow(s, in.slotsFor(s.computed, s.computed+n+d)) {
+		for !in.grow(s, in.slotsFor(done, done+n+d)) {
 			if in.victimFenced() {
 				in.cutAt(i) // s and those after it sit this step out
 				return budget, preempted
@@ -371,10 +379,10 @@ func (in *Instance) acquire(s *Seq, hit int) {
 func (in *Instance) plan(s *Seq, pos, n int) {
 	in.step = append(in.step, stepEntry{s: s, pos: int32(pos), tokens: int32(n)})
 	s.lastStep = in.stats.Steps + 1
-	if s.Hold && s.computed+n == s.Tokens() {
+	if s.Hold && s.computed+int(s.inflight)+n == s.Tokens() {
 		in.res.FinalChunks = append(in.res.FinalChunks, s)
 	}
-	ctx := s.computed
+	ctx := s.computed + int(s.inflight)
 	b := &in.batch
 	if n == 1 {
 		b.DecodeSeqs++

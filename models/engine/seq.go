@@ -91,8 +91,9 @@ type Seq struct {
 	// policy (sched_priority.go): a lower value is served first, as
 	// vLLM's.
 	Priority   int32
-	hostBlocks int // blocks it holds in the host tier while swapped out
-	slotClass  int // slot mode: the class of the slot it holds
+	inflight   int32 // tokens planned into micro-batches still in flight (pipeline.go)
+	hostBlocks int   // blocks it holds in the host tier while swapped out
+	slotClass  int   // slot mode: the class of the slot it holds
 	admitted   bool
 	victim     bool // preempted and not yet recovered nor rejected (Instance.Victims)
 	namedOut   bool // Output identifies its generated tokens (set by Enqueue)
@@ -106,7 +107,7 @@ type Seq struct {
 }
 
 // seqPad rounds a Seq up to a whole number of cache lines (TestSeqLayout).
-const seqPad = 2
+const seqPad = 62
 
 // Tokens is the sequence's context: prompt plus every token generated here.
 func (s *Seq) Tokens() int { return s.PromptTokens + s.Generated }

@@ -20,8 +20,9 @@ import (
 // as vLLM's --enable-expert-parallel does (the expert-parallel size is the
 // DP × TP world, FusedMoEParallelConfig in
 // vllm/model_executor/layers/fused_moe/config.py). PP > 1 splits the
-// layers into that many stages; only wafer pools use it (a GPU engine here
-// runs one batch at a time, where vLLM keeps PP batches in flight).
+// layers into that many stages (StageLayers), each on its own TP devices:
+// a GPU engine then keeps up to PP micro-batches in flight, one per stage,
+// as vLLM's batch queue does; a wafer pool's stages are its wafers.
 type Layout struct {
 	TP int // tensor-parallel degree inside each data-parallel rank, ≥ 1
 	DP int // data-parallel attention ranks, ≥ 1
@@ -87,8 +88,9 @@ func refuse(field, format string, args ...any) *FieldError {
 // model, equal to dp × tp and dividing its routed experts, so that every
 // rank holds the same share; dp > 1 only for a MoE model with ep = dp ×
 // tp (DP attention around one expert-parallel group — a dense model's
-// data-parallel ranks are separate instances: raise count). Errors are
-// *FieldError.
+// data-parallel ranks are separate instances: raise count); pp at most
+// the layers (vLLM splits them unevenly when pp does not divide them:
+// StageLayers) and not with dp > 1. Errors are *FieldError.
 func (l Layout) Check(m *llm.Model) error {
 	for _, d := range []struct {
 		name string
@@ -100,6 +102,12 @@ func (l Layout) Check(m *llm.Model) error {
 	}
 	if err := m.CheckTP(l.TP); err != nil {
 		return refuse("tp", "%v", err)
+	}
+	switch {
+	case l.PP > m.Layers:
+		return refuse("pp", "pp %d exceeds %s's %d layers: every stage needs at least one", l.PP, m.Name, m.Layers)
+	case l.PP > 1 && l.DP > 1:
+		return refuse("pp", "pp %d with dp %d: pipeline stages of data-parallel ranks are not modelled", l.PP, l.DP)
 	}
 	return l.checkExperts(m)
 }

@@ -12,14 +12,20 @@ type Memory struct {
 }
 
 // WeightBytes is one device's share of m's weights under l: the
-// non-expert weights over TP × PP, the routed experts over ExpertShards ×
-// PP. Without expert parallelism (and with one stage) every weight is
-// sharded by TP, WeightBytesTotal/TP.
+// non-expert weights over TP, the routed experts over ExpertShards, and
+// of that the largest PP stage's share (1/PP when PP divides the layers;
+// StageLayers). Without expert parallelism (and with one stage) every
+// weight is sharded by TP, WeightBytesTotal/TP. Weights are spread over
+// the stages by layers: the embedding and LM head, which vLLM keeps on
+// the first and last stages, are spread with them.
 func (l Layout) WeightBytes(m *llm.Model) float64 {
 	if l.ExpertShards() == l.TP {
+		if l.PP > 1 && m.Layers%l.PP != 0 {
+			return l.stageShare(m, m.WeightBytesTotal()/float64(l.TP))
+		}
 		return m.WeightBytesTotal() / float64(l.TP*l.PP)
 	}
-	return (m.SharedBytesTotal()/float64(l.TP) + m.ExpertBytesTotal()/float64(l.EP)) / float64(l.PP)
+	return l.stageShare(m, m.SharedBytesTotal()/float64(l.TP)+m.ExpertBytesTotal()/float64(l.EP))
 }
 
 // Memory sizes one device of an instance with deviceBytes of memory of
@@ -29,11 +35,15 @@ func (l Layout) WeightBytes(m *llm.Model) float64 {
 // vLLM also reserves, are not subtracted). A block holds one KV cache
 // group's layers, as in vLLM's get_kv_cache_config_from_groups
 // (vllm/v1/core/kv_cache_utils.py: num_blocks = memory // (page size ×
-// layers per group)). It panics if blockSize < 1.
+// layers per group)). Under pipeline parallelism every stage sizes its
+// own pool and vLLM keeps the smallest (get_kv_cache_configs in
+// vllm/v1/core/kv_cache_utils.py takes the minimum num_blocks over the
+// workers): the largest stage's, which holds the most weights and the
+// most KV per token (StageLayers). It panics if blockSize < 1.
 func (l Layout) Memory(m *llm.Model, deviceBytes, utilization float64, blockSize int) Memory {
 	w := l.WeightBytes(m)
-	mem := Memory{WeightBytes: w, KVBytesPerToken: m.KVBytesPerTokenPerShard(l.TP) / float64(l.PP),
-		BlockBytes: m.KVBlockBytesPerShard(l.TP, blockSize) / float64(l.PP),
+	mem := Memory{WeightBytes: w, KVBytesPerToken: l.stageShare(m, m.KVBytesPerTokenPerShard(l.TP)),
+		BlockBytes: l.stageShare(m, m.KVBlockBytesPerShard(l.TP, blockSize)),
 		Budget:     deviceBytes*utilization - w}
 	mem.Blocks = mem.Budget / mem.BlockBytes
 	return mem

@@ -11,13 +11,13 @@ import (
 )
 
 // Plan is a scenario's plan block: for each pool to vary, by name, the
-// range of instance counts and the hardware and TP choices to try. Pools
-// and fields left out keep the scenario's value.
+// range of instance counts and the hardware, TP and PP choices to try.
+// Pools and fields left out keep the scenario's value.
 //
 //	plan:
 //	  pools:
 //	    prefill: {count: [1, 8], hardware: [h100-sxm, h200], tp: [1, 2]}
-//	    decode:  {count: [1, 8]}
+//	    decode:  {count: [1, 8], tp: [4, 8], pp: [1, 2]}
 type Plan struct {
 	Pools map[string]PlanPool `yaml:"pools"`
 }
@@ -31,6 +31,7 @@ type PlanPool struct {
 	Count    []int    `yaml:"count,omitempty"`    // [min, max] instances; omitted = the scenario's count
 	Hardware []string `yaml:"hardware,omitempty"` // accelerator names; omitted = the scenario's
 	TP       []int    `yaml:"tp,omitempty"`       // tensor-parallel degrees; omitted = the scenario's
+	PP       []int    `yaml:"pp,omitempty"`       // pipeline stages; omitted = the scenario's
 }
 
 // MaxCount bounds a pool's instance count in a plan, as the scenario
@@ -43,14 +44,16 @@ type ScenarioPool struct {
 	Count    int
 	Hardware string
 	TP       int
+	PP       int // pipeline stages; 0 = 1
 }
 
-// Variant is one hardware and TP choice for a pool's instances.
+// Variant is one hardware, TP and PP choice for a pool's instances.
 type Variant struct {
 	Hardware    string
 	TP          int
+	PP          int     // pipeline stages, ≥ 1
 	CostPerHour float64 // one instance, USD per hour: its devices × the accelerator's cost_per_hour; set by the caller
-	Devices     int     // devices one instance occupies (dp × tp); set by the caller, 0 = TP
+	Devices     int     // devices one instance occupies (dp × tp × pp); set by the caller, 0 = TP × PP
 }
 
 // PoolSpace is one pool's choices: its variants and its count range.
@@ -113,15 +116,21 @@ func (pp PlanPool) resolve(sp ScenarioPool) (PoolSpace, error) {
 	}
 	hws := orDefault(pp.Hardware, sp.Hardware)
 	tps := orDefault(pp.TP, sp.TP)
+	pps := orDefault(pp.PP, max(sp.PP, 1))
 	if i := firstDuplicate(hws); i >= 0 || slices.Contains(hws, "") {
 		return ps, strictyaml.Fieldf(at+".hardware", "want distinct accelerator names, got %s", flowList(hws, "%q"))
 	}
 	if i := firstDuplicate(tps); i >= 0 || slices.Min(tps) < 1 {
 		return ps, strictyaml.Fieldf(at+".tp", "want distinct positive degrees, got %s", flowList(tps, "%d"))
 	}
+	if i := firstDuplicate(pps); i >= 0 || slices.Min(pps) < 1 {
+		return ps, strictyaml.Fieldf(at+".pp", "want distinct positive stage counts, got %s", flowList(pps, "%d"))
+	}
 	for _, hw := range hws {
 		for _, tp := range tps {
-			ps.Variants = append(ps.Variants, Variant{Hardware: hw, TP: tp})
+			for _, stages := range pps {
+				ps.Variants = append(ps.Variants, Variant{Hardware: hw, TP: tp, PP: stages})
+			}
 		}
 	}
 	return ps, nil
@@ -178,26 +187,30 @@ func (s Space) CostPerHour(f Fleet) float64 {
 }
 
 // GPUs is the fleet's accelerator count: Σ count × devices per instance
-// (tp, or dp × tp). O(pools).
+// (dp × tp × pp). O(pools).
 func (s Space) GPUs(f Fleet) int {
 	n := 0
 	for i, p := range s.Pools {
 		v := p.Variants[f.Variant[i]]
 		d := v.Devices
 		if d == 0 {
-			d = v.TP
+			d = v.TP * max(v.PP, 1)
 		}
 		n += f.Count[i] * d
 	}
 	return n
 }
 
-// Describe names the fleet for people: "prefill 2×h100-sxm/tp1 + decode 3×h200/tp2".
+// Describe names the fleet for people: "prefill 2×h100-sxm/tp1 + decode 3×h200/tp2",
+// a pipeline's stages after its TP: "decode 2×h100-sxm/tp8/pp2".
 func (s Space) Describe(f Fleet) string {
 	parts := make([]string, len(s.Pools))
 	for i, p := range s.Pools {
 		v := p.Variants[f.Variant[i]]
 		parts[i] = fmt.Sprintf("%s %d×%s/tp%d", p.Name, f.Count[i], v.Hardware, v.TP)
+		if v.PP > 1 {
+			parts[i] += "/pp" + strconv.Itoa(v.PP)
+		}
 	}
 	return strings.Join(parts, " + ")
 }

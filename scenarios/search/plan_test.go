@@ -23,10 +23,10 @@ func TestPlanSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	pre, dec := s.Pools[0], s.Pools[1]
-	if pre.MinCount != 1 || pre.MaxCount != 4 || len(pre.Variants) != 4 || pre.Variants[1] != (Variant{Hardware: "h100-sxm", TP: 2}) {
+	if pre.MinCount != 1 || pre.MaxCount != 4 || len(pre.Variants) != 4 || pre.Variants[1] != (Variant{Hardware: "h100-sxm", TP: 2, PP: 1}) {
 		t.Errorf("prefill = %+v", pre)
 	}
-	if dec.MinCount != 3 || dec.MaxCount != 3 || len(dec.Variants) != 1 || dec.Variants[0] != (Variant{Hardware: "h100-sxm", TP: 2}) {
+	if dec.MinCount != 3 || dec.MaxCount != 3 || len(dec.Variants) != 1 || dec.Variants[0] != (Variant{Hardware: "h100-sxm", TP: 2, PP: 1}) {
 		t.Errorf("decode = %+v, want the scenario's, fixed", dec)
 	}
 	// No plan: every pool ranges over the default counts.
@@ -72,5 +72,24 @@ func TestGPUsCountDataParallelDevices(t *testing.T) {
 	}}
 	if got := s.GPUs(Fleet{Variant: []int{0, 0}, Count: []int{1, 2}}); got != 8+32 {
 		t.Errorf("gpus = %d, want 40", got)
+	}
+}
+
+// TestPlanPipelineStages: pp lists multiply the variants; a repeated or
+// non-positive stage count is refused naming the field.
+func TestPlanPipelineStages(t *testing.T) {
+	s, err := (&Plan{Pools: map[string]PlanPool{"decode": {TP: []int{4, 8}, PP: []int{1, 2}}}}).Space(scenarioPools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := s.Pools[1].Variants; len(vs) != 4 || vs[1] != (Variant{Hardware: "h100-sxm", TP: 4, PP: 2}) {
+		t.Errorf("decode variants %+v, want tp × pp", vs)
+	}
+	if g := s.GPUs(Fleet{Variant: []int{0, 3}, Count: []int{1, 2}}); g != 1+2*16 {
+		t.Errorf("GPUs %d, want 1 + 2 × tp 8 × pp 2", g)
+	}
+	_, err = (&Plan{Pools: map[string]PlanPool{"decode": {PP: []int{2, 0}}}}).Space(scenarioPools, nil)
+	if err == nil || !strings.Contains(err.Error(), "plan.pools.decode.pp") {
+		t.Errorf("pp [2, 0]: %v, want an error naming plan.pools.decode.pp", err)
 	}
 }

@@ -95,7 +95,7 @@ func planSpace(l *scenarios.Loaded, opts *PlanOptions) (search.Space, []string, 
 	pools := make([]search.ScenarioPool, len(l.Pools))
 	names := make([]string, len(l.Pools))
 	for i, p := range l.Pools {
-		pools[i] = search.ScenarioPool{Name: p.Name, Count: p.Count, Hardware: p.Hardware, TP: p.TP}
+		pools[i] = search.ScenarioPool{Name: p.Name, Count: p.Count, Hardware: p.Hardware, TP: p.TP, PP: p.PP}
 		names[i] = p.Name
 	}
 	plan := &search.Plan{Pools: map[string]search.PlanPool{}}

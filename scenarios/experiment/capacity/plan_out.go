@@ -64,6 +64,9 @@ func (p *Planner) shortName(r planRun) string {
 		if v.TP > 1 {
 			parts[i] += "/tp" + strconv.Itoa(v.TP)
 		}
+		if v.PP > 1 {
+			parts[i] += "/pp" + strconv.Itoa(v.PP)
+		}
 	}
 	return strings.Join(parts, " + ")
 }
@@ -193,6 +196,7 @@ type planPoolOut struct {
 	Count    int    `json:"count"`
 	Hardware string `json:"hardware"`
 	TP       int    `json:"tp"`
+	PP       int    `json:"pp,omitempty"` // pipeline stages, when more than one
 }
 
 // WriteJSON prints the plan as planJSON.
@@ -206,7 +210,11 @@ func (p *Planner) WriteJSON(w io.Writer) error {
 			TPOTP90S: r.TPOTP90S, Meets: r.MeetsStrict(p.target), OnFront: strings.HasSuffix(marks[i], "front")}
 		for j, ps := range p.space.Pools {
 			v := ps.Variants[r.fleet.Variant[j]]
-			rj.Pools = append(rj.Pools, planPoolOut{Name: ps.Name, Count: r.fleet.Count[j], Hardware: v.Hardware, TP: v.TP})
+			out := planPoolOut{Name: ps.Name, Count: r.fleet.Count[j], Hardware: v.Hardware, TP: v.TP}
+			if v.PP > 1 {
+				out.PP = v.PP
+			}
+			rj.Pools = append(rj.Pools, out)
 		}
 		out.Runs = append(out.Runs, rj)
 		if p.isChosen(r) {

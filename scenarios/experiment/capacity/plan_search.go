@@ -146,7 +146,8 @@ func ownPoolError(err error, i int) bool {
 // poolSets returns the overrides that put count instances of variant v in a pool.
 func poolSets(pool string, v search.Variant, count int) []string {
 	at := "pools." + pool + "."
-	return []string{at + "count=" + strconv.Itoa(count), at + "hardware=" + v.Hardware, at + "tp=" + strconv.Itoa(v.TP)}
+	return []string{at + "count=" + strconv.Itoa(count), at + "hardware=" + v.Hardware, at + "tp=" + strconv.Itoa(v.TP),
+		at + "pp=" + strconv.Itoa(max(v.PP, 1))}
 }
 
 // load loads the scenario with the command's overrides, then extra.

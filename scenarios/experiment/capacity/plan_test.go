@@ -86,7 +86,7 @@ plan:
 		t.Errorf("notes = %q", p.notes)
 	}
 	vs := p.space.Pools[1].Variants
-	if len(vs) != 3 || vs[2] != (search.Variant{Hardware: "small-gpu", TP: 2, CostPerHour: 2, Devices: 2}) || vs[0].CostPerHour != 3 {
+	if len(vs) != 3 || vs[2] != (search.Variant{Hardware: "small-gpu", TP: 2, PP: 1, CostPerHour: 2, Devices: 2}) || vs[0].CostPerHour != 3 {
 		t.Errorf("decode variants = %+v", vs)
 	}
 }
@@ -154,5 +154,26 @@ func TestPlanKeepsAutoscaleBounds(t *testing.T) {
 		if _, err := newPlanner(l, opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: got %v, want %q", tc.file, tc.count, err, tc.want)
 		}
+	}
+}
+
+// TestPlanChoosesPipelineStages: a plan's pp list gives each TP its
+// pipelined variants, priced by the devices an instance then occupies
+// (tp × pp: a tp 1 × pp 2 decoder costs two H100s, $6/h), and named
+// with their stages.
+func TestPlanChoosesPipelineStages(t *testing.T) {
+	path := writeScenario(t, `plan:
+  pools:
+    decode: {count: [1, 2], tp: [1], pp: [1, 2]}
+`)
+	p := planner(t, &PlanOptions{Scenario: path, Sets: smallSets, TargetRate: 20, MaxRuns: 50,
+		Simulate: experiment.Simulate(nil).Or(nil)})
+	vs := p.space.Pools[1].Variants
+	if len(vs) != 2 || vs[1] != (search.Variant{Hardware: "h100-sxm", TP: 1, PP: 2, CostPerHour: 6, Devices: 2}) {
+		t.Fatalf("decode variants = %+v", vs)
+	}
+	f := search.Fleet{Variant: []int{0, 1}, Count: []int{2, 1}}
+	if got := p.space.Describe(f); got != "prefill 2×h100-sxm/tp1 + decode 1×h100-sxm/tp1/pp2" {
+		t.Errorf("fleet named %q", got)
 	}
 }
