@@ -116,11 +116,11 @@ func (l *Loaded) buildClasses(b *Built, src sim.Source, streams sim.Streams) sim
 		return src
 	}
 	shares := make([]float64, len(cs))
-	b.Config.Priorities = make([]int32, len(cs))
+	b.Config.Priorities, b.Config.ClassNames = make([]int32, len(cs)), make([]string, len(cs))
 	b.Classes = make([]results.Class, len(cs))
 	for i, c := range cs {
 		shares[i] = c.Share
-		b.Config.Priorities[i] = int32(c.Priority)
+		b.Config.Priorities[i], b.Config.ClassNames[i] = int32(c.Priority), c.Name
 		b.Classes[i] = results.Class{Name: c.Name,
 			SLO: results.SLO{TTFTNs: int64(c.SLO.TTFT), TPOTNs: int64(c.SLO.TPOT), Attainment: c.SLO.Attainment}}
 	}
