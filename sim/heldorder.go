@@ -36,7 +36,7 @@ func (c *cluster) initHeldOrder() {
 // queueKey is flight ref's place in an ordering router's queue.
 func (c *cluster) queueKey(ref int32) int64 {
 	f := &c.flights[ref]
-	rq := router.Request{ID: f.req.ID, ArrivalNs: f.req.ArrivalNs, Priority: c.priority(&f.req)}
+	rq := router.Request{ID: f.req.ID, Priority: c.priority(&f.req)}
 	return c.routing.queuer.QueueKey(&rq)
 }
 

@@ -223,8 +223,8 @@ func (c *cluster) checkViewsCurrent() {
 // routeRequest builds the router's request for a flight's current attempt.
 func (c *cluster) routeRequest(r *Request) *router.Request {
 	rq := &c.routing.request // reused: routers must not keep it
-	*rq = router.Request{ID: r.ID, ArrivalNs: r.ArrivalNs, Priority: c.priority(r), PromptTokens: r.PromptTokens,
-		OutputTokens: r.OutputTokens, Prefix: r.Prefix}
+	*rq = router.Request{ID: r.ID, Priority: c.priority(r), PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+		Prefix: r.Prefix}
 	if c.routing.hashesUsed {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)

@@ -88,7 +88,7 @@ func (f *FlowControl) saturated(c *Cluster) bool {
 type Queuer interface {
 	Router
 	// QueueKey is r's place in the router's queue; it reads only r's
-	// Priority and ArrivalNs.
+	// Priority.
 	QueueKey(r *Request) int64
 	// Queues reports whether the router orders its held requests
 	// (a configuration may turn it off).

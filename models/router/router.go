@@ -44,7 +44,6 @@ func (v *View) KVUsage() float64 {
 // Request is what a router knows of a request.
 type Request struct {
 	ID           int64
-	ArrivalNs    int64 // its arrival at the cluster
 	Priority     int   // its traffic class's priority, lower first (as vLLM's priority policy); 0 without classes
 	PromptTokens int
 	OutputTokens int
