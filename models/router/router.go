@@ -44,7 +44,7 @@ func (v *View) KVUsage() float64 {
 // Request is what a router knows of a request.
 type Request struct {
 	ID           int64
-	Priority     int   // its traffic class's priority, lower first (as vLLM's priority policy); 0 without classes
+	Priority     int // its traffic class's priority, lower first (as vLLM's priority policy); 0 without classes
 	PromptTokens int
 	OutputTokens int
 	Prefix       []kv.Segment
