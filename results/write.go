@@ -54,9 +54,14 @@ const RequestsCSVHeader = "id,arrival_s,prefill_instance,decode_instance,input_t
 // outside any session.
 const SessionColumns = ",session,turn"
 
+// ClassColumn is the column WriteRequestsCSV appends last when the run has
+// traffic classes: each request's class, by name.
+const ClassColumn = ",class"
+
 // WriteRequestsCSV writes one RFC 4180 line per record after
-// RequestsCSVHeader (then SessionColumns when any record has a turn, and
-// TierColumns when tiers: the run has lower KV tiers). Times are seconds
+// RequestsCSVHeader (then SessionColumns when any record has a turn,
+// TierColumns when tiers: the run has lower KV tiers, and ClassColumn when
+// classes names the run's traffic classes, which Record.Class indexes). Times are seconds
 // with 6 decimals (µs resolution);
 // instance columns hold instances[index] and are empty for -1; ttft_s is
 // empty when no token was delivered, tpot_s unless the request completed
@@ -64,9 +69,9 @@ const SessionColumns = ",session,turn"
 // status. An index with no name in instances is written as the number.
 // The time components are seconds with 6 decimals.
 // Buffered; no fmt; O(len(recs)).
-func WriteRequestsCSV(w io.Writer, recs []Record, instances []string, tiers bool) error {
+func WriteRequestsCSV(w io.Writer, recs []Record, instances []string, tiers bool, classes []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	c := NewRequestsCSV(instances, hasSessions(recs), tiers)
+	c := NewRequestsCSV(instances, hasSessions(recs), tiers, classes)
 	line := c.AppendHeader(make([]byte, 0, 512))
 	for i := range recs {
 		if _, err := bw.Write(line); err != nil {
@@ -88,12 +93,14 @@ func WriteRequestsCSV(w io.Writer, recs []Record, instances []string, tiers bool
 type RequestsCSV struct {
 	instances       []string
 	sessions, tiers bool
+	classes         []string
 }
 
 // NewRequestsCSV returns the lines of requests.csv for a run with these
-// instance names, session columns and tier columns.
-func NewRequestsCSV(instances []string, sessions, tiers bool) *RequestsCSV {
-	return &RequestsCSV{instances: instances, sessions: sessions, tiers: tiers}
+// instance names, session columns, tier columns and class names (none: no
+// class column).
+func NewRequestsCSV(instances []string, sessions, tiers bool, classes []string) *RequestsCSV {
+	return &RequestsCSV{instances: instances, sessions: sessions, tiers: tiers, classes: classes}
 }
 
 // AppendHeader appends the header line, newline included, to b.
@@ -104,6 +111,9 @@ func (c *RequestsCSV) AppendHeader(b []byte) []byte {
 	}
 	if c.tiers {
 		b = append(b, TierColumns...)
+	}
+	if len(c.classes) > 0 {
+		b = append(b, ClassColumn...)
 	}
 	return append(b, '\n')
 }
@@ -116,6 +126,11 @@ func (c *RequestsCSV) AppendRow(b []byte, r *Record) []byte {
 	}
 	if c.tiers {
 		b = appendTierFields(b[:len(b)-1], r)
+	}
+	if len(c.classes) > 0 {
+		b = append(b[:len(b)-1], ',')
+		b = appendCSVField(b, instanceName(int32(r.Class), c.classes))
+		b = append(b, '\n')
 	}
 	return b
 }

@@ -66,7 +66,7 @@ func TestWriteRequestsCSV(t *testing.T) {
 	recs[3].Reason = `cache "hit", low`
 	recs[0].Waits[WaitKV] = 15 * ms
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -105,7 +105,7 @@ func TestWriteRequestsCSV(t *testing.T) {
 func TestWriteRequestsCSVMissingName(t *testing.T) {
 	var buf bytes.Buffer
 	recs := []Record{{PrefillInstance: 3, DecodeInstance: -1, Status: Dropped}}
-	if err := WriteRequestsCSV(&buf, recs, nil, false); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, nil, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if line := strings.Split(buf.String(), "\n")[1]; !strings.HasPrefix(line, "0,0.000000,3,,") {
@@ -164,7 +164,7 @@ func BenchmarkWriteRequestsCSV(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if err := WriteRequestsCSV(io.Discard, recs, nil, false); err != nil {
+		if err := WriteRequestsCSV(io.Discard, recs, nil, false, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -214,7 +214,7 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 	recs := handRecords()[:2]
 	recs[1].Session, recs[1].Turn = 7, 3
 	var buf bytes.Buffer
-	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false); err != nil {
+	if err := WriteRequestsCSV(&buf, recs, InstanceNames(handInfo().Instances), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
@@ -226,6 +226,28 @@ func TestWriteRequestsCSVSessions(t *testing.T) {
 	}
 	if n, m := strings.Count(lines[0], ","), strings.Count(lines[1], ","); n != m {
 		t.Errorf("header has %d commas, a line %d", n, m)
+	}
+}
+
+// TestWriteRequestsCSVClasses: with classes, a class column names each
+// request's class, last; without, the lines are as they were.
+func TestWriteRequestsCSVClasses(t *testing.T) {
+	recs := handRecords()[:2]
+	recs[1].Class = 1
+	var plain, classed bytes.Buffer
+	names := InstanceNames(handInfo().Instances)
+	if err := WriteRequestsCSV(&plain, recs, names, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteRequestsCSV(&classed, recs, names, false, []string{"interactive", "batch"}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(plain.String(), "\n")
+	got := strings.Split(classed.String(), "\n")
+	for i, suffix := range []string{",class", ",interactive", ",batch"} {
+		if got[i] != want[i]+suffix {
+			t.Errorf("line %d: %s\nwant %s%s", i, got[i], want[i], suffix)
+		}
 	}
 }
 

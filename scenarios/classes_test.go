@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"handoff/results"
@@ -130,4 +133,82 @@ func TestTwoClassesPriority(t *testing.T) {
 		t.Errorf("batch TTFT p99 %.3f s under priority, %.3f s under fcfs: want it to pay", prio.Classes[1].TTFT.P99,
 			fcfs.Classes[1].TTFT.P99)
 	}
+}
+
+// tracedClasses is base with a CSV trace whose cls column names each
+// request's class (c0 or c1), and the two classes without shares.
+func tracedClasses(t *testing.T) string {
+	t.Helper()
+	doc := edit(t, `  synthetic:
+    requests: 10
+    arrival: {process: poisson, rate: 10/s}
+    input_tokens: {dist: fixed, value: 100}
+    output_tokens: {dist: fixed, value: 10}
+`, `  trace: {format: csv, path: testdata/traces/mapped.csv, timestamp_unit: s,
+    columns: {timestamp: t, input_tokens: in, output_tokens: out, class: cls}}
+  classes:
+    - {name: c0, priority: 0, slo: {ttft: 200ms, tpot: 20ms}}
+    - {name: c1, priority: 1, slo: {ttft: 5s, tpot: 100ms}}
+`)
+	return doc
+}
+
+// TestTraceClasses: a trace's class column tags each request with the
+// class its row names, in place of the shares' draw.
+func TestTraceClasses(t *testing.T) {
+	_, b, err := parseBuild(t, tracedClasses(t), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/traces/mapped.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []uint8
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		want = append(want, map[bool]uint8{true: 1, false: 0}[strings.HasSuffix(line, ",c1")])
+	}
+	var r sim.Request
+	for {
+		ok, err := b.Config.Source.Next(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, r.Class)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("classes %v, want the file's %v", got, want)
+	}
+}
+
+// TestTraceClassesBadInput: a share beside a class column, a class column
+// without classes, and a row naming no class are each one error naming
+// the field (the file, line and column for the row).
+func TestTraceClassesBadInput(t *testing.T) {
+	doc := tracedClasses(t)
+	_, _, err := parseBuild(t, replaceOnce(t, doc, "{name: c1, ", "{name: c1, share: 0.5, "), "t.yaml")
+	if err == nil {
+		t.Fatal("no error for a share beside a class column")
+	}
+	checkError(t, err, "t.yaml:9: field workload.classes[1].share: must be left out: the trace's class column")
+	noClasses := doc[:strings.Index(doc, "  classes:")] + doc[strings.Index(doc, "pools:"):]
+	if _, _, err = parseBuild(t, noClasses, "t.yaml"); err == nil {
+		t.Fatal("no error for a class column without classes")
+	}
+	checkError(t, err, "field workload.trace.columns.class: needs workload.classes")
+	_, b, err := parseBuild(t, replaceOnce(t, doc, "{name: c1, ", "{name: other, "), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r sim.Request
+	for ok := true; ok && err == nil; {
+		ok, err = b.Config.Source.Next(&r)
+	}
+	if err == nil {
+		t.Fatal("no error for a row naming no class")
+	}
+	checkError(t, err, `mapped.csv:3: cls: "c1" is not a class of workload.classes (c0, other)`)
 }

@@ -53,7 +53,7 @@ var routerPolicies = []routerPolicy{
 	{name: "dynamo", section: newSection("dynamo", (*Router).dynamo, router.DefaultDynamoConfig),
 		sectionCheck: checkConditional, build: buildDynamo, decodesLater: true},
 	{name: "llmd", section: newSection("llmd", (*Router).llmd, router.DefaultLLMDConfig), refresh: defaultLLMDRefresh,
-		sectionDefaults: scorerWeightDefaults, build: buildLLMD},
+		sectionDefaults: llmdDefaults, build: buildLLMD},
 	{name: "topology_aware", section: newSection("topology_aware", (*Router).topologyAware, router.DefaultTopologyAwareConfig),
 		reads: []string{"dynamo"}, check: checkTopologyAware, build: buildTopologyAware},
 }
@@ -202,11 +202,15 @@ func checkTopologyAware(l *Loaded) error {
 	return nil
 }
 
-// scorerWeightDefaults weighs 1 each llm-d scorer the file lists without
+// llmdDefaults weighs 1 each llm-d scorer the file lists without
 // a weight.
-func scorerWeightDefaults(l *Loaded) {
+func llmdDefaults(l *Loaded) {
 	for i := range l.Router.LLMD.Scorers {
 		fill(l, fmt.Sprintf("router.llmd.scorers[%d].weight", i), &l.Router.LLMD.Scorers[i].Weight, 1)
+	}
+	if fc := l.Router.LLMD.FlowControl; fc != nil {
+		def := router.DefaultFlowControl()
+		fillFrom(l, "router.llmd.flow_control", fc, &def)
 	}
 }
 

@@ -35,6 +35,13 @@ func TestRouterDefaults(t *testing.T) {
 	if l.Router.RefreshInterval != 50e6 {
 		t.Errorf("llmd's view refresh %v, want the EPP's 50ms", l.Router.RefreshInterval)
 	}
+	l, err = Parse([]byte(base+"router: {policy: llmd, llmd: {flow_control: {enabled: true, queue_depth_threshold: 8}}}\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := l.Router.LLMD.FlowControl; f == nil || *f != (router.FlowControl{Enabled: true, QueueDepthThreshold: 8, KVCacheUtilThreshold: 0.8}) {
+		t.Errorf("flow control %+v, want the KV threshold defaulted to llm-d's 0.8", f)
+	}
 	l, err = Parse([]byte(base+"router: {policy: dynamo, dynamo: {overlap_score_credit: 0}}\n"), "t.yaml")
 	if err != nil || l.Router.Dynamo.OverlapScoreCredit != 0 {
 		t.Errorf("an explicit 0 credit was not kept: %v", err)
@@ -45,7 +52,8 @@ func TestRouterRoundTrip(t *testing.T) {
 	for _, sets := range [][]string{
 		{"router.policy=dynamo", "router.refresh_interval=1s", "router.dynamo.overlap_score_credit=0.5",
 			"router.dynamo.conditional_disagg=true", "router.dynamo.use_kv_events=false", "router.dynamo.kv_overlap_score_weight=0"},
-		{"router.policy=llmd", "router.llmd.picker=weighted-random", "router.llmd.non_cached_tokens=256"},
+		{"router.policy=llmd", "router.llmd.picker=weighted-random", "router.llmd.non_cached_tokens=256",
+			"router.llmd.flow_control.enabled=true", "router.llmd.flow_control.kv_cache_util_threshold=0.5"},
 		{"router.policy=topology_aware", "router.topology_aware.blocks_per_ms=0.5", "router.dynamo.temperature=0.3"},
 	} {
 		t.Run(sets[0], func(t *testing.T) { roundTrip(t, "quickstart.yaml", mustSets(t, sets...)) })
@@ -89,6 +97,10 @@ func TestRouterErrors(t *testing.T) {
 		{"unknown picker", "{policy: llmd, llmd: {picker: best}}", `field router.llmd.picker: unknown picker "best" (known: max-score, weighted-random)`},
 		{"negative non-cached", "{policy: llmd, llmd: {non_cached_tokens: -5}}", "field router.llmd.non_cached_tokens"},
 		{"negative lru", "{policy: llmd, llmd: {lru_capacity_per_server: -1}}", "field router.llmd.lru_capacity_per_server"},
+		{"queue depth 0", "{policy: llmd, llmd: {flow_control: {enabled: true, queue_depth_threshold: 0}}}",
+			"t.yaml:19: field router.llmd.flow_control.queue_depth_threshold: must be in [1, 1048576] requests, got 0"},
+		{"KV threshold above 1", "{policy: llmd, llmd: {flow_control: {kv_cache_util_threshold: 80}}}",
+			"field router.llmd.flow_control.kv_cache_util_threshold: must be in (0, 1], got 80"},
 		{"host weight above 1", "{policy: dynamo, dynamo: {host_cache_hit_weight: 1.5}}", "field router.dynamo.host_cache_hit_weight: must be in [0, 1]"},
 		{"disk weight above 1", "{policy: dynamo, dynamo: {disk_cache_hit_weight: 2}}", "field router.dynamo.disk_cache_hit_weight: must be in [0, 1]"},
 		{"unknown conditional policy", "{policy: dynamo, dynamo: {conditional_disagg_policy: regression}}",

@@ -80,6 +80,7 @@ type swarmDoc struct {
 
 	// What the sections drew.
 	closedLoop bool    // workload.client.concurrency > 0
+	classCol   bool    // the trace's cls column names the requests' classes (c0, c1)
 	fixedRate  bool    // rate_scale cannot be set: a closed loop or sessions
 	rateScale  float64 // workload.rate_scale
 	horizonUs  int64   // the end of the arrivals the loader checks fleet times against; 0 = unchecked

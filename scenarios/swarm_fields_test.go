@@ -51,6 +51,7 @@ var swarmFreeText = map[string]string{
 	"workload.trace.columns.session":       "a column of the trace file",
 	"workload.trace.columns.turn":          "a column of the trace file",
 	"workload.trace.columns.prefix_ids":    "a column of the trace file",
+	"workload.trace.columns.class":         "a column of the trace file",
 	"workload.servegen.path":               "a file's prefix",
 	"workload.classes[].name":              "a label",
 	"workload.servegen.paths":              "files' prefixes",

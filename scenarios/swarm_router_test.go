@@ -82,7 +82,8 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity and medium weights.
+// index capacity, medium weights and flow control (its thresholds low, so
+// that it holds, or left to llm-d's).
 func (d *swarmDoc) llmd() {
 	rng := d.rng
 	var scorers []string
@@ -103,6 +104,13 @@ func (d *swarmDoc) llmd() {
 			}
 		}
 		parts = append(parts, "medium_weights: {"+strings.Join(weights, ", ")+"}")
+	}
+	if rng.IntN(2) == 0 {
+		fc := "enabled: " + pick(rng, "true", "true", "false")
+		if rng.IntN(2) == 0 {
+			fc += fmt.Sprintf(", queue_depth_threshold: %d, kv_cache_util_threshold: %.2f", 1+rng.IntN(8), 0.2+0.8*rng.Float64())
+		}
+		parts = append(parts, "flow_control: {"+fc+"}")
 	}
 	d.line("  llmd: {%s}", strings.Join(parts, ", "))
 }

@@ -242,6 +242,10 @@ func (d *swarmDoc) traceOptions(format string) string {
 		cols += ", prefix_ids: ids"
 		extra = fmt.Sprintf(", block_tokens: %d", pickInt(rng, 8, 16))
 	}
+	if rng.IntN(3) == 0 {
+		cols += ", class: cls"
+		d.classCol = true
+	}
 	d.tag("trace_columns")
 	return fmt.Sprintf(", columns: {%s}, timestamp_unit: %s%s", cols, unit, extra)
 }
@@ -294,10 +298,11 @@ func (d *swarmDoc) sessions(n int) {
 }
 
 // classes draws, for some cases, two or three traffic classes with their
-// shares, priorities and SLOs (an attainment target for some).
+// shares, priorities and SLOs (an attainment target for some); the classes
+// a trace's class column names, c0 and c1, without shares.
 func (d *swarmDoc) classes() {
 	rng := d.rng
-	if rng.IntN(3) > 0 {
+	if rng.IntN(3) > 0 && !d.classCol {
 		return
 	}
 	n := 2 + rng.IntN(2)
@@ -311,6 +316,10 @@ func (d *swarmDoc) classes() {
 		if rng.IntN(2) == 0 {
 			slo += fmt.Sprintf(", attainment: %g", []float64{0.5, 0.9, 0.99}[rng.IntN(3)])
 		}
-		d.line("    - {name: c%d, share: %g, priority: %d, slo: {%s}}", i, shares[i], rng.IntN(3)-1, slo)
+		share := fmt.Sprintf("share: %g, ", shares[i])
+		if d.classCol {
+			share = ""
+		}
+		d.line("    - {name: c%d, %spriority: %d, slo: {%s}}", i, share, rng.IntN(3)-1, slo)
 	}
 }

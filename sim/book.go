@@ -111,7 +111,7 @@ func (c *cluster) enqueueRouting(ref int32) {
 	if p := c.flights[ref].phase; p == phaseRejected || p == phaseFailover {
 		c.enter(ref, phaseRouting)
 	}
-	c.routing.held = append(c.routing.held, ref)
+	c.hold(ref)
 	c.retryHeld()
 }
 
@@ -127,10 +127,8 @@ func (c *cluster) retryHeld() {
 		if !placed {
 			return
 		}
-		if r.heldFrom++; r.heldFrom == len(r.held) {
-			r.held, r.heldFrom = r.held[:0], 0
-		} else if r.heldFrom >= 1024 && 2*r.heldFrom >= len(r.held) { // a long backlog: reclaim its placed part
-			r.held, r.heldFrom = r.held[:copy(r.held, r.held[r.heldFrom:])], 0
+		if r.heldFrom++; r.heldFrom == len(r.held) || r.heldFrom >= 1024 && 2*r.heldFrom >= len(r.held) {
+			c.compactHeld() // all placed, or a long backlog: reclaim the placed part
 		}
 	}
 }

@@ -176,6 +176,9 @@ type Config struct {
 	// Request.Class, which an instance under the priority scheduling policy
 	// serves lower first (engine.Seq.Priority); empty: one class.
 	Priorities []int32
+	// ClassNames name the classes, indexed as Priorities, for the outputs
+	// (requests.csv's class column); the simulation does not read them.
+	ClassNames []string
 	Frontend   Frontend // between the client and the router
 	Client     Client   // the client's timeouts
 

@@ -119,6 +119,7 @@ func (c *cluster) place(ref int32) bool {
 		if f.phase != phaseHeld {
 			c.enter(ref, phaseHeld)
 		}
+		c.pollLater()
 		return false
 	}
 	if c.groups != nil {

@@ -292,6 +292,8 @@ func (c *cluster) dispatch(e event) {
 		c.kick(int(e.arg))
 	case classFleet:
 		c.onFleet(e.arg)
+	case classPoll:
+		c.onPoll()
 	}
 	if c.drainingN > 0 {
 		c.checkDrains()

@@ -236,8 +236,9 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	return c
 }
 
-// swarmLLMD draws llm-d's scorers and weights, picker, decider threshold
-// and index capacity.
+// swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,
+// index capacity and, for a third of the cases, flow control with low
+// thresholds (so that it holds).
 func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 	c := router.DefaultLLMDConfig()
 	c.Scorers = nil
@@ -249,6 +250,10 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]
 	c.NonCachedTokens = rng.IntN(2) * rng.IntN(300)
 	c.LRUCapacityPerServer = 1 + rng.IntN(64)
+	if rng.IntN(3) == 0 {
+		c.FlowControl = &router.FlowControl{Enabled: true, QueueDepthThreshold: 1 + rng.IntN(4),
+			KVCacheUtilThreshold: 0.2 + 0.8*rng.Float64()}
+	}
 	return c
 }
 
@@ -261,8 +266,9 @@ func swarmClasses(cfg *Config, rng *rand.Rand) {
 		return
 	}
 	n := 2 + rng.IntN(2)
-	for range n {
+	for k := range n {
 		cfg.Priorities = append(cfg.Priorities, int32(rng.IntN(3)))
+		cfg.ClassNames = append(cfg.ClassNames, fmt.Sprintf("c%d", k))
 	}
 	switch src := cfg.Source.(type) {
 	case *sliceSource:

@@ -31,6 +31,13 @@ type routing struct {
 	instanceRead  bool     // of it, the instances' (router.ReadsInstanceState)
 	request       router.Request
 
+	// The order of the held requests and the router's polls (heldorder.go).
+	heldKeys    []int64       // with an ordering router, each held flight's key
+	queuer      router.Queuer // the router, when it orders its held requests; nil: held in order
+	pollNs      int64         // the router's poll interval (router.Poller); 0: none
+	pollPending bool          // a poll is scheduled
+	polling     bool          // a poll is offering the held requests
+
 	indexer  router.Indexer // the router, when it keeps indexes over the views; nil: it scans
 	slots    []int32        // per instance: its view's position in its leg's list, −1 while not listed
 	changed  []int32        // instances whose bookkeeping changed since their views were filled
@@ -55,6 +62,7 @@ func (c *cluster) initRouting() {
 		Decode: make([]router.View, 0, len(c.decodeIdx)), KVBytes: c.kvBytes,
 		BlockSize: c.cfg.Instances[0].Engine.BlockSize}
 	r.view.Overlap = func(i int, hashes []uint64) int { return c.engine(i).Pool().Peek(hashes) }
+	c.initHeldOrder()
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
 	r.instanceRead = router.ReadsInstanceState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
@@ -215,7 +223,8 @@ func (c *cluster) checkViewsCurrent() {
 // routeRequest builds the router's request for a flight's current attempt.
 func (c *cluster) routeRequest(r *Request) *router.Request {
 	rq := &c.routing.request // reused: routers must not keep it
-	*rq = router.Request{ID: r.ID, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Prefix: r.Prefix}
+	*rq = router.Request{ID: r.ID, Priority: c.priority(r), PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+		Prefix: r.Prefix}
 	if c.routing.hashesUsed {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)

@@ -413,3 +413,15 @@ func (d *Dynamo) allAtLeast(c *Cluster, tokens int) bool {
 	}
 	return true
 }
+
+// QueueKey implements Queuer: a request's class's priority as Dynamo's
+// strict_priority tier (nvext.agent_hints.strict_priority), the first key
+// of its router queue — a higher tier is dispatched first, here a lower
+// class priority — before its queue policy, fcfs by default, orders each
+// tier by arrival (lib/kv-router's policy_queue.rs, cmp_queue_order and
+// make_entry). The soft priority (agent_hints.priority, a head start in
+// seconds under fcfs) is not modelled.
+func (d *Dynamo) QueueKey(r *Request) int64 { return int64(r.Priority) }
+
+// Queues implements Queuer: the router queues only with a queue threshold.
+func (d *Dynamo) Queues() bool { return d.cfg.QueueThreshold > 0 }

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -67,6 +68,9 @@ type LLMDConfig struct {
 	// medium holding it; nil (or a nil weight) is llm-d's
 	// (DefaultMediumWeights).
 	MediumWeights *MediumWeights `yaml:"medium_weights,omitempty"`
+	// FlowControl queues requests in the gateway by priority band while
+	// the pool is saturated (flowcontrol.go); nil or not enabled: none.
+	FlowControl *FlowControl `yaml:"flow_control,omitempty"`
 }
 
 // MediumWeights are the precise prefix scorer's per-medium block weights,
@@ -157,7 +161,15 @@ func (c *LLMDConfig) Check() error {
 			return strictyaml.Fieldf("medium_weights."+[...]string{"gpu", "cpu", "disk", "store"}[k], "must be in [0, 1], got %g", *v)
 		}
 	}
-	return nil
+	if c.FlowControl == nil {
+		return nil
+	}
+	var fe *strictyaml.FieldError
+	err := c.FlowControl.Check()
+	if errors.As(err, &fe) {
+		fe.Field = "flow_control." + fe.Field
+	}
+	return err
 }
 
 // LLMD is llm-d's inference scheduler: the role split is the filter, then
@@ -193,14 +205,21 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if !slices.Contains(PickerNames(), cfg.Picker) {
 		panic(fmt.Sprintf("router: LLMD picker %q", cfg.Picker))
 	}
+	if f := cfg.FlowControl; f != nil && f.Enabled && f.Check() != nil {
+		panic(fmt.Sprintf("router: LLMD flow control %+v", *f))
+	}
 	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
 
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
 func (*LLMD) UsesHashes() bool { return true }
 
-// Route implements Router.
+// Route implements Router: held while flow control finds the pool
+// saturated.
 func (l *LLMD) Route(r *Request, c *Cluster) Decision {
+	if l.cfg.FlowControl.saturated(c) {
+		return held()
+	}
 	if len(c.Decode) == 0 {
 		k := l.pick(r, c, false)
 		l.record(r, &c.Prefill[k])

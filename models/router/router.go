@@ -44,6 +44,7 @@ func (v *View) KVUsage() float64 {
 // Request is what a router knows of a request.
 type Request struct {
 	ID           int64
+	Priority     int // its traffic class's priority, lower first (as vLLM's priority policy); 0 without classes
 	PromptTokens int
 	OutputTokens int
 	Prefix       []kv.Segment
@@ -117,7 +118,8 @@ func (t TierBlocks) Sum() int { return t[0] + t[1] + t[2] }
 // prefilling locally on the chosen decoder), and DecodeLater when the
 // router picks the decoder once the prefill is done (a DecodeRouter).
 // Prefill -1 holds the request at the router; it is offered again when
-// routed work finishes. PrefillCached is how many prompt tokens the router
+// routed work finishes (and, for a Poller, every PollNs), in the order the
+// router keeps (a Queuer) or the order it was held. PrefillCached is how many prompt tokens the router
 // expects the prefill instance to find cached: its active prefill load
 // counts only the rest.
 type Decision struct {

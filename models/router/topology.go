@@ -144,3 +144,9 @@ func (t *TopologyAware) networkBlocks(c *Cluster, p, dec, uncached int, onboardN
 	ns := max(c.TransferNs(p, dec, c.KVBytes(dec, uncached)), onboardNs)
 	return t.blocksPerMs * float64(ns) / 1e6
 }
+
+// QueueKey implements Queuer, as Dynamo's queue does.
+func (t *TopologyAware) QueueKey(r *Request) int64 { return t.d.QueueKey(r) }
+
+// Queues implements Queuer, as Dynamo's queue does.
+func (t *TopologyAware) Queues() bool { return t.d.Queues() }

@@ -10,14 +10,15 @@ import (
 // WriteRequests writes requests.csv, one row per record: the format is
 // results.WriteRequestsCSV's (the record's own columns), which ReadRequests
 // reads back.
-func WriteRequests(w io.Writer, recs []results.Record, instances []string, tiers bool) error {
-	return results.WriteRequestsCSV(w, recs, instances, tiers)
+func WriteRequests(w io.Writer, recs []results.Record, instances []string, tiers bool, classes []string) error {
+	return results.WriteRequestsCSV(w, recs, instances, tiers, classes)
 }
 
 // RequestsWriter writes requests.csv one record at a time as a run hands
 // them over (a sim.RecordSink), the same bytes WriteRequests writes of the
 // same records when sessions says what the records say (a workload of
-// sessions gives every request a turn). The first write error stops it;
+// sessions gives every request a turn); classes names the run's traffic
+// classes (none: no class column). The first write error stops it;
 // Err reports it.
 type RequestsWriter struct {
 	w    io.Writer
@@ -28,8 +29,8 @@ type RequestsWriter struct {
 
 // NewRequestsWriter writes the header to w (buffer it) and returns the
 // writer of the rows.
-func NewRequestsWriter(w io.Writer, instances []string, sessions, tiers bool) *RequestsWriter {
-	rw := &RequestsWriter{w: w, csv: results.NewRequestsCSV(instances, sessions, tiers)}
+func NewRequestsWriter(w io.Writer, instances []string, sessions, tiers bool, classes []string) *RequestsWriter {
+	rw := &RequestsWriter{w: w, csv: results.NewRequestsCSV(instances, sessions, tiers, classes)}
 	rw.write(rw.csv.AppendHeader(make([]byte, 0, 512)))
 	return rw
 }

@@ -72,7 +72,7 @@ func (d *RunDir) Attach(cfg *sim.Config) {
 		tiers = tiers || len(cfg.Instances[i].Engine.Tiers) > 0
 	}
 	_, sessions := cfg.Source.(sim.SessionSource)
-	d.rows = rundir.NewRequestsWriter(d.reqs.W, names, sessions, tiers)
+	d.rows = rundir.NewRequestsWriter(d.reqs.W, names, sessions, tiers, cfg.ClassNames)
 	cfg.Records = chain(cfg.Records, d.rows)
 }
 
@@ -134,7 +134,7 @@ func (d *RunDir) Write(run *Finished) error {
 	if write := d.metricsFile(run); write != nil {
 		files = append(files, file{results.MetricsFile, write})
 	}
-	if err := d.writeRequests(res, tiers); err != nil {
+	if err := d.writeRequests(run, tiers); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -145,8 +145,18 @@ func (d *RunDir) Write(run *Finished) error {
 	return nil
 }
 
+// classNames are the names of a run's traffic classes, in order.
+func classNames(cs []results.ClassSummary) []string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
 // writeRequests finishes requests.csv: the rows streamed, or the records.
-func (d *RunDir) writeRequests(res *sim.Result, tiers bool) error {
+func (d *RunDir) writeRequests(run *Finished, tiers bool) error {
+	res := run.Result
 	f := d.reqs
 	if f == nil {
 		return fmt.Errorf("%s: written already", d.dir)
@@ -156,7 +166,7 @@ func (d *RunDir) writeRequests(res *sim.Result, tiers bool) error {
 	case res.Records != nil:
 		f.Discard()
 		return outdir.WriteIn(d.dir, results.RequestsFile, func(w io.Writer) error {
-			return rundir.WriteRequests(w, res.Records, InstanceNames(res), tiers)
+			return rundir.WriteRequests(w, res.Records, InstanceNames(res), tiers, classNames(run.Summary.Classes))
 		})
 	case d.rows == nil:
 		f.Discard()

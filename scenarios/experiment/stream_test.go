@@ -13,7 +13,8 @@ import (
 // streamCases are shipped scenarios of each kind whose records take a
 // different path: P/D over a trace, a decoder crash with fail-overs (a
 // changing fleet), sessions (their session columns), lower KV tiers and
-// a shared store (their tier columns), cut to a few thousand requests.
+// a shared store (their tier columns), two traffic classes (their class
+// column), cut to a few thousand requests.
 var streamCases = []struct {
 	file string
 	sets []string
@@ -23,6 +24,7 @@ var streamCases = []struct {
 	{"multi-turn.yaml", nil},
 	{"mooncake-store.yaml", []string{"workload.trace.limit=3000"}},
 	{"quickstart.yaml", []string{"workload.synthetic.requests=500"}},
+	{"two-classes.yaml", []string{"workload.synthetic.requests=300"}},
 }
 
 // TestStreamedRunMatchesKept is the metamorphic check of streaming: a run
@@ -45,6 +47,10 @@ func TestStreamedRunMatchesKept(t *testing.T) {
 				if !bytes.Equal(a, b) {
 					t.Errorf("%s differs: %d bytes keeping the records, %d streaming them", name, len(a), len(b))
 				}
+			}
+			header, _, _ := bytes.Cut(readFile(t, streamed, results.RequestsFile), []byte("\n"))
+			if classed := bytes.HasSuffix(header, []byte(results.ClassColumn)); classed != (len(l.Workload.Classes) > 0) {
+				t.Errorf("requests.csv's header %s: a class column %v, the workload's classes %d", header, classed, len(l.Workload.Classes))
 			}
 			if a, b := errText(keptRun.Unserved()), errText(streamedRun.Unserved()); a != b {
 				t.Errorf("unserved: keeping %q, streaming %q", a, b)

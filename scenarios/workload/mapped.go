@@ -21,7 +21,8 @@ const (
 // keys): Timestamp, InputTokens and OutputTokens are required; Session
 // (and Turn, which needs it) makes each row's prompt begin with its
 // session's previous prompt and answer; PrefixIDs holds a row's prefix
-// block ids, each BlockTokens tokens (as Mooncake's hash_ids).
+// block ids, each BlockTokens tokens (as Mooncake's hash_ids); Class holds
+// a row's traffic class, by name (one of Trace.ClassNames).
 type Columns struct {
 	Timestamp    string `yaml:"timestamp"`
 	InputTokens  string `yaml:"input_tokens"`
@@ -29,6 +30,7 @@ type Columns struct {
 	Session      string `yaml:"session,omitempty"`
 	Turn         string `yaml:"turn,omitempty"`
 	PrefixIDs    string `yaml:"prefix_ids,omitempty"`
+	Class        string `yaml:"class,omitempty"`
 }
 
 // timestampUnits maps a generic trace's timestamp_unit to ns per unit;
@@ -73,6 +75,8 @@ func checkMapped(t Trace) error {
 		return fieldErr("block_tokens", "set with columns.prefix_ids, and only then: the tokens each id stands for (Mooncake's 512)")
 	case t.BlockTokens < 0 || t.BlockTokens > maxTokens:
 		return fieldErr("block_tokens", "must be in [1, %d], got %d", maxTokens, t.BlockTokens)
+	case c.Class != "" && len(t.ClassNames) == 0:
+		return fieldErr("columns.class", "needs workload.classes: the column names each row's class")
 	}
 	return nil
 }
@@ -84,6 +88,7 @@ type mappedRow struct {
 	input, output int
 	session       string // "" without a session column
 	turn          int    // 0 without a turn column
+	class         uint8  // 0 without a class column
 	prefix        []uint64
 }
 
@@ -129,7 +134,18 @@ func (m *mappedTrace) Next(r *sim.Request) (bool, error) {
 	if err := m.prefix(r, row); err != nil {
 		return m.fail(err)
 	}
+	r.Class = row.class
 	return true, nil
+}
+
+// parseClass finds a row's class among the workload's by its name.
+func (m *mappedTrace) parseClass(line int, v string) (uint8, error) {
+	v = strings.TrimSpace(v)
+	if k := slices.Index(m.spec.ClassNames, v); k >= 0 {
+		return uint8(k), nil
+	}
+	return 0, m.errorf(line, m.spec.Columns.Class, "%s is not a class of workload.classes (%s)",
+		quote(v), strings.Join(m.spec.ClassNames, ", "))
 }
 
 // prefix gives r its prompt's content: the row's block ids, or its

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,7 @@ func TestMappedErrors(t *testing.T) {
 	plain := mappedSpec("ms", nil)
 	ids := mappedSpec("ms", func(c *Columns) { c.PrefixIDs = "ids" })
 	ids.BlockTokens = 16
+	classed := classedSpec()
 	csv := func(s string, spec Trace) sim.Source { return NewMappedCSV(strings.NewReader(s), "m.csv", spec) }
 	jsonl := func(s string) sim.Source { return NewMappedJSONL(strings.NewReader(s), "m.jsonl", plain) }
 	for _, tc := range []struct {
@@ -135,6 +137,11 @@ func TestMappedErrors(t *testing.T) {
 		{"jsonl missing key", jsonl(`{"ts": 1, "in": 2}`), "m.jsonl:1: out: missing (columns.output_tokens names it)"},
 		{"jsonl not an object", jsonl("[1]"), "m.jsonl:1: cannot use a JSON array as an object"},
 		{"jsonl syntax", jsonl(`{"ts": 1,`), "m.jsonl:1: column"},
+		{"class", csv("ts,in,out,cls\n1,2,3,batch\n2,2,3,bulk\n", classed),
+			`m.csv:3: cls: "bulk" is not a class of workload.classes (interactive, batch)`},
+		{"missing class", csv("ts,in,out\n1,2,3\n", classed), `m.csv:1: cls: no such column (columns.class names it)`},
+		{"jsonl class", NewMappedJSONL(strings.NewReader(`{"ts": 1, "in": 2, "out": 3, "cls": 1}`), "m.jsonl", classed),
+			`m.jsonl:1: cls: "1" is not a class of workload.classes`},
 		{"jsonl ids", NewMappedJSONL(strings.NewReader(`{"ts": 1, "in": 2, "out": 3, "ids": "7"}`), "m.jsonl", ids),
 			"m.jsonl:1: ids: want a list of block ids"},
 	} {
@@ -145,6 +152,40 @@ func TestMappedErrors(t *testing.T) {
 				t.Fatalf("error %v, want a ParseError starting %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// classedSpec maps the test files' columns and a class column, cls, of
+// two classes.
+func classedSpec() Trace {
+	spec := mappedSpec("s", func(c *Columns) { c.Class = "cls" })
+	spec.ClassNames = []string{"interactive", "batch"}
+	return spec
+}
+
+// TestMappedClasses: a class column tags each row's request with the
+// class it names, in a CSV file and a JSONL one; the mapping needs the
+// workload's classes.
+func TestMappedClasses(t *testing.T) {
+	spec := classedSpec()
+	csv := "ts,in,out,cls\n0,10,1,batch\n1,10,1, interactive\n2,10,1,batch\n"
+	jsonl := `{"ts": 0, "in": 10, "out": 1, "cls": "batch"}` + "\n" + `{"ts": 1, "in": 10, "out": 1, "cls": "interactive"}` +
+		"\n" + `{"ts": 2, "in": 10, "out": 1, "cls": "batch"}` + "\n"
+	for name, src := range map[string]sim.Source{
+		"csv":   NewMappedCSV(strings.NewReader(csv), "m.csv", spec),
+		"jsonl": NewMappedJSONL(strings.NewReader(jsonl), "m.jsonl", spec),
+	} {
+		reqs, err := drain(src, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := []uint8{reqs[0].Class, reqs[1].Class, reqs[2].Class}; !slices.Equal(got, []uint8{1, 0, 1}) {
+			t.Errorf("%s: classes %v, want [1 0 1]", name, got)
+		}
+	}
+	spec.ClassNames = nil
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "columns.class: needs workload.classes") {
+		t.Errorf("a class column without classes: %v", err)
 	}
 }
 

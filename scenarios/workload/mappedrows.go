@@ -17,9 +17,9 @@ import (
 // NewMappedCSV streams a generic CSV trace with a header row: t.Columns
 // names the header's columns that hold each row's timestamp (in
 // t.TimestampUnit), prompt and output tokens, and optionally its session,
-// turn and prefix block ids (a list in one cell: "[3 4 5]", "3;4;5"; each
-// id t.BlockTokens tokens, the last holding the rest up to that many);
-// other columns are ignored. Rows must be sorted by timestamp; ArrivalNs
+// turn, prefix block ids (a list in one cell: "[3 4 5]", "3;4;5"; each
+// id t.BlockTokens tokens, the last holding the rest up to that many) and
+// traffic class (a name of t.ClassNames); other columns are ignored. Rows must be sorted by timestamp; ArrivalNs
 // counts from the first row. With a session column, a row's prompt
 // begins with its session's previous row's prompt and answer, when it
 // holds that many tokens (input_tokens counts the whole prompt, as a
@@ -58,17 +58,17 @@ func newMappedTrace(file string, t Trace) *mappedTrace {
 
 // mapped lists the trace's mapped columns with the scenario field that
 // names each; unmapped ones are "".
-func (m *mappedTrace) mapped() [6][2]string {
+func (m *mappedTrace) mapped() [7][2]string {
 	c := m.spec.Columns
-	return [6][2]string{{c.Timestamp, "timestamp"}, {c.InputTokens, "input_tokens"}, {c.OutputTokens, "output_tokens"},
-		{c.Session, "session"}, {c.Turn, "turn"}, {c.PrefixIDs, "prefix_ids"}}
+	return [7][2]string{{c.Timestamp, "timestamp"}, {c.InputTokens, "input_tokens"}, {c.OutputTokens, "output_tokens"},
+		{c.Session, "session"}, {c.Turn, "turn"}, {c.PrefixIDs, "prefix_ids"}, {c.Class, "class"}}
 }
 
-// fill parses a row's six values (get returns one by its index in mapped,
-// and whether the row has it) into row.
+// fill parses a row's seven values (get returns one by its index in
+// mapped, and whether the row has it) into row.
 func (m *mappedTrace) fill(row *mappedRow, line int, get func(k int) (string, bool)) error {
 	cols := m.mapped()
-	vals := [6]string{}
+	vals := [7]string{}
 	for k, c := range cols {
 		if c[0] == "" {
 			continue
@@ -95,6 +95,9 @@ func (m *mappedTrace) fill(row *mappedRow, line int, get func(k int) (string, bo
 			err = m.errorf(line, cols[4][0], "turns count from 1")
 		}
 	}
+	if err == nil && cols[6][0] != "" {
+		row.class, err = m.parseClass(line, vals[6])
+	}
 	return err
 }
 
@@ -102,7 +105,7 @@ func (m *mappedTrace) fill(row *mappedRow, line int, get func(k int) (string, bo
 type csvRows struct {
 	m     *mappedTrace
 	cr    *csv.Reader
-	cols  [6]int // each mapped column's index in the header; -1 unmapped
+	cols  [7]int // each mapped column's index in the header; -1 unmapped
 	ready bool   // the header is read
 }
 

@@ -120,6 +120,9 @@ type Trace struct {
 	Columns       *Columns `yaml:"columns,omitempty"`        // csv, jsonl: which column holds what
 	TimestampUnit string   `yaml:"timestamp_unit,omitempty"` // csv, jsonl: s, ms, us, ns or datetime
 	BlockTokens   int      `yaml:"block_tokens,omitempty"`   // csv, jsonl with columns.prefix_ids: tokens per id
+	// ClassNames are the workload's traffic classes, which a generic
+	// trace's class column names (columns.class); the loader sets them.
+	ClassNames []string `yaml:"-"`
 }
 
 // ServeGen names a ServeGen client description to generate requests from:
