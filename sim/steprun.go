@@ -1,6 +1,9 @@
 package sim
 
-import "handoff/models/engine"
+import (
+	"handoff/models/engine"
+	"handoff/models/router"
+)
 
 // Runs: several steady steps of one instance in one event.
 //
@@ -43,7 +46,8 @@ import "handoff/models/engine"
 // event queued late keeps its place among its instant's. Runs are off where
 // something else happens at every step's end or the argument was not made
 // (a changing fleet, whose fail-overs retry at every step's end; journey
-// traces; a data-parallel group's shared step), and for the test switch
+// traces; a data-parallel group's shared step; a router that polls its
+// held requests, as llm-d's flow control does), and for the test switch
 // Config.eager. TestFastPathsMatchEager and TestRunsMatchEagerOnAGrid hold
 // runs to eager steps.
 
@@ -63,6 +67,9 @@ type stepRun struct {
 func (c *cluster) runsAllowed() bool {
 	if c.cfg.eager || c.cfg.Tracer != nil || c.fleet != nil || len(c.groups) > 0 {
 		return false
+	}
+	if p, ok := c.cfg.Router.(router.Poller); ok && p.PollNs() > 0 {
+		return false // its held requests are offered again between steps' ends, reading the instances mid-run
 	}
 	for i := range c.replicas {
 		in := c.replicas[i].cfg
