@@ -16,7 +16,7 @@ func TestRouterDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := router.DynamoConfig{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75, DiskCacheHitWeight: 0.25,
-		UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true, ConditionalPolicy: "isl_bounding",
+		UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true, QueuePolicy: "fcfs", ConditionalPolicy: "isl_bounding", ConditionalPeekCost: "decode",
 		BypassBelowTokens: 5000, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
 	if d := l.Router.Dynamo; d == nil || !reflect.DeepEqual(*d, want) {
 		t.Errorf("dynamo = %+v, want %+v", d, want)
@@ -105,6 +105,16 @@ func TestRouterErrors(t *testing.T) {
 		{"disk weight above 1", "{policy: dynamo, dynamo: {disk_cache_hit_weight: 2}}", "field router.dynamo.disk_cache_hit_weight: must be in [0, 1]"},
 		{"unknown conditional policy", "{policy: dynamo, dynamo: {conditional_disagg_policy: regression}}",
 			"field router.dynamo.conditional_disagg_policy: unknown policy"},
+		{"negative shared multiplier", "{policy: dynamo, dynamo: {shared_cache_multiplier: -0.5}}",
+			"t.yaml:19: field router.dynamo.shared_cache_multiplier: must be in [0, 1e+09], got -0.5"},
+		{"negative prefill busy", "{policy: dynamo, dynamo: {prefill_busy_threshold: -1}}",
+			"field router.dynamo.prefill_busy_threshold: must be in [0, 1e+09], got -1"},
+		{"negative decode busy", "{policy: dynamo, dynamo: {decode_busy_threshold: -0.1}}",
+			"field router.dynamo.decode_busy_threshold: must be in [0, 1e+09], got -0.1"},
+		{"unknown peek cost", "{policy: dynamo, dynamo: {conditional_peek_cost: prefill}}",
+			"field router.dynamo.conditional_peek_cost: unknown cost \"prefill\" (known: decode, full)"},
+		{"unknown queue policy", "{policy: dynamo, dynamo: {router_queue_policy: sjf}}",
+			"field router.dynamo.router_queue_policy: unknown policy \"sjf\" (known: fcfs, lcfs, wspt)"},
 		{"negative blocks per ms", "{policy: topology_aware, topology_aware: {blocks_per_ms: -1}}",
 			"field router.topology_aware.blocks_per_ms"},
 		{"topology with conditional", "{policy: topology_aware, dynamo: {conditional_disagg: true}}",

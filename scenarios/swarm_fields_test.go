@@ -98,16 +98,16 @@ var swarmEnums = map[string]func() []string{
 		return []string{autoscale.PredictConstant, autoscale.PredictKalman}
 	},
 	"router.policy": policyNames,
-	"router.dynamo.conditional_disagg_policy": func() []string {
-		return []string{router.ConditionalISLBounding, router.ConditionalTokenCap}
-	},
-	"router.llmd.picker":            router.PickerNames,
-	"router.llmd.scorers[].name":    router.ScorerNames,
-	"faults.events[].kind":          func() []string { return slices.Sorted(maps.Keys(faultKinds)) },
-	"workload.trace.format":         workload.TraceFormats,
-	"workload.trace.timestamp_unit": workload.TimestampUnits,
-	"Arrival.process":               workload.Processes,
-	"Length.dist":                   workload.Dists,
+	"router.dynamo.conditional_disagg_policy": router.ConditionalPolicies,
+	"router.dynamo.conditional_peek_cost":     func() []string { return []string{router.PeekDecode, router.PeekFull} },
+	"router.dynamo.router_queue_policy":       router.QueuePolicies,
+	"router.llmd.picker":                      router.PickerNames,
+	"router.llmd.scorers[].name":              router.ScorerNames,
+	"faults.events[].kind":                    func() []string { return slices.Sorted(maps.Keys(faultKinds)) },
+	"workload.trace.format":                   workload.TraceFormats,
+	"workload.trace.timestamp_unit":           workload.TimestampUnits,
+	"Arrival.process":                         workload.Processes,
+	"Length.dist":                             workload.Dists,
 }
 
 func hpaSelects() []string {

@@ -60,6 +60,8 @@ func (d *swarmDoc) dynamo(policy string) {
 		fmt.Sprintf("host_cache_hit_weight: %.2f", rng.Float64()), fmt.Sprintf("disk_cache_hit_weight: %.2f", rng.Float64()),
 		"temperature: " + pick(rng, "0", "0", "0.5"), "router_queue_threshold: " + pick(rng, "0", "0", "1.5", "4"),
 		fmt.Sprintf("assume_kv_reuse: %v", rng.IntN(2) == 0),
+		"shared_cache_multiplier: " + pick(rng, "0", "0.5", "1"),
+		"router_queue_policy: " + pick(rng, router.QueuePolicies()...),
 	}
 	if rng.IntN(3) == 0 {
 		parts = append(parts, "use_kv_events: false", fmt.Sprintf("ttl: %dms", 1+rng.IntN(1000)))
@@ -71,11 +73,12 @@ func (d *swarmDoc) dynamo(policy string) {
 	}
 	conditional := d.pd && policy != "topology_aware" && rng.IntN(2) == 0
 	parts = append(parts, fmt.Sprintf("conditional_disagg: %v", conditional),
-		"conditional_disagg_policy: "+pick(rng, router.ConditionalISLBounding, router.ConditionalTokenCap))
+		"conditional_disagg_policy: "+pick(rng, router.ConditionalPolicies()...),
+		"conditional_peek_cost: "+pick(rng, router.PeekDecode, router.PeekFull))
 	if conditional {
 		parts = append(parts, fmt.Sprintf("conditional_prefill_bypass_below_tokens: %d", 1+rng.IntN(400)),
 			fmt.Sprintf("eff_isl_threshold: %d", rng.IntN(400)), fmt.Sprintf("eff_isl_ratio_threshold: %.2f", rng.Float64()),
-			fmt.Sprintf("prefill_busy_tokens: %d", rng.IntN(2)*rng.IntN(1000)), fmt.Sprintf("decode_busy_tokens: %d", rng.IntN(2)*rng.IntN(1000)))
+			fmt.Sprintf("prefill_busy_threshold: %.2f", 2*rng.Float64()), fmt.Sprintf("decode_busy_threshold: %.2f", rng.Float64()))
 	}
 	d.line("  dynamo: {%s}", strings.Join(parts, ", "))
 }

@@ -220,7 +220,9 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	}
 	if rng.IntN(3) == 0 {
 		c.QueueThreshold = 0.5 + 4*rng.Float64()
+		c.QueuePolicy = router.QueuePolicies()[rng.IntN(len(router.QueuePolicies()))]
 	}
+	c.SharedCacheMultiplier = 0.5 * float64(rng.IntN(3))
 	if rng.IntN(3) == 0 {
 		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
 	}
@@ -228,9 +230,19 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	if rng.IntN(2) == 0 {
 		c.ConditionalDisagg = true
 		c.EffISLThreshold = 1 + rng.IntN(400)
-		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(2)*rng.IntN(1000), rng.IntN(2)*rng.IntN(1000)
-		if k := rng.IntN(2) * rng.IntN(400); k > 0 {
-			c.ConditionalPolicy, c.BypassBelowTokens = router.ConditionalTokenCap, k
+		if rng.IntN(2) == 0 {
+			t := 2 * rng.Float64()
+			c.PrefillBusyThreshold = &t
+		}
+		if rng.IntN(2) == 0 {
+			t := rng.Float64()
+			c.DecodeBusyThreshold = &t
+		}
+		policies := router.ConditionalPolicies()
+		c.ConditionalPolicy = policies[rng.IntN(len(policies))]
+		c.BypassBelowTokens = 1 + rng.IntN(400)
+		if rng.IntN(3) == 0 {
+			c.ConditionalPeekCost = router.PeekFull
 		}
 	}
 	return c

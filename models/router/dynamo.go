@@ -2,6 +2,8 @@ package router
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"handoff/models/strictyaml"
 	"handoff/models/units"
@@ -28,24 +30,13 @@ import (
 // disk run with the shared store's after it, as Dynamo buckets External
 // with Disk (tier_overlap_blocks_from_tiered_matches); 0 without tiers.
 //
+// host_overlap is the host run and disk_overlap the disk run; the shared
+// store's run after them is credited apart, SharedCacheMultiplier per
+// block, as Dynamo credits shared_beyond_device_blocks (worker_logit in
+// lib/kv-router/src/scheduling/selector/default.rs).
+//
 // With ConditionalDisagg, in a disaggregated cluster, a request may
-// prefill on its decoder instead of on a prefiller. The decoder is the one
-// Dynamo's full cost (overlap credit included) picks among the decode
-// workers, as its conditional bypass peeks it
-// (prefill_router/conditional_bypass.rs). With eff = prompt tokens minus
-// that decoder's cached prefix, Dynamo's isl_bounding policy
-// (lib/kv-router/src/conditional_disagg.rs) is
-//
-//	local = (eff < EffISLThreshold and eff/ISL < EffISLRatioThreshold, or prefill pool busy)
-//	        and not decoder busy
-//
-// where the prefill pool is busy when PrefillBusyTokens > 0 and every
-// prefiller has at least that many active prefill tokens (a remote prefill
-// would queue), and the decoder is busy when DecodeBusyTokens > 0 and its
-// active prefill tokens plus eff exceed it (a local prefill would stall
-// its decodes). The token_cap policy of earlier Dynamo releases
-// (conditional_prefill.rs) is instead: local iff eff ≤ BypassBelowTokens,
-// the busy guards still applying.
+// prefill on its decoder instead of on a prefiller (dynamocond.go).
 type DynamoConfig struct {
 	OverlapScoreCredit        float64 `yaml:"overlap_score_credit"`         // blocks of prefill credited per cached device block (default 1)
 	OverlapScoreCreditDecay   float64 `yaml:"overlap_score_credit_decay"`   // shrinks the credit on workers with excess prefill (default 0)
@@ -53,6 +44,7 @@ type DynamoConfig struct {
 	DecodeActiveRequestWeight float64 `yaml:"decode_active_request_weight"` // blocks charged per outstanding request (default 0)
 	HostCacheHitWeight        float64 `yaml:"host_cache_hit_weight"`        // blocks of prefill credited per host-tier block (default 0.75)
 	DiskCacheHitWeight        float64 `yaml:"disk_cache_hit_weight"`        // per disk or store block (default 0.25)
+	SharedCacheMultiplier     float64 `yaml:"shared_cache_multiplier"`      // per shared-store block past the device overlap (default 0; SGLang's HiCache sets 0.5)
 	// KVOverlapScoreWeight is Dynamo's deprecated kv_overlap_score_weight:
 	// set, it replaces PrefillLoadScale and at 0 also zeroes
 	// OverlapScoreCredit (NewDynamo applies it).
@@ -63,6 +55,9 @@ type DynamoConfig struct {
 	// prefill candidate's active prefill tokens exceed QueueThreshold × its
 	// token budget per step. 0 = never hold.
 	QueueThreshold float64 `yaml:"router_queue_threshold,omitempty"`
+	// QueuePolicy orders the held requests within a priority tier
+	// (router_queue_policy): fcfs, lcfs or wspt (QueueKey).
+	QueuePolicy string `yaml:"router_queue_policy"`
 
 	// UseKVEvents takes device overlaps from the instances' caches (as KV
 	// events report them); false predicts them from the router's own
@@ -78,30 +73,61 @@ type DynamoConfig struct {
 	AssumeKVReuse bool `yaml:"assume_kv_reuse"`
 
 	ConditionalDisagg    bool    `yaml:"conditional_disagg,omitempty"`
-	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"`               // isl_bounding | token_cap
+	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"`               // isl_bounding | prefill_load | isl_or_load | token_cap
+	ConditionalPeekCost  string  `yaml:"conditional_peek_cost"`                   // decode (Dynamo's) | full (handoff's before)
 	BypassBelowTokens    int     `yaml:"conditional_prefill_bypass_below_tokens"` // token_cap's cap
 	EffISLThreshold      int     `yaml:"eff_isl_threshold"`                       // tokens
 	EffISLRatioThreshold float64 `yaml:"eff_isl_ratio_threshold"`                 // in [0, 1]
-	PrefillBusyTokens    int     `yaml:"prefill_busy_tokens,omitempty"`           // 0 = no prefill-busy rule
-	DecodeBusyTokens     int     `yaml:"decode_busy_tokens,omitempty"`            // 0 = no decode-busy guard
+	// PrefillBusyThreshold is the share of its token budget past which the
+	// prefiller Dynamo would pick is busy; unset, router_queue_threshold's
+	// (and with that 0, never busy).
+	PrefillBusyThreshold *float64 `yaml:"prefill_busy_threshold,omitempty"`
+	// DecodeBusyThreshold is the share of its KV blocks past which the
+	// decoder's decode blocks veto a local prefill; unset, no veto.
+	DecodeBusyThreshold *float64 `yaml:"decode_busy_threshold,omitempty"`
 }
 
 // The conditional disaggregation policies.
 const (
 	ConditionalISLBounding = "isl_bounding"
+	ConditionalPrefillLoad = "prefill_load"
+	ConditionalISLOrLoad   = "isl_or_load"
 	ConditionalTokenCap    = "token_cap"
 )
 
+// ConditionalPolicies lists the conditional disaggregation policies.
+func ConditionalPolicies() []string {
+	return []string{ConditionalISLBounding, ConditionalPrefillLoad, ConditionalISLOrLoad, ConditionalTokenCap}
+}
+
+// The costs a conditional disaggregation peek may price decoders by.
+const (
+	PeekDecode = "decode" // Dynamo's decode worker_logit
+	PeekFull   = "full"   // the full cost, prefill term included
+)
+
+// The router queue's orders within a priority tier.
+const (
+	QueueFCFS = "fcfs"
+	QueueLCFS = "lcfs"
+	QueueWSPT = "wspt"
+)
+
+// QueuePolicies lists the router queue's orders.
+func QueuePolicies() []string { return []string{QueueFCFS, QueueLCFS, QueueWSPT} }
+
 // DefaultDynamoConfig returns Dynamo's defaults: credit 1, decay 0, scale
-// 1, request weight 0, host 0.75, disk 0.25, temperature 0, KV events on,
-// ttl 120 s, KV reuse assumed, no queue threshold (router queueing is off
-// by default in Dynamo since v1.4), no conditional disaggregation (when
-// on: isl_bounding at 2048 tokens and ratio 0.7, no busy rules; token_cap
-// at 5000 tokens).
+// 1, request weight 0, host 0.75, disk 0.25, shared store 0, temperature 0,
+// KV events on, ttl 120 s, KV reuse assumed, no queue threshold (router
+// queueing is off by default in Dynamo since v1.4) and fcfs when it
+// queues, no conditional disaggregation (when on: isl_bounding at 2048
+// tokens and ratio 0.7, decoders peeked by the decode cost, no busy
+// thresholds of its own; token_cap at 5000 tokens).
 func DefaultDynamoConfig() DynamoConfig {
 	return DynamoConfig{OverlapScoreCredit: 1, PrefillLoadScale: 1, HostCacheHitWeight: 0.75,
-		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true,
-		ConditionalPolicy: ConditionalISLBounding, BypassBelowTokens: 5000, EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
+		DiskCacheHitWeight: 0.25, UseKVEvents: true, TTL: 120e9, AssumeKVReuse: true, QueuePolicy: QueueFCFS,
+		ConditionalPolicy: ConditionalISLBounding, ConditionalPeekCost: PeekDecode, BypassBelowTokens: 5000,
+		EffISLThreshold: 2048, EffISLRatioThreshold: 0.7}
 }
 
 // MaxWeight bounds every router weight and threshold: beyond it a cost is
@@ -129,6 +155,7 @@ func (c *DynamoConfig) Check() error {
 		{"overlap_score_credit", c.OverlapScoreCredit}, {"overlap_score_credit_decay", c.OverlapScoreCreditDecay},
 		{"prefill_load_scale", c.PrefillLoadScale}, {"decode_active_request_weight", c.DecodeActiveRequestWeight},
 		{"temperature", c.Temperature}, {"router_queue_threshold", c.QueueThreshold},
+		{"shared_cache_multiplier", c.SharedCacheMultiplier},
 	}
 	if c.KVOverlapScoreWeight != nil {
 		weights = append(weights, namedWeight{"kv_overlap_score_weight", *c.KVOverlapScoreWeight})
@@ -151,13 +178,19 @@ func (c *DynamoConfig) checkConditional() error {
 		return strictyaml.Fieldf("eff_isl_threshold", "must not be negative, got %d", c.EffISLThreshold)
 	case !(c.EffISLRatioThreshold >= 0 && c.EffISLRatioThreshold <= 1):
 		return strictyaml.Fieldf("eff_isl_ratio_threshold", "must be in [0, 1], got %g", c.EffISLRatioThreshold)
-	case c.PrefillBusyTokens < 0:
-		return strictyaml.Fieldf("prefill_busy_tokens", "must not be negative, got %d", c.PrefillBusyTokens)
-	case c.DecodeBusyTokens < 0:
-		return strictyaml.Fieldf("decode_busy_tokens", "must not be negative, got %d", c.DecodeBusyTokens)
-	case c.ConditionalPolicy != ConditionalISLBounding && c.ConditionalPolicy != ConditionalTokenCap:
-		return strictyaml.Fieldf("conditional_disagg_policy", "unknown policy %q (known: %s, %s)", c.ConditionalPolicy,
-			ConditionalISLBounding, ConditionalTokenCap)
+	case c.PrefillBusyThreshold != nil && !weightOK(*c.PrefillBusyThreshold):
+		return strictyaml.Fieldf("prefill_busy_threshold", "must be in [0, %g], got %g", MaxWeight, *c.PrefillBusyThreshold)
+	case c.DecodeBusyThreshold != nil && !weightOK(*c.DecodeBusyThreshold):
+		return strictyaml.Fieldf("decode_busy_threshold", "must be in [0, %g], got %g", MaxWeight, *c.DecodeBusyThreshold)
+	case !slices.Contains(ConditionalPolicies(), c.ConditionalPolicy):
+		return strictyaml.Fieldf("conditional_disagg_policy", "unknown policy %q (known: %s)", c.ConditionalPolicy,
+			strings.Join(ConditionalPolicies(), ", "))
+	case c.ConditionalPeekCost != PeekDecode && c.ConditionalPeekCost != PeekFull:
+		return strictyaml.Fieldf("conditional_peek_cost", "unknown cost %q (known: %s, %s)", c.ConditionalPeekCost,
+			PeekDecode, PeekFull)
+	case !slices.Contains(QueuePolicies(), c.QueuePolicy):
+		return strictyaml.Fieldf("router_queue_policy", "unknown policy %q (known: %s)", c.QueuePolicy,
+			strings.Join(QueuePolicies(), ", "))
 	case c.BypassBelowTokens < 1:
 		return strictyaml.Fieldf("conditional_prefill_bypass_below_tokens", "must be positive, got %d", c.BypassBelowTokens)
 	}
@@ -193,6 +226,7 @@ type Dynamo struct {
 	costs    []float64
 	overlaps []int        // device overlap blocks of the candidates last priced
 	ix       *dynamoIndex // nil until reindexed
+	peeked   peek         // the prefiller a conditional decision peeked, this request
 }
 
 // NewDynamo returns the router; randomness (ties, temperature) comes from
@@ -216,28 +250,6 @@ func held() Decision { return Decision{Prefill: -1, Decode: -1} }
 
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
 func (*Dynamo) UsesHashes() bool { return true }
-
-// Route implements Router.
-func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
-	if len(c.Decode) > 0 && d.cfg.ConditionalDisagg {
-		k, overlap := d.pick(r, c, true)
-		if v := &c.Decode[k]; d.local(r, c, v) {
-			d.record(r, c, v.Index)
-			return Decision{Prefill: v.Index, Decode: -1, PrefillCached: cachedTokens(r, c, overlap)}
-		}
-	}
-	if d.holds(c) {
-		return held()
-	}
-	k, overlap := d.pick(r, c, false)
-	p := c.Prefill[k].Index
-	d.record(r, c, p)
-	dec := -1
-	if len(c.Decode) > 0 {
-		dec = DecodeLater
-	}
-	return Decision{Prefill: p, Decode: dec, PrefillCached: cachedTokens(r, c, overlap)}
-}
 
 // RouteDecode implements DecodeRouter: the decoder by load alone, once
 // the prefill is done.
@@ -359,14 +371,17 @@ func (d *Dynamo) overlap(r *Request, c *Cluster, inst int) int {
 	return c.Overlap(inst, r.Hashes)
 }
 
-// tierCredit is the host and disk part of a worker's credit: its lower
-// tiers' runs past its device overlap, weighted.
+// tierCredit is the host, disk and shared-store part of a worker's
+// credit: its lower tiers' runs past its device overlap, weighted. Dynamo
+// credits the shared store apart from the disk, by shared_cache_multiplier
+// (worker_logit, selector/default.rs).
 func (d *Dynamo) tierCredit(r *Request, c *Cluster, inst, overlap int) float64 {
 	if c.TierOverlap == nil || len(r.Hashes) == 0 || d.index != nil { // tiers are known from KV events only
 		return 0
 	}
 	t := c.TierOverlap(inst, r.Hashes, overlap)
-	return d.cfg.HostCacheHitWeight*float64(t[0]) + d.cfg.DiskCacheHitWeight*float64(t[1]+t[2])
+	return d.cfg.HostCacheHitWeight*float64(t[0]) + d.cfg.DiskCacheHitWeight*float64(t[1]) +
+		d.cfg.SharedCacheMultiplier*float64(t[2])
 }
 
 // record teaches the router's own index (if any) that inst will hold the
@@ -376,52 +391,3 @@ func (d *Dynamo) record(r *Request, c *Cluster, inst int) {
 		d.index.Record(inst, r.Hashes, c.NowNs)
 	}
 }
-
-// local applies conditional disaggregation to the chosen decoder dec.
-func (d *Dynamo) local(r *Request, c *Cluster, dec *View) bool {
-	cd := &d.cfg
-	eff := max(0, r.PromptTokens-d.overlap(r, c, dec.Index)*c.BlockSize)
-	if cd.DecodeBusyTokens > 0 && dec.ActivePrefillTokens+eff > cd.DecodeBusyTokens {
-		return false
-	}
-	tokenCap := cd.ConditionalPolicy == ConditionalTokenCap
-	if tokenCap && eff <= cd.BypassBelowTokens {
-		return true
-	}
-	ratio := 0.0
-	if r.PromptTokens > 0 {
-		ratio = float64(eff) / float64(r.PromptTokens)
-	}
-	if !tokenCap && eff < cd.EffISLThreshold && ratio < cd.EffISLRatioThreshold {
-		return true
-	}
-	return cd.PrefillBusyTokens > 0 && d.allAtLeast(c, cd.PrefillBusyTokens)
-}
-
-// allAtLeast reports whether every prefiller has at least tokens active
-// prefill tokens.
-func (d *Dynamo) allAtLeast(c *Cluster, tokens int) bool {
-	if d.ix != nil {
-		_, least := d.ix.legs[0].active.min()
-		return least >= float64(tokens)
-	}
-	vs := c.Prefill
-	for i := range vs {
-		if vs[i].ActivePrefillTokens < tokens {
-			return false
-		}
-	}
-	return true
-}
-
-// QueueKey implements Queuer: a request's class's priority as Dynamo's
-// strict_priority tier (nvext.agent_hints.strict_priority), the first key
-// of its router queue — a higher tier is dispatched first, here a lower
-// class priority — before its queue policy, fcfs by default, orders each
-// tier by arrival (lib/kv-router's policy_queue.rs, cmp_queue_order and
-// make_entry). The soft priority (agent_hints.priority, a head start in
-// seconds under fcfs) is not modelled.
-func (d *Dynamo) QueueKey(r *Request) int64 { return int64(r.Priority) }
-
-// Queues implements Queuer: the router queues only with a queue threshold.
-func (d *Dynamo) Queues() bool { return d.cfg.QueueThreshold > 0 }

@@ -204,14 +204,9 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 		{"ratio exactly .7", 1600, 30, nil, 0, false}, // eff 1120 = 0.7 × 1600
 		{"ratio .69", 1600, 31, nil, 0, true},         // eff 1104
 		{"short uncached prompt", 100, 0, nil, 0, false},
-		{"decoder busy", 1600, 31, func(c *DynamoConfig) { c.DecodeBusyTokens = 1000 }, 0, false},
-		{"decoder not busy", 1600, 31, func(c *DynamoConfig) { c.DecodeBusyTokens = 1104 }, 0, true},
-		{"prefill pool busy", 100, 0, func(c *DynamoConfig) { c.PrefillBusyTokens = 500 }, 600, true},
-		{"prefill pool not busy", 100, 0, func(c *DynamoConfig) { c.PrefillBusyTokens = 500 }, 499, false},
 		// token_cap (earlier Dynamo): local iff uncached ≤ the cap, whatever the ratio.
 		{"token cap, 5000 uncached", 5000, 0, func(c *DynamoConfig) { c.ConditionalPolicy = ConditionalTokenCap }, 0, true},
 		{"token cap, 5001 uncached", 5001, 0, func(c *DynamoConfig) { c.ConditionalPolicy = ConditionalTokenCap }, 0, false},
-		{"token cap, decoder busy", 100, 0, func(c *DynamoConfig) { c.ConditionalPolicy, c.DecodeBusyTokens = ConditionalTokenCap, 50 }, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -229,3 +229,26 @@ func (d *Dynamo) prefixed(dst []int, r *Request, c *Cluster, l *dynamoLeg) []int
 	slices.Sort(dst)
 	return slices.Compact(dst)
 }
+
+// peekDecoderIndexed is peekDecoder from the indexes: a decoder the
+// prefix does not count on costs its load plus R, so the load order
+// stands in for the rest.
+func (d *Dynamo) peekDecoderIndexed(r *Request, c *Cluster) (k, overlap int) {
+	l, vs := &d.ix.legs[1], c.Decode
+	x := &d.ix.pick
+	x.special = d.prefixed(x.special[:0], r, c, l)
+	x.specialCosts, d.overlaps = x.specialCosts[:0], d.overlaps[:0]
+	for _, k := range x.special {
+		o := d.overlap(r, c, vs[k].Index)
+		d.overlaps = append(d.overlaps, o)
+		x.specialCosts = append(x.specialCosts, d.decodeLogit(r, c, &vs[k], o))
+	}
+	reqBlocks := r.PromptTokens / c.BlockSize
+	d.ix.load = loadCosts{d: d, vs: vs, reqBlocks: reqBlocks}
+	x.tree, x.costs, x.shared = &l.load, &d.ix.load, float64(reqBlocks)
+	k = d.ch.minCostIndexed(x)
+	if j := slices.Index(x.special, k); j >= 0 {
+		overlap = d.overlaps[j]
+	}
+	return k, overlap
+}

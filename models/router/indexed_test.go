@@ -227,6 +227,7 @@ func randomDynamo(rng *rand.Rand) DynamoConfig {
 	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
 	c.PrefillLoadScale = []float64{0, 0.5, 1, 0.7, 1.3}[rng.IntN(5)]
 	c.DecodeActiveRequestWeight = []float64{0, 1, 2, 0.1}[rng.IntN(4)]
+	c.SharedCacheMultiplier = []float64{0, 0.5}[rng.IntN(2)]
 	if rng.IntN(6) == 0 {
 		c.Temperature = rng.Float64()
 	}
@@ -238,9 +239,15 @@ func randomDynamo(rng *rand.Rand) DynamoConfig {
 	c.AssumeKVReuse = rng.IntN(2) == 0
 	if rng.IntN(2) == 0 {
 		c.ConditionalDisagg = true
-		c.ConditionalPolicy = []string{ConditionalISLBounding, ConditionalTokenCap}[rng.IntN(2)]
+		c.ConditionalPolicy = ConditionalPolicies()[rng.IntN(len(ConditionalPolicies()))]
+		c.ConditionalPeekCost = []string{PeekDecode, PeekFull}[rng.IntN(2)]
 		c.EffISLThreshold, c.BypassBelowTokens = rng.IntN(100), 1+rng.IntN(100)
-		c.PrefillBusyTokens, c.DecodeBusyTokens = rng.IntN(3)*16, rng.IntN(3)*32
+		if rng.IntN(2) == 0 {
+			c.PrefillBusyThreshold = ptr(rng.Float64() * 2)
+		}
+		if rng.IntN(2) == 0 {
+			c.DecodeBusyThreshold = ptr(rng.Float64())
+		}
 	}
 	return c
 }

@@ -18,19 +18,19 @@ func withTiers(t *testing.T, c *Cluster, runs map[int]TierBlocks, onboardNs map[
 // TestDynamoCreditsHostAndDiskTiers checks Dynamo's cost by hand with
 // lower-tier overlaps (dynamoWorkers: 4-block request, block 16):
 //
-//	credit = device + 0.75·host + 0.25·(disk + store)
+//	credit = device + 0.75·host + 0.25·disk + 0·store (shared_cache_multiplier)
 //	w0: device 4, nothing below: 6 − 4 + 14 = 16
-//	w1: host 2, disk 1, store 1: credit 1.5 + 0.5 = 2; 4 − 2 + 4 = 6
+//	w1: host 2, disk 1, store 1: credit 1.5 + 0.25 = 1.75; 4 − 1.75 + 4 = 6.25
 //	w2: device 2, host 2: credit 2 + 1.5 = 3.5; 5 − 3.5 + 8 = 9.5
 //
-// and with host 1, disk 0.5: w1 credit 2 + 1 = 3: 1 + 4 = 5; w2 credit
-// 2 + 2 = 4: 1 + 8 = 9.
+// and with host 1, disk 0.5: w1 credit 2 + 0.5 = 2.5: 1.5 + 4 = 5.5; w2
+// credit 2 + 2 = 4: 1 + 8 = 9.
 func TestDynamoCreditsHostAndDiskTiers(t *testing.T) {
 	runs := map[int]TierBlocks{1: {2, 1, 1}, 2: {2, 0, 0}}
 	for _, tc := range []struct {
 		host, disk float64
 		want       []float64
-	}{{0.75, 0.25, []float64{16, 6, 9.5}}, {1, 0.5, []float64{16, 5, 9}}, {0, 0, []float64{16, 8, 11}}} {
+	}{{0.75, 0.25, []float64{16, 6.25, 9.5}}, {1, 0.5, []float64{16, 5.5, 9}}, {0, 0, []float64{16, 8, 11}}} {
 		cfg := DefaultDynamoConfig()
 		cfg.HostCacheHitWeight, cfg.DiskCacheHitWeight = tc.host, tc.disk
 		c, r := dynamoWorkers()
