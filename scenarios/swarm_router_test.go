@@ -82,7 +82,7 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, medium weights and flow control (its thresholds low, so
+// index capacity, no-hit LRU size, medium weights and flow control (its thresholds low, so
 // that it holds, or left to llm-d's).
 func (d *swarmDoc) llmd() {
 	rng := d.rng
@@ -96,6 +96,9 @@ func (d *swarmDoc) llmd() {
 	}
 	parts := []string{"scorers: [" + strings.Join(scorers, ", ") + "]", "picker: " + pickOf(rng, router.PickerNames()),
 		"non_cached_tokens: " + pick(rng, "0", "0", "64", "1024"), fmt.Sprintf("lru_capacity_per_server: %d", rng.IntN(2)*rng.IntN(64))}
+	if rng.IntN(2) == 0 {
+		parts = append(parts, fmt.Sprintf("no_hit_lru_size: %d", 1+rng.IntN(8)))
+	}
 	if rng.IntN(2) == 0 {
 		var weights []string
 		for _, medium := range []string{"gpu", "cpu", "disk", "store"} {

@@ -29,7 +29,7 @@ const (
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
 	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
-		ScorerPrecisePrefix}
+		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -71,6 +71,9 @@ type LLMDConfig struct {
 	// FlowControl queues requests in the gateway by priority band while
 	// the pool is saturated (flowcontrol.go); nil or not enabled: none.
 	FlowControl *FlowControl `yaml:"flow_control,omitempty"`
+	// NoHitLRUSize is how many instances the no-hit-LRU scorer's LRU
+	// keeps (its lruSize parameter).
+	NoHitLRUSize int `yaml:"no_hit_lru_size"`
 }
 
 // MediumWeights are the precise prefix scorer's per-medium block weights,
@@ -120,10 +123,11 @@ func (w *MediumWeights) fields() [4]*float64 {
 
 // DefaultLLMDConfig returns llm-d's defaults: queue 2,
 // kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
-// each instance's LRU as large as its KV pool, llm-d's medium weights.
+// each instance's LRU as large as its KV pool, llm-d's medium weights,
+// a no-hit LRU of 1,024 instances.
 func DefaultLLMDConfig() LLMDConfig {
 	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore}
+		Picker: PickerMaxScore, NoHitLRUSize: DefaultNoHitLRUSize}
 }
 
 // maxLRUCapacity bounds lru_capacity_per_server.
@@ -155,6 +159,8 @@ func (c *LLMDConfig) Check() error {
 	case c.LRUCapacityPerServer < 0 || c.LRUCapacityPerServer > maxLRUCapacity:
 		return strictyaml.Fieldf("lru_capacity_per_server", "must be in [0, %d] blocks (0: each instance's KV pool), got %d",
 			maxLRUCapacity, c.LRUCapacityPerServer)
+	case c.NoHitLRUSize < 1 || c.NoHitLRUSize > maxLRUCapacity:
+		return strictyaml.Fieldf("no_hit_lru_size", "must be in [1, %d] instances, got %d", maxLRUCapacity, c.NoHitLRUSize)
 	}
 	for k, v := range c.MediumWeights.fields() {
 		if v != nil && !(*v >= 0 && *v <= 1) {
@@ -187,15 +193,16 @@ type LLMD struct {
 	weights       mediumWeights
 	ch            chooser
 	index         *LRUIndex
+	noHit         noHitLRU
 	totals, score []float64
 	ix            *llmdIndex // nil until reindexed
 }
 
 // NewLLMD returns the scheduler; ties and weighted-random draws come from
-// rng. Panics on a configuration the scenario loader would reject.
+// rng. A no-hit LRU size of 0 is DefaultNoHitLRUSize. Panics on a configuration the scenario loader would reject.
 func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
-	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 {
-		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0 and an LRU capacity ≥ 0")
+	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 || cfg.NoHitLRUSize < 0 {
+		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0, an LRU capacity ≥ 0 and a no-hit LRU size ≥ 0")
 	}
 	for _, s := range cfg.Scorers {
 		if !slices.Contains(ScorerNames(), s.Name) || !(s.Weight >= 0) {
@@ -207,6 +214,9 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	}
 	if f := cfg.FlowControl; f != nil && f.Enabled && f.Check() != nil {
 		panic(fmt.Sprintf("router: LLMD flow control %+v", *f))
+	}
+	if cfg.NoHitLRUSize == 0 {
+		cfg.NoHitLRUSize = DefaultNoHitLRUSize
 	}
 	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
@@ -220,6 +230,13 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if l.cfg.FlowControl.saturated(c) {
 		return held()
 	}
+	d := l.route(r, c)
+	l.noHitUsed(d)
+	return d
+}
+
+// route is Route once flow control lets the request through.
+func (l *LLMD) route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
 		k := l.pick(r, c, false)
 		l.record(r, &c.Prefill[k])
@@ -235,6 +252,20 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	kp := l.pick(r, c, false)
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
+}
+
+// noHitUsed is the no-hit-LRU scorer's PreRequest: a cold request's
+// decoder (the primary profile's pick), then its prefiller, become the
+// most recently used.
+func (l *LLMD) noHitUsed(d Decision) {
+	if !l.noHit.cold || !slices.ContainsFunc(l.cfg.Scorers, func(s WeightedScorer) bool { return s.Name == ScorerNoHitLRU }) {
+		return
+	}
+	if d.Decode >= 0 {
+		l.noHit.used(d.Decode, l.cfg.NoHitLRUSize)
+	}
+	l.noHit.used(d.Prefill, l.cfg.NoHitLRUSize)
+	l.noHit.cold = false
 }
 
 // record teaches the index that instance v will hold the request's
@@ -324,6 +355,10 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 		return loadAwareScores(dst, vs), true
 	case ScorerActiveRequest:
 		return activeRequestScores(dst, vs), true
+	case ScorerRunningRequests:
+		return runningScores(dst, vs), true
+	case ScorerNoHitLRU:
+		return l.noHit.scores(dst, vs, func(inst int) bool { return l.index.Matched(inst, prefixBlocks(r)) > 0 }), true
 	}
 	return dst, false
 }

@@ -22,7 +22,8 @@ import "slices"
 // with a refresh before every decision it is never built. It does not
 // apply, and the picker scans, with the active-request scorer (it reads
 // the outstanding counts, which change with every decision, and
-// normalises them by the fleet's most), with the weighted-random picker
+// normalises them by the fleet's most), with the no-hit-LRU scorer (its
+// LRU moves with every cold request), with the weighted-random picker
 // (a draw over every candidate's total), or with the precise prefix
 // scorer where lower KV tiers can give any candidate a share.
 
@@ -49,10 +50,11 @@ type llmdLeg struct {
 	pos    []int32     // by instance index: the position, −1 for none
 }
 
-// llmdState is what of a view the queue, KV and load-aware scorers read.
-type llmdState struct{ waiting, free, total int }
+// llmdState is what of a view the queue, running-requests, KV and
+// load-aware scorers read.
+type llmdState struct{ waiting, running, free, total int }
 
-func stateOf(v *View) llmdState { return llmdState{v.Waiting, v.FreeBlocks, v.TotalBlocks} }
+func stateOf(v *View) llmdState { return llmdState{v.Waiting, v.Running, v.FreeBlocks, v.TotalBlocks} }
 
 // llmdTotals prices the candidates without the prefix (pickIndexed).
 type llmdTotals struct{ leg *llmdLeg }
@@ -88,7 +90,7 @@ func (l *LLMD) indexable(c *Cluster) bool {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
-		if s.Name == ScorerActiveRequest || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
+		if s.Name == ScorerActiveRequest || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
 			return false
 		}
 	}

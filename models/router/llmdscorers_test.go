@@ -1,0 +1,76 @@
+package router
+
+import "testing"
+
+// TestLLMDRunningRequestsScores: (max − r)/(max − min) over the running
+// counts 3, 0, 1, and 1 each when they are equal.
+func TestLLMDRunningRequestsScores(t *testing.T) {
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	vs := []View{{Index: 0, Running: 3}, {Index: 1, Running: 0}, {Index: 2, Running: 1}}
+	checkCosts(t, l.Score(nil, ScorerRunningRequests, request(32), nil, vs), []float64{0, 1, 2.0 / 3})
+	same := []View{{Index: 0, Running: 2}, {Index: 1, Running: 2}}
+	checkCosts(t, l.Score(nil, ScorerRunningRequests, request(32), nil, same), []float64{1, 1})
+}
+
+// TestLLMDNoHitLRUSpreadsColdRequests: on four idle instances scored by
+// no-hit-LRU alone, cold requests go round the fleet, least recently used
+// first, each step's scores the closed form 1 − rank/3.
+func TestLLMDNoHitLRUSpreadsColdRequests(t *testing.T) {
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers = []WeightedScorer{{ScorerNoHitLRU, 1}}
+	l := NewLLMD(cfg, seeded())
+	c := &Cluster{Prefill: []View{{Index: 0}, {Index: 1}, {Index: 2}, {Index: 3}}, BlockSize: testBlock}
+	steps := []struct {
+		want   []float64
+		choice int
+	}{
+		{[]float64{1, 2.0 / 3, 1.0 / 3, 0}, 0}, // none used: in listed order
+		{[]float64{0, 1, 2.0 / 3, 1.0 / 3}, 1}, // 0 used: after the three never used
+		{[]float64{1.0 / 3, 0, 1, 2.0 / 3}, 2},
+		{[]float64{2.0 / 3, 1.0 / 3, 0, 1}, 3},
+		{[]float64{1, 2.0 / 3, 1.0 / 3, 0}, 0}, // all used: least recently first
+	}
+	for i, s := range steps {
+		r := request(8) // no full block: cold everywhere
+		checkCosts(t, l.Score(nil, ScorerNoHitLRU, r, c, c.Prefill), s.want)
+		if d := l.Route(r, c); d.Prefill != s.choice {
+			t.Fatalf("step %d: routed to %d, want %d", i, d.Prefill, s.choice)
+		}
+	}
+}
+
+// TestLLMDNoHitLRUEdges: a request some candidate holds a block of scores
+// 0.5 everywhere and leaves the LRU alone; a lone candidate scores 1; the
+// LRU's position counts instances that are not candidates (score clamped
+// at 0); the LRU keeps at most its size.
+func TestLLMDNoHitLRUEdges(t *testing.T) {
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	l.index.Record(1, []uint64{1}, 10)
+	vs := []View{{Index: 0}, {Index: 1}}
+	checkCosts(t, l.Score(nil, ScorerNoHitLRU, request(32), nil, vs), []float64{0.5, 0.5})
+	checkCosts(t, l.Score(nil, ScorerNoHitLRU, request(8), nil, vs[:1]), []float64{1})
+	l.noHit.used(9, 4)
+	l.noHit.used(1, 4)
+	checkCosts(t, l.Score(nil, ScorerNoHitLRU, request(8), nil, vs), []float64{1, 0}) // 1: rank 1 + 1
+	for i := range 6 {
+		l.noHit.used(i, 3)
+	}
+	if got := l.noHit.order; len(got) != 3 || got[0] != 3 || got[2] != 5 {
+		t.Fatalf("LRU %v, want [3 4 5]", got)
+	}
+}
+
+// TestLLMDNoHitLRUDisaggregated: a cold request moves its decoder, then
+// its prefiller, to the front.
+func TestLLMDNoHitLRUDisaggregated(t *testing.T) {
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers, cfg.NonCachedTokens = []WeightedScorer{{ScorerNoHitLRU, 1}}, 1
+	l := NewLLMD(cfg, seeded())
+	c := &Cluster{Prefill: []View{{Index: 0}, {Index: 1}}, Decode: []View{{Index: 2}, {Index: 3}}, BlockSize: testBlock}
+	if d := l.Route(request(8), c); d != (Decision{Prefill: 0, Decode: 2}) {
+		t.Fatalf("routed %+v, want prefill 0, decode 2", d)
+	}
+	if got := l.noHit.order; len(got) != 2 || got[0] != 2 || got[1] != 0 {
+		t.Fatalf("LRU %v, want [2 0]", got)
+	}
+}
