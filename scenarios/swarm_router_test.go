@@ -83,9 +83,15 @@ func (d *swarmDoc) dynamo(policy string) {
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
 // index capacity, no-hit LRU size, medium weights and flow control (its thresholds low, so
-// that it holds, or left to llm-d's).
+// that it holds, or left to llm-d's) — or, for a quarter, reads them from
+// a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
 	rng := d.rng
+	if rng.IntN(4) == 0 {
+		d.tag("router_from")
+		d.line("  from: %s", d.path("epp/"+pick(rng, "precise-prefix.yaml", "pd.yaml")))
+		return
+	}
 	var scorers []string
 	for _, name := range some(rng, router.ScorerNames()) {
 		if rng.IntN(4) == 0 {
