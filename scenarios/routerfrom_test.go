@@ -17,6 +17,11 @@ var eppInline = map[string]string{
 		"{name: queue, weight: 1}], picker: max-score}",
 	"epp/pd.yaml": "{scorers: [{name: prefix-cache, weight: 2}, {name: queue, weight: 1}], picker: max-score, " +
 		"non_cached_tokens: 16, lru_capacity_per_server: 31250}",
+	"testdata/epp-every-plugin.yaml": "{scorers: [{name: prefix-cache, weight: 3}, {name: precise-prefix-cache, weight: 0.5}, " +
+		"{name: kv-cache-utilization}, {name: queue, weight: 2}, {name: load-aware, weight: 1.5}, {name: active-request}, " +
+		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}], picker: weighted-random, " +
+		"prefix_affinity_filter: {affinity_threshold: 0.5, exploration_probability: 0.1}, non_cached_tokens: 200, " +
+		"lru_capacity_per_server: 64, no_hit_lru_size: 3}",
 }
 
 // routerFromDoc is a small P/D cluster on shared prompts, so prefixes hit
@@ -105,7 +110,7 @@ func TestRouterFromBadInput(t *testing.T) {
 		{"unknown parameter", strings.Replace(string(good), "nonCachedTokens: 16", "cacheHitThreshold: 16", 1), "",
 			`epp.yaml:19: field plugins[5].parameters.cacheHitThreshold: parameter "cacheHitThreshold" of prefix-based-pd-decider is not modelled`},
 		{"profiles differ", strings.Replace(string(good), "    weight: 1\n- name: decode", "    weight: 3\n- name: decode", 1), "",
-			`epp.yaml:34: field schedulingProfiles[1].plugins: profile "decode" scores or picks unlike profile "prefill"`},
+			`epp.yaml:34: field schedulingProfiles[1].plugins: profile "decode" scores, filters or picks unlike profile "prefill"`},
 		{"top-level key", string(good) + "flowControl: {}\n", "", `epp.yaml:41: field flowControl: unknown field`},
 		{"both", string(good), "\n  llmd: {picker: max-score}", "f.yaml:13: field router.llmd: router.from sets the llmd section"},
 		{"no file", "", "", "f.yaml:12: field router.from: open"},

@@ -82,7 +82,7 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, no-hit LRU size, medium weights and flow control (its thresholds low, so
+// index capacity, no-hit LRU size, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
 // that it holds, or left to llm-d's) — or, for a quarter, reads them from
 // a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
@@ -104,6 +104,13 @@ func (d *swarmDoc) llmd() {
 		"non_cached_tokens: " + pick(rng, "0", "0", "64", "1024"), fmt.Sprintf("lru_capacity_per_server: %d", rng.IntN(2)*rng.IntN(64))}
 	if rng.IntN(2) == 0 {
 		parts = append(parts, fmt.Sprintf("no_hit_lru_size: %d", 1+rng.IntN(8)))
+	}
+	if rng.IntN(3) == 0 {
+		f := ""
+		if rng.IntN(2) == 0 {
+			f = fmt.Sprintf("affinity_threshold: %.2f, exploration_probability: %.2f", rng.Float64(), rng.Float64()/4)
+		}
+		parts = append(parts, "prefix_affinity_filter: {"+f+"}")
 	}
 	if rng.IntN(2) == 0 {
 		var weights []string

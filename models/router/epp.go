@@ -52,6 +52,7 @@ const (
 	eppScorer   eppKind = iota
 	eppPicker           // chooses among the scored candidates
 	eppFilter           // the role split, which handoff's legs make
+	eppAffinity         // the prefix-cache-affinity filter
 	eppHandler          // profile handler: which profiles run
 	eppDecider          // prefix-based P/D decision
 	eppPlumbing         // feeds metrics, KV events or tokens: handoff reads them exactly
@@ -83,6 +84,7 @@ var eppTypes = map[string]eppType{
 	"no-hit-lru-scorer":            {kind: eppScorer, maps: ScorerNoHitLRU, params: []string{"lruSize"}},
 	"max-score-picker":             {kind: eppPicker, maps: PickerMaxScore},
 	"weighted-random-picker":       {kind: eppPicker, maps: PickerWeightedRandom},
+	"prefix-cache-affinity-filter": {kind: eppAffinity, params: []string{"affinityThreshold", "explorationProbability"}},
 	"decode-filter":                {kind: eppFilter},
 	"prefill-filter":               {kind: eppFilter},
 	"single-profile-handler":       {kind: eppHandler},
@@ -110,6 +112,7 @@ type eppReader struct {
 	// disabled, as llm-d's HandlerFactory logs).
 	threshold map[string]int
 	prefill   string
+	affinity  map[string]PrefixAffinity // each prefix-affinity filter's parameters, by plugin name
 }
 
 // ReadEPP reads an llm-d EndpointPickerConfig (data, read from file) into
@@ -119,7 +122,8 @@ type eppReader struct {
 // not model is one *strictyaml.FieldError naming the file, line and
 // field.
 func ReadEPP(data []byte, file string) (LLMDConfig, error) {
-	e := &eppReader{file: file, byName: map[string]int{}, threshold: map[string]int{}}
+	e := &eppReader{file: file, byName: map[string]int{}, threshold: map[string]int{},
+		affinity: map[string]PrefixAffinity{}}
 	root, err := strictyaml.Decode(data, file, &e.doc)
 	if err != nil {
 		return LLMDConfig{}, err
@@ -172,6 +176,9 @@ func (e *eppReader) plugins(cfg *LLMDConfig) error {
 			return e.errorf(at+".name", "plugin name %q is used twice", name)
 		}
 		e.byName[name] = i
+		if t.kind == eppAffinity {
+			e.affinity[name] = DefaultPrefixAffinity()
+		}
 		if err := e.params(at, name, p, t, cfg); err != nil {
 			return err
 		}
@@ -205,8 +212,11 @@ func (e *eppReader) params(at, name string, p eppPlugin, t eppType, cfg *LLMDCon
 
 // param applies one parameter handoff reads.
 func (e *eppReader) param(field, name, key string, v *yaml.Node, cfg *LLMDConfig) error {
-	if key == "deciders" {
+	switch key {
+	case "deciders":
 		return e.deciders(field, v)
+	case "affinityThreshold", "explorationProbability":
+		return e.affinityParam(field, name, key, v)
 	}
 	x, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || x < 0 {
@@ -224,6 +234,22 @@ func (e *eppReader) param(field, name, key string, v *yaml.Node, cfg *LLMDConfig
 	case "nonCachedTokens":
 		e.threshold[name] = x
 	}
+	return nil
+}
+
+// affinityParam sets one of a prefix-affinity filter's parameters.
+func (e *eppReader) affinityParam(field, name, key string, v *yaml.Node) error {
+	x, err := strconv.ParseFloat(v.Value, 64)
+	if v.Kind != yaml.ScalarNode || err != nil || !(x >= 0 && x <= 1) {
+		return e.errorf(field, "must be a number in [0, 1], got %q", v.Value)
+	}
+	f := e.affinity[name]
+	if key == "affinityThreshold" {
+		f.AffinityThreshold = x
+	} else {
+		f.ExplorationProbability = x
+	}
+	e.affinity[name] = f
 	return nil
 }
 

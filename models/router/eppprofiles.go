@@ -8,13 +8,20 @@ import (
 // eppLeg is what one scheduling profile sets: its scorers in order and
 // its picker.
 type eppLeg struct {
-	scorers []WeightedScorer
-	picker  string
+	scorers  []WeightedScorer
+	picker   string
+	affinity *PrefixAffinity
+}
+
+// same reports whether two legs score, filter and pick alike.
+func (a eppLeg) same(b eppLeg) bool {
+	return a.picker == b.picker && slices.Equal(a.scorers, b.scorers) &&
+		(a.affinity == nil) == (b.affinity == nil) && (a.affinity == nil || *a.affinity == *b.affinity)
 }
 
 // profiles reads the scheduling profiles. handoff applies one scorer list
 // and one picker to both legs, so a prefill and a decode profile must
-// agree; a profile without a picker gets llm-d's max-score picker, and a
+// agree (the prefix-affinity filter too); a profile without a picker gets llm-d's max-score picker, and a
 // scorer without a weight weighs 1 (the config loader's defaults).
 func (e *eppReader) profiles(cfg *LLMDConfig) error {
 	var first eppLeg
@@ -28,15 +35,15 @@ func (e *eppReader) profiles(cfg *LLMDConfig) error {
 			first = leg
 			continue
 		}
-		if leg.picker != first.picker || !slices.Equal(leg.scorers, first.scorers) {
-			return e.errorf(at+".plugins", "profile %q scores or picks unlike profile %q: handoff applies one scorer list "+
-				"and picker to both legs", p.Name, e.doc.SchedulingProfiles[0].Name)
+		if !leg.same(first) {
+			return e.errorf(at+".plugins", "profile %q scores, filters or picks unlike profile %q: handoff applies one "+
+				"scorer list, prefix-affinity filter and picker to both legs", p.Name, e.doc.SchedulingProfiles[0].Name)
 		}
 	}
 	if len(first.scorers) == 0 {
 		return e.errorf("schedulingProfiles[0].plugins", "no scorer: handoff needs at least one")
 	}
-	cfg.Scorers, cfg.Picker = first.scorers, first.picker
+	cfg.Scorers, cfg.Picker, cfg.PrefixAffinity = first.scorers, first.picker, first.affinity
 	return nil
 }
 
@@ -70,6 +77,12 @@ func (e *eppReader) profile(at string, p eppProfile) (eppLeg, error) {
 				return leg, e.errorf(field+".pluginRef", "scorer %s is referenced twice in the profile", t.maps)
 			}
 			leg.scorers = append(leg.scorers, WeightedScorer{Name: t.maps, Weight: w})
+		case eppAffinity:
+			if leg.affinity != nil {
+				return leg, e.errorf(field+".pluginRef", "a profile has one prefix-cache-affinity-filter")
+			}
+			f := e.affinity[ref.PluginRef]
+			leg.affinity = &f
 		case eppPicker:
 			if pickers++; pickers > 1 {
 				return leg, e.errorf(field+".pluginRef", "a profile has one picker")

@@ -71,6 +71,9 @@ type LLMDConfig struct {
 	// FlowControl queues requests in the gateway by priority band while
 	// the pool is saturated (flowcontrol.go); nil or not enabled: none.
 	FlowControl *FlowControl `yaml:"flow_control,omitempty"`
+	// PrefixAffinity filters the candidates by their prefix share before
+	// the scorers (llmdaffinity.go); nil: no filter.
+	PrefixAffinity *PrefixAffinity `yaml:"prefix_affinity_filter,omitempty"`
 	// NoHitLRUSize is how many instances the no-hit-LRU scorer's LRU
 	// keeps (its lruSize parameter).
 	NoHitLRUSize int `yaml:"no_hit_lru_size"`
@@ -167,13 +170,25 @@ func (c *LLMDConfig) Check() error {
 			return strictyaml.Fieldf("medium_weights."+[...]string{"gpu", "cpu", "disk", "store"}[k], "must be in [0, 1], got %g", *v)
 		}
 	}
-	if c.FlowControl == nil {
+	if err := nested("prefix_affinity_filter", c.PrefixAffinity); err != nil {
+		return err
+	}
+	return nested("flow_control", c.FlowControl)
+}
+
+// nested checks a subsection (nil: absent), its errors' fields placed
+// under key.
+func nested[T any, P interface {
+	*T
+	Check() error
+}](key string, sub P) error {
+	if sub == nil {
 		return nil
 	}
 	var fe *strictyaml.FieldError
-	err := c.FlowControl.Check()
+	err := sub.Check()
 	if errors.As(err, &fe) {
-		fe.Field = "flow_control." + fe.Field
+		fe.Field = key + "." + fe.Field
 	}
 	return err
 }
@@ -195,6 +210,8 @@ type LLMD struct {
 	index         *LRUIndex
 	noHit         noHitLRU
 	totals, score []float64
+	kept          []int      // scratch: the positions the affinity filter keeps
+	sticky        []View     // scratch: their views
 	ix            *llmdIndex // nil until reindexed
 }
 
@@ -214,6 +231,9 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	}
 	if f := cfg.FlowControl; f != nil && f.Enabled && f.Check() != nil {
 		panic(fmt.Sprintf("router: LLMD flow control %+v", *f))
+	}
+	if f := cfg.PrefixAffinity; f != nil && f.Check() != nil {
+		panic(fmt.Sprintf("router: LLMD prefix-affinity filter %+v", *f))
 	}
 	if cfg.NoHitLRUSize == 0 {
 		cfg.NoHitLRUSize = DefaultNoHitLRUSize
@@ -298,12 +318,16 @@ func (l *LLMD) pick(r *Request, c *Cluster, decode bool) int {
 	if k, ok := l.pickIndexed(r, c, decode); ok {
 		return k
 	}
-	vs := c.leg(decode)
+	vs, kept := l.affinityFilter(r, c.leg(decode))
 	l.totals = l.Totals(l.totals[:0], r, c, vs)
+	k := l.ch.maxScore
 	if l.cfg.Picker == PickerWeightedRandom {
-		return l.ch.weighted(l.totals)
+		k = l.ch.weighted
 	}
-	return l.ch.maxScore(l.totals)
+	if kept == nil {
+		return k(l.totals)
+	}
+	return kept[k(l.totals)]
 }
 
 // Totals appends to dst each candidate's weighted score total and returns

@@ -23,8 +23,9 @@ import "slices"
 // apply, and the picker scans, with the active-request scorer (it reads
 // the outstanding counts, which change with every decision, and
 // normalises them by the fleet's most), with the no-hit-LRU scorer (its
-// LRU moves with every cold request), with the weighted-random picker
-// (a draw over every candidate's total), or with the precise prefix
+// LRU moves with every cold request), with the prefix-affinity filter (it
+// narrows the candidates the scorers normalise over), with the
+// weighted-random picker (a draw over every candidate's total), or with the precise prefix
 // scorer where lower KV tiers can give any candidate a share.
 
 // llmdScansBeforeIndex is how many decisions after a refresh scan before
@@ -86,7 +87,7 @@ func (l *LLMD) Changed(c *Cluster, decode bool, k int) {
 
 // indexable reports whether the picker can choose from the indexes.
 func (l *LLMD) indexable(c *Cluster) bool {
-	if l.ix == nil || l.cfg.Picker != PickerMaxScore {
+	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {

@@ -74,3 +74,39 @@ func TestLLMDNoHitLRUDisaggregated(t *testing.T) {
 		t.Fatalf("LRU %v, want [2 0]", got)
 	}
 }
+
+// TestLLMDPrefixAffinityFilter: on three instances holding 8, 6 and 0 of
+// a request's 8 blocks, the filter at 0.7 keeps 0 and 1 and the queue
+// scorer normalises over them alone (waiting 4 and 2: 0 scores 0, 1
+// scores 1), so 1 wins, though 2, waiting 0, would win unfiltered; at
+// 0.9 only 0 passes; at 1 with exploration 1 every candidate does.
+func TestLLMDPrefixAffinityFilter(t *testing.T) {
+	vs := []View{{Index: 0, Waiting: 4}, {Index: 1, Waiting: 2}, {Index: 2, Waiting: 0}}
+	route := func(f *PrefixAffinity) int {
+		cfg := DefaultLLMDConfig()
+		cfg.Scorers, cfg.PrefixAffinity = []WeightedScorer{{ScorerQueue, 1}}, f
+		l := NewLLMD(cfg, seeded())
+		l.index.Record(0, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, 100)
+		l.index.Record(1, []uint64{1, 2, 3, 4, 5, 6}, 100)
+		return l.Route(request(8*testBlock), &Cluster{Prefill: vs, BlockSize: testBlock}).Prefill
+	}
+	for _, tc := range []struct {
+		f    *PrefixAffinity
+		want int
+	}{
+		{nil, 2},
+		{&PrefixAffinity{AffinityThreshold: 0.7}, 1},
+		{&PrefixAffinity{AffinityThreshold: 0.9}, 0},
+		{&PrefixAffinity{AffinityThreshold: 1, ExplorationProbability: 1}, 2},
+		{&PrefixAffinity{AffinityThreshold: 0}, 2}, // 0: off
+	} {
+		if got := route(tc.f); got != tc.want {
+			t.Errorf("filter %+v: routed to %d, want %d", tc.f, got, tc.want)
+		}
+	}
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	l.cfg.PrefixAffinity = &PrefixAffinity{AffinityThreshold: 0.5}
+	if out, kept := l.affinityFilter(request(8*testBlock), vs); len(out) != 3 || kept != nil {
+		t.Errorf("no candidate sticky: kept %v, want all", kept)
+	}
+}
