@@ -19,9 +19,9 @@ var eppInline = map[string]string{
 		"non_cached_tokens: 16, lru_capacity_per_server: 31250}",
 	"testdata/epp-every-plugin.yaml": "{scorers: [{name: prefix-cache, weight: 3}, {name: precise-prefix-cache, weight: 0.5}, " +
 		"{name: kv-cache-utilization}, {name: queue, weight: 2}, {name: load-aware, weight: 1.5}, {name: active-request}, " +
-		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}], picker: weighted-random, " +
+		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}, {name: token-load, weight: 2.5}], picker: weighted-random, " +
 		"prefix_affinity_filter: {affinity_threshold: 0.5, exploration_probability: 0.1}, non_cached_tokens: 200, " +
-		"lru_capacity_per_server: 64, no_hit_lru_size: 3}",
+		"lru_capacity_per_server: 64, no_hit_lru_size: 3, token_load_threshold: 20000}",
 }
 
 // routerFromDoc is a small P/D cluster on shared prompts, so prefixes hit

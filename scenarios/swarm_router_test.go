@@ -82,7 +82,7 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, no-hit LRU size, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
+// index capacity, no-hit LRU size, token-load threshold, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
 // that it holds, or left to llm-d's) — or, for a quarter, reads them from
 // a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
@@ -104,6 +104,9 @@ func (d *swarmDoc) llmd() {
 		"non_cached_tokens: " + pick(rng, "0", "0", "64", "1024"), fmt.Sprintf("lru_capacity_per_server: %d", rng.IntN(2)*rng.IntN(64))}
 	if rng.IntN(2) == 0 {
 		parts = append(parts, fmt.Sprintf("no_hit_lru_size: %d", 1+rng.IntN(8)))
+	}
+	if rng.IntN(2) == 0 {
+		parts = append(parts, fmt.Sprintf("token_load_threshold: %d", 1+rng.IntN(100000)))
 	}
 	if rng.IntN(3) == 0 {
 		f := ""

@@ -81,6 +81,7 @@ var eppTypes = map[string]eppType{
 	"load-aware-scorer":            {kind: eppScorer, maps: ScorerLoadAware},
 	"active-request-scorer":        {kind: eppScorer, maps: ScorerActiveRequest},
 	"running-requests-size-scorer": {kind: eppScorer, maps: ScorerRunningRequests},
+	"token-load-scorer":            {kind: eppScorer, maps: ScorerTokenLoad, params: []string{"queueThresholdTokens"}},
 	"no-hit-lru-scorer":            {kind: eppScorer, maps: ScorerNoHitLRU, params: []string{"lruSize"}},
 	"max-score-picker":             {kind: eppPicker, maps: PickerMaxScore},
 	"weighted-random-picker":       {kind: eppPicker, maps: PickerWeightedRandom},
@@ -231,6 +232,10 @@ func (e *eppReader) param(field, name, key string, v *yaml.Node, cfg *LLMDConfig
 		}
 	case "lruSize":
 		cfg.NoHitLRUSize = x
+	case "queueThresholdTokens":
+		if x > 0 { // upstream's factory: ≤ 0 keeps the default
+			cfg.TokenLoadThreshold = x
+		}
 	case "nonCachedTokens":
 		e.threshold[name] = x
 	}

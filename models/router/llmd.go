@@ -29,7 +29,7 @@ const (
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
 	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
-		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU}
+		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -77,6 +77,9 @@ type LLMDConfig struct {
 	// NoHitLRUSize is how many instances the no-hit-LRU scorer's LRU
 	// keeps (its lruSize parameter).
 	NoHitLRUSize int `yaml:"no_hit_lru_size"`
+	// TokenLoadThreshold is the in-flight tokens at which the token-load
+	// scorer gives 0 (its queueThresholdTokens parameter).
+	TokenLoadThreshold int `yaml:"token_load_threshold"`
 }
 
 // MediumWeights are the precise prefix scorer's per-medium block weights,
@@ -127,14 +130,18 @@ func (w *MediumWeights) fields() [4]*float64 {
 // DefaultLLMDConfig returns llm-d's defaults: queue 2,
 // kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
 // each instance's LRU as large as its KV pool, llm-d's medium weights,
-// a no-hit LRU of 1,024 instances.
+// a no-hit LRU of 1,024 instances, a token-load threshold of 4,194,304.
 func DefaultLLMDConfig() LLMDConfig {
 	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore, NoHitLRUSize: DefaultNoHitLRUSize}
+		Picker: PickerMaxScore, NoHitLRUSize: DefaultNoHitLRUSize, TokenLoadThreshold: DefaultTokenLoadThreshold}
 }
 
-// maxLRUCapacity bounds lru_capacity_per_server.
-const maxLRUCapacity = 1 << 24
+// maxLRUCapacity bounds lru_capacity_per_server and no_hit_lru_size;
+// maxTokenLoadThreshold bounds token_load_threshold.
+const (
+	maxLRUCapacity        = 1 << 24
+	maxTokenLoadThreshold = 1 << 40
+)
 
 // Check validates the section; errors name the field relative to it.
 func (c *LLMDConfig) Check() error {
@@ -164,6 +171,8 @@ func (c *LLMDConfig) Check() error {
 			maxLRUCapacity, c.LRUCapacityPerServer)
 	case c.NoHitLRUSize < 1 || c.NoHitLRUSize > maxLRUCapacity:
 		return strictyaml.Fieldf("no_hit_lru_size", "must be in [1, %d] instances, got %d", maxLRUCapacity, c.NoHitLRUSize)
+	case c.TokenLoadThreshold < 1 || c.TokenLoadThreshold > maxTokenLoadThreshold:
+		return strictyaml.Fieldf("token_load_threshold", "must be in [1, %d] tokens, got %d", maxTokenLoadThreshold, c.TokenLoadThreshold)
 	}
 	for k, v := range c.MediumWeights.fields() {
 		if v != nil && !(*v >= 0 && *v <= 1) {
@@ -216,7 +225,8 @@ type LLMD struct {
 }
 
 // NewLLMD returns the scheduler; ties and weighted-random draws come from
-// rng. A no-hit LRU size of 0 is DefaultNoHitLRUSize. Panics on a configuration the scenario loader would reject.
+// rng. A no-hit LRU size of 0 is DefaultNoHitLRUSize, a token-load
+// threshold ≤ 0 DefaultTokenLoadThreshold (as upstream's factory). Panics on a configuration the scenario loader would reject.
 func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 || cfg.NoHitLRUSize < 0 {
 		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0, an LRU capacity ≥ 0 and a no-hit LRU size ≥ 0")
@@ -237,6 +247,9 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	}
 	if cfg.NoHitLRUSize == 0 {
 		cfg.NoHitLRUSize = DefaultNoHitLRUSize
+	}
+	if cfg.TokenLoadThreshold <= 0 {
+		cfg.TokenLoadThreshold = DefaultTokenLoadThreshold
 	}
 	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
@@ -381,6 +394,8 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 		return activeRequestScores(dst, vs), true
 	case ScorerRunningRequests:
 		return runningScores(dst, vs), true
+	case ScorerTokenLoad:
+		return tokenLoadScores(dst, vs, l.cfg.TokenLoadThreshold), true
 	case ScorerNoHitLRU:
 		return l.noHit.scores(dst, vs, func(inst int) bool { return l.index.Matched(inst, prefixBlocks(r)) > 0 }), true
 	}

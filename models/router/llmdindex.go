@@ -22,7 +22,8 @@ import "slices"
 // with a refresh before every decision it is never built. It does not
 // apply, and the picker scans, with the active-request scorer (it reads
 // the outstanding counts, which change with every decision, and
-// normalises them by the fleet's most), with the no-hit-LRU scorer (its
+// normalises them by the fleet's most), with the token-load scorer (its
+// bookkeeping too changes with every decision), with the no-hit-LRU scorer (its
 // LRU moves with every cold request), with the prefix-affinity filter (it
 // narrows the candidates the scorers normalise over), with the
 // weighted-random picker (a draw over every candidate's total), or with the precise prefix
@@ -91,7 +92,7 @@ func (l *LLMD) indexable(c *Cluster) bool {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
-		if s.Name == ScorerActiveRequest || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
+		if s.Name == ScorerActiveRequest || s.Name == ScorerTokenLoad || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
 			return false
 		}
 	}

@@ -110,3 +110,19 @@ func TestLLMDPrefixAffinityFilter(t *testing.T) {
 		t.Errorf("no candidate sticky: kept %v, want all", kept)
 	}
 }
+
+// TestLLMDTokenLoadScores: 1 − min(load, threshold)/threshold, 1 when
+// idle, 0 past the threshold; a request's estimate is its prompt plus
+// 1.5 × its prompt, rounded.
+func TestLLMDTokenLoadScores(t *testing.T) {
+	cfg := DefaultLLMDConfig()
+	cfg.TokenLoadThreshold = 1000
+	l := NewLLMD(cfg, seeded())
+	vs := []View{{Index: 0}, {Index: 1, TokenLoad: 250}, {Index: 2, TokenLoad: 1000}, {Index: 3, TokenLoad: 5000}}
+	checkCosts(t, l.Score(nil, ScorerTokenLoad, request(32), nil, vs), []float64{1, 0.75, 0, 0})
+	def := NewLLMD(DefaultLLMDConfig(), seeded())
+	checkCosts(t, def.Score(nil, ScorerTokenLoad, request(32), nil, []View{{TokenLoad: 4194304 / 4}}), []float64{0.75})
+	if got := EstimatedTokens(101); got != 101+152 { // round(151.5) = 152
+		t.Errorf("EstimatedTokens(101) = %d, want 253", got)
+	}
+}
