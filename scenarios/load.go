@@ -71,6 +71,9 @@ func Parse(data []byte, file string, sets ...Set) (*Loaded, error) {
 			return nil, err
 		}
 	}
+	if err := l.routerFrom(); err != nil {
+		return nil, err
+	}
 	l.applyDefaults()
 	if err := l.validate(); err != nil {
 		return nil, err

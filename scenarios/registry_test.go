@@ -23,7 +23,7 @@ func TestRouterRegistryMatchesSchema(t *testing.T) {
 	for i := range rt.NumField() {
 		f := rt.Field(i)
 		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if key == "policy" || key == "refresh_interval" {
+		if key == "policy" || key == "refresh_interval" || key == "from" {
 			continue
 		}
 		fields = append(fields, key)

@@ -203,7 +203,8 @@ func checkTopologyAware(l *Loaded) error {
 }
 
 // llmdDefaults weighs 1 each llm-d scorer the file lists without
-// a weight.
+// a weight, and fills flow control's and the prefix-affinity filter's
+// thresholds the file leaves out with llm-d's.
 func llmdDefaults(l *Loaded) {
 	for i := range l.Router.LLMD.Scorers {
 		fill(l, fmt.Sprintf("router.llmd.scorers[%d].weight", i), &l.Router.LLMD.Scorers[i].Weight, 1)
@@ -211,6 +212,10 @@ func llmdDefaults(l *Loaded) {
 	if fc := l.Router.LLMD.FlowControl; fc != nil {
 		def := router.DefaultFlowControl()
 		fillFrom(l, "router.llmd.flow_control", fc, &def)
+	}
+	if f := l.Router.LLMD.PrefixAffinity; f != nil {
+		def := router.DefaultPrefixAffinity()
+		fillFrom(l, "router.llmd.prefix_affinity_filter", f, &def)
 	}
 }
 

@@ -28,7 +28,8 @@ func TestRouterDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLLMD := router.LLMDConfig{Scorers: []router.WeightedScorer{{Name: "queue", Weight: 1}}, Picker: "max-score"} // LRUs sized from the pools
+	wantLLMD := router.LLMDConfig{Scorers: []router.WeightedScorer{{Name: "queue", Weight: 1}}, Picker: "max-score",
+		NoHitLRUSize: 1024, TokenLoadThreshold: 4194304} // LRUs sized from the pools
 	if m := l.Router.LLMD; m == nil || !reflect.DeepEqual(*m, wantLLMD) {
 		t.Errorf("llmd = %+v, want %+v", m, wantLLMD)
 	}

@@ -35,6 +35,7 @@ var swarmFreeText = map[string]string{
 	"pools[].hardware":                     "an accelerator's name: the catalogs'",
 	"plan.pools.*.hardware":                "accelerators' names: the catalogs'",
 	"link.kind":                            "a link's name: the catalogs'",
+	"router.from":                          "a path to an llm-d EndpointPickerConfig: the shipped ones under epp/",
 	"topology.domain_link":                 "a link's name: the catalogs'",
 	"topology.node_link":                   "a link's name: the catalogs'",
 	"topology.datacenter_link":             "a link's name: the catalogs'",

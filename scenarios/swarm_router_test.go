@@ -85,10 +85,16 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, medium weights and flow control (its thresholds low, so
-// that it holds, or left to llm-d's).
+// index capacity, no-hit LRU size, token-load threshold, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
+// that it holds, or left to llm-d's) — or, for a quarter, reads them from
+// a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
 	rng := d.rng
+	if rng.IntN(4) == 0 {
+		d.tag("router_from")
+		d.line("  from: %s", d.path("epp/"+pick(rng, "precise-prefix.yaml", "pd.yaml")))
+		return
+	}
 	var scorers []string
 	for _, name := range some(rng, router.ScorerNames()) {
 		if rng.IntN(4) == 0 {
@@ -99,6 +105,19 @@ func (d *swarmDoc) llmd() {
 	}
 	parts := []string{"scorers: [" + strings.Join(scorers, ", ") + "]", "picker: " + pickOf(rng, router.PickerNames()),
 		"non_cached_tokens: " + pick(rng, "0", "0", "64", "1024"), fmt.Sprintf("lru_capacity_per_server: %d", rng.IntN(2)*rng.IntN(64))}
+	if rng.IntN(2) == 0 {
+		parts = append(parts, fmt.Sprintf("no_hit_lru_size: %d", 1+rng.IntN(8)))
+	}
+	if rng.IntN(2) == 0 {
+		parts = append(parts, fmt.Sprintf("token_load_threshold: %d", 1+rng.IntN(100000)))
+	}
+	if rng.IntN(3) == 0 {
+		f := ""
+		if rng.IntN(2) == 0 {
+			f = fmt.Sprintf("affinity_threshold: %.2f, exploration_probability: %.2f", rng.Float64(), rng.Float64()/4)
+		}
+		parts = append(parts, "prefix_affinity_filter: {"+f+"}")
+	}
 	if rng.IntN(2) == 0 {
 		var weights []string
 		for _, medium := range []string{"gpu", "cpu", "disk", "store"} {

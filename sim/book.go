@@ -8,6 +8,11 @@ import "handoff/models/router"
 // finishes, and a request's full prompt blocks count on the instance that
 // decodes it, from when that instance is chosen until the request
 // finishes there — shared blocks once, when the router assumes KV reuse.
+// llm-d's in-flight token load (its inflight-load producer,
+// PreRequest and ResponseBody) counts a request's estimated tokens on each
+// instance it is routed to: on a remote prefiller until its prefill ends
+// (upstream: the first streamed chunk), on the instance that decodes it
+// until it finishes.
 // Requests the router holds wait here, in order, and are offered again
 // whenever that bookkeeping shrinks.
 
@@ -20,6 +25,10 @@ func (c *cluster) book(f *flight) {
 		if f.route.Decode >= 0 {
 			c.noteRouted(f.route.Decode, f.req.PromptTokens)
 		}
+	}
+	if f.route.Decode >= 0 {
+		f.prefillLoad = router.EstimatedTokens(f.req.PromptTokens)
+		c.replicas[f.route.Prefill].tokenLoad += f.prefillLoad
 	}
 	f.bookedTokens = max(0, f.req.PromptTokens-f.route.PrefillCached)
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
@@ -37,6 +46,8 @@ func (c *cluster) bookDecode(f *flight) {
 	f.bookedBlocks = f.req.PromptTokens / bs
 	rp.routed++
 	f.routedHere = true
+	f.decodeLoad = router.EstimatedTokens(f.req.PromptTokens)
+	rp.tokenLoad += f.decodeLoad
 	if rp.shared == nil {
 		rp.blocks += f.bookedBlocks
 		return
@@ -50,6 +61,11 @@ func (c *cluster) bookDecode(f *flight) {
 
 // unbookPrefill ends a flight's prefill bookkeeping.
 func (c *cluster) unbookPrefill(f *flight) {
+	if f.prefillLoad != 0 {
+		c.replicas[f.route.Prefill].tokenLoad -= f.prefillLoad
+		c.loadChanged(f.route.Prefill)
+		f.prefillLoad = 0
+	}
 	if f.bookedTokens == 0 {
 		return
 	}
@@ -79,6 +95,8 @@ func (c *cluster) unbookDecode(f *flight) {
 		rp.routed--
 		f.routedHere = false
 	}
+	rp.tokenLoad -= f.decodeLoad
+	f.decodeLoad = 0
 	if rp.shared == nil {
 		rp.blocks -= f.bookedBlocks
 	} else {

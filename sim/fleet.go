@@ -363,7 +363,7 @@ func (c *cluster) checkDrains() {
 // step, no request routed to it.
 func (c *cluster) drained(i int) bool {
 	rp := &c.replicas[i]
-	return c.engine(i).InFlight() == 0 && rp.eng.Idle() && rp.outstanding == 0 && rp.routed == 0 && rp.prefillTokens == 0
+	return c.engine(i).InFlight() == 0 && rp.eng.Idle() && rp.outstanding == 0 && rp.routed == 0 && rp.prefillTokens == 0 && rp.tokenLoad == 0
 }
 
 // stop turns an idle instance off: billing ends and it restarts cold.

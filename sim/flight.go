@@ -156,6 +156,9 @@ type flight struct {
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
 	routedHere   bool // counted in its decoder's routed (book.go)
+	// Its estimated tokens in its prefiller's and its decoder's token load
+	// (book.go); 0 once released.
+	prefillLoad, decodeLoad int
 
 	// Fail-overs (failover.go), packed into what would be padding: whether
 	// its router bookkeeping was returned at a crash, whether it still

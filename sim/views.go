@@ -201,6 +201,7 @@ func (c *cluster) fillLoad(v *router.View, i int) {
 		v.Outstanding = rp.routed
 	}
 	v.ActivePrefillTokens = rp.prefillTokens
+	v.TokenLoad = rp.tokenLoad
 	v.ActiveBlocks = rp.blocks
 }
 

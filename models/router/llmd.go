@@ -1,13 +1,9 @@
 package router
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
-
-	"handoff/models/strictyaml"
 )
 
 // The llm-d scorer names.
@@ -29,7 +25,7 @@ const (
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
 	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
-		ScorerPrecisePrefix}
+		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -43,134 +39,6 @@ const loadAwareQueueMax = 128
 // (defaultMaxPrefixBlocks in llm-d-inference-scheduler's approximateprefix
 // data producer).
 const maxPrefixBlocks = 256
-
-// WeightedScorer is one scorer and its weight (≥ 0) in the total.
-type WeightedScorer struct {
-	Name   string  `yaml:"name"`
-	Weight float64 `yaml:"weight"` // a scenario leaving it out weighs 1
-}
-
-// LLMDConfig is the llm-d scheduler's plugins: the router.llmd section of
-// a scenario (YAML-tagged), its defaults (DefaultLLMDConfig) and checks
-// (Check), and NewLLMD's configuration.
-type LLMDConfig struct {
-	Scorers []WeightedScorer `yaml:"scorers"`
-	Picker  string           `yaml:"picker"` // max-score | weighted-random
-	// NonCachedTokens: in a disaggregated cluster, prefill on a prefiller
-	// iff the chosen decoder lacks at least this many prompt tokens;
-	// 0 never disaggregates (every request prefills on its decoder).
-	NonCachedTokens int `yaml:"non_cached_tokens"`
-	// LRUCapacityPerServer bounds the prefix index, in blocks per
-	// instance; 0 sizes each instance's LRU from its KV block count, as
-	// llm-d's auto-tuned scorer does from the pod's cache_config metrics.
-	LRUCapacityPerServer int `yaml:"lru_capacity_per_server"`
-	// MediumWeights weigh a block the precise prefix scorer finds by the
-	// medium holding it; nil (or a nil weight) is llm-d's
-	// (DefaultMediumWeights).
-	MediumWeights *MediumWeights `yaml:"medium_weights,omitempty"`
-	// FlowControl queues requests in the gateway by priority band while
-	// the pool is saturated (flowcontrol.go); nil or not enabled: none.
-	FlowControl *FlowControl `yaml:"flow_control,omitempty"`
-}
-
-// MediumWeights are the precise prefix scorer's per-medium block weights,
-// each in [0, 1]: gpu is HBM, cpu the host tier. llm-d's default table
-// weighs gpu 1.0 and cpu 0.8 (llm-d-kv-cache, pkg/kvcache/backend.go,
-// DefaultKVCacheBackendConfig); a medium missing from it counts 1.0
-// (LongestPrefixScorer.getMaxWeight), so disk and store blocks weigh 1.0
-// unless set.
-type MediumWeights struct {
-	GPU   *float64 `yaml:"gpu"`
-	CPU   *float64 `yaml:"cpu"`
-	Disk  *float64 `yaml:"disk"`
-	Store *float64 `yaml:"store"`
-}
-
-// mediumWeights are the resolved weights.
-type mediumWeights struct{ gpu, cpu, disk, store float64 }
-
-// DefaultMediumWeights returns llm-d's: gpu 1, cpu 0.8, others 1.
-func DefaultMediumWeights() MediumWeights {
-	return MediumWeights{GPU: ptr(1.0), CPU: ptr(0.8), Disk: ptr(1.0), Store: ptr(1.0)}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// resolved returns the weights w sets over llm-d's.
-func (w *MediumWeights) resolved() mediumWeights {
-	def := DefaultMediumWeights()
-	var out [4]float64
-	for k, v := range w.fields() {
-		if v == nil {
-			v = def.fields()[k]
-		}
-		out[k] = *v
-	}
-	return mediumWeights{gpu: out[0], cpu: out[1], disk: out[2], store: out[3]}
-}
-
-// fields returns the weights in the order gpu, cpu, disk, store; a nil w
-// has none set.
-func (w *MediumWeights) fields() [4]*float64 {
-	if w == nil {
-		return [4]*float64{}
-	}
-	return [4]*float64{w.GPU, w.CPU, w.Disk, w.Store}
-}
-
-// DefaultLLMDConfig returns llm-d's defaults: queue 2,
-// kv-cache-utilization 2, prefix-cache 3, max-score, no disaggregation,
-// each instance's LRU as large as its KV pool, llm-d's medium weights.
-func DefaultLLMDConfig() LLMDConfig {
-	return LLMDConfig{Scorers: []WeightedScorer{{ScorerQueue, 2}, {ScorerKVUtilization, 2}, {ScorerPrefixCache, 3}},
-		Picker: PickerMaxScore}
-}
-
-// maxLRUCapacity bounds lru_capacity_per_server.
-const maxLRUCapacity = 1 << 24
-
-// Check validates the section; errors name the field relative to it.
-func (c *LLMDConfig) Check() error {
-	if len(c.Scorers) == 0 {
-		return strictyaml.Fieldf("scorers", "at least one scorer is required (known: %s)", strings.Join(ScorerNames(), ", "))
-	}
-	seen := map[string]bool{}
-	for i, s := range c.Scorers {
-		f := fmt.Sprintf("scorers[%d]", i)
-		switch {
-		case !slices.Contains(ScorerNames(), s.Name):
-			return strictyaml.Fieldf(f+".name", "unknown scorer %q (known: %s)", s.Name, strings.Join(ScorerNames(), ", "))
-		case seen[s.Name]:
-			return strictyaml.Fieldf(f+".name", "scorer %q is listed twice", s.Name)
-		case !weightOK(s.Weight):
-			return strictyaml.Fieldf(f+".weight", "must be in [0, %g], got %g", MaxWeight, s.Weight)
-		}
-		seen[s.Name] = true
-	}
-	switch {
-	case !slices.Contains(PickerNames(), c.Picker):
-		return strictyaml.Fieldf("picker", "unknown picker %q (known: %s)", c.Picker, strings.Join(PickerNames(), ", "))
-	case c.NonCachedTokens < 0:
-		return strictyaml.Fieldf("non_cached_tokens", "must not be negative (0 = never disaggregate), got %d", c.NonCachedTokens)
-	case c.LRUCapacityPerServer < 0 || c.LRUCapacityPerServer > maxLRUCapacity:
-		return strictyaml.Fieldf("lru_capacity_per_server", "must be in [0, %d] blocks (0: each instance's KV pool), got %d",
-			maxLRUCapacity, c.LRUCapacityPerServer)
-	}
-	for k, v := range c.MediumWeights.fields() {
-		if v != nil && !(*v >= 0 && *v <= 1) {
-			return strictyaml.Fieldf("medium_weights."+[...]string{"gpu", "cpu", "disk", "store"}[k], "must be in [0, 1], got %g", *v)
-		}
-	}
-	if c.FlowControl == nil {
-		return nil
-	}
-	var fe *strictyaml.FieldError
-	err := c.FlowControl.Check()
-	if errors.As(err, &fe) {
-		fe.Field = "flow_control." + fe.Field
-	}
-	return err
-}
 
 // LLMD is llm-d's inference scheduler: the role split is the filter, then
 // each candidate's total is the weighted sum of its scores (each in
@@ -187,15 +55,19 @@ type LLMD struct {
 	weights       mediumWeights
 	ch            chooser
 	index         *LRUIndex
+	noHit         noHitLRU
 	totals, score []float64
+	kept          []int      // scratch: the positions the affinity filter keeps
+	sticky        []View     // scratch: their views
 	ix            *llmdIndex // nil until reindexed
 }
 
 // NewLLMD returns the scheduler; ties and weighted-random draws come from
-// rng. Panics on a configuration the scenario loader would reject.
+// rng. A no-hit LRU size of 0 is DefaultNoHitLRUSize, a token-load
+// threshold ≤ 0 DefaultTokenLoadThreshold (as upstream's factory). Panics on a configuration the scenario loader would reject.
 func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
-	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 {
-		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0 and an LRU capacity ≥ 0")
+	if rng == nil || cfg.NonCachedTokens < 0 || cfg.LRUCapacityPerServer < 0 || cfg.NoHitLRUSize < 0 {
+		panic("router: LLMD needs a random stream, non-cached tokens ≥ 0, an LRU capacity ≥ 0 and a no-hit LRU size ≥ 0")
 	}
 	for _, s := range cfg.Scorers {
 		if !slices.Contains(ScorerNames(), s.Name) || !(s.Weight >= 0) {
@@ -207,6 +79,15 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	}
 	if f := cfg.FlowControl; f != nil && f.Enabled && f.Check() != nil {
 		panic(fmt.Sprintf("router: LLMD flow control %+v", *f))
+	}
+	if f := cfg.PrefixAffinity; f != nil && f.Check() != nil {
+		panic(fmt.Sprintf("router: LLMD prefix-affinity filter %+v", *f))
+	}
+	if cfg.NoHitLRUSize == 0 {
+		cfg.NoHitLRUSize = DefaultNoHitLRUSize
+	}
+	if cfg.TokenLoadThreshold <= 0 {
+		cfg.TokenLoadThreshold = DefaultTokenLoadThreshold
 	}
 	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
 }
@@ -220,6 +101,13 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	if l.cfg.FlowControl.saturated(c) {
 		return held()
 	}
+	d := l.route(r, c)
+	l.noHitUsed(d)
+	return d
+}
+
+// route is Route once flow control lets the request through.
+func (l *LLMD) route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
 		k := l.pick(r, c, false)
 		l.record(r, &c.Prefill[k])
@@ -235,6 +123,20 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	kp := l.pick(r, c, false)
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
+}
+
+// noHitUsed is the no-hit-LRU scorer's PreRequest: a cold request's
+// decoder (the primary profile's pick), then its prefiller, become the
+// most recently used.
+func (l *LLMD) noHitUsed(d Decision) {
+	if !l.noHit.cold || !slices.ContainsFunc(l.cfg.Scorers, func(s WeightedScorer) bool { return s.Name == ScorerNoHitLRU }) {
+		return
+	}
+	if d.Decode >= 0 {
+		l.noHit.used(d.Decode, l.cfg.NoHitLRUSize)
+	}
+	l.noHit.used(d.Prefill, l.cfg.NoHitLRUSize)
+	l.noHit.cold = false
 }
 
 // record teaches the index that instance v will hold the request's
@@ -267,12 +169,16 @@ func (l *LLMD) pick(r *Request, c *Cluster, decode bool) int {
 	if k, ok := l.pickIndexed(r, c, decode); ok {
 		return k
 	}
-	vs := c.leg(decode)
+	vs, kept := l.affinityFilter(r, c.leg(decode))
 	l.totals = l.Totals(l.totals[:0], r, c, vs)
+	k := l.ch.maxScore
 	if l.cfg.Picker == PickerWeightedRandom {
-		return l.ch.weighted(l.totals)
+		k = l.ch.weighted
 	}
-	return l.ch.maxScore(l.totals)
+	if kept == nil {
+		return k(l.totals)
+	}
+	return kept[k(l.totals)]
 }
 
 // Totals appends to dst each candidate's weighted score total and returns
@@ -324,6 +230,12 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 		return loadAwareScores(dst, vs), true
 	case ScorerActiveRequest:
 		return activeRequestScores(dst, vs), true
+	case ScorerRunningRequests:
+		return runningScores(dst, vs), true
+	case ScorerTokenLoad:
+		return tokenLoadScores(dst, vs, l.cfg.TokenLoadThreshold), true
+	case ScorerNoHitLRU:
+		return l.noHit.scores(dst, vs, func(inst int) bool { return l.index.Matched(inst, prefixBlocks(r)) > 0 }), true
 	}
 	return dst, false
 }

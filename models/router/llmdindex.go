@@ -22,8 +22,11 @@ import "slices"
 // with a refresh before every decision it is never built. It does not
 // apply, and the picker scans, with the active-request scorer (it reads
 // the outstanding counts, which change with every decision, and
-// normalises them by the fleet's most), with the weighted-random picker
-// (a draw over every candidate's total), or with the precise prefix
+// normalises them by the fleet's most), with the token-load scorer (its
+// bookkeeping too changes with every decision), with the no-hit-LRU scorer (its
+// LRU moves with every cold request), with the prefix-affinity filter (it
+// narrows the candidates the scorers normalise over), with the
+// weighted-random picker (a draw over every candidate's total), or with the precise prefix
 // scorer where lower KV tiers can give any candidate a share.
 
 // llmdScansBeforeIndex is how many decisions after a refresh scan before
@@ -49,10 +52,11 @@ type llmdLeg struct {
 	pos    []int32     // by instance index: the position, −1 for none
 }
 
-// llmdState is what of a view the queue, KV and load-aware scorers read.
-type llmdState struct{ waiting, free, total int }
+// llmdState is what of a view the queue, running-requests, KV and
+// load-aware scorers read.
+type llmdState struct{ waiting, running, free, total int }
 
-func stateOf(v *View) llmdState { return llmdState{v.Waiting, v.FreeBlocks, v.TotalBlocks} }
+func stateOf(v *View) llmdState { return llmdState{v.Waiting, v.Running, v.FreeBlocks, v.TotalBlocks} }
 
 // llmdTotals prices the candidates without the prefix (pickIndexed).
 type llmdTotals struct{ leg *llmdLeg }
@@ -84,11 +88,11 @@ func (l *LLMD) Changed(c *Cluster, decode bool, k int) {
 
 // indexable reports whether the picker can choose from the indexes.
 func (l *LLMD) indexable(c *Cluster) bool {
-	if l.ix == nil || l.cfg.Picker != PickerMaxScore {
+	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
-		if s.Name == ScorerActiveRequest || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
+		if s.Name == ScorerActiveRequest || s.Name == ScorerTokenLoad || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
 			return false
 		}
 	}

@@ -30,6 +30,7 @@ type View struct {
 	Outstanding         int // requests routed here and not yet finished here
 	ActivePrefillTokens int // uncached prompt tokens routed here whose prefill has not finished
 	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks)
+	TokenLoad           int // EstimatedTokens of the requests routed here: on a remote prefiller until their prefill ends, where they decode until they finish
 }
 
 // KVUsage is the share of the instance's KV blocks in use at the last
