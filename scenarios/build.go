@@ -157,9 +157,16 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	if err := l.dpRanks(at, p, &tmpl); err != nil {
 		return err
 	}
+	addInstances(b, p, dev, &tmpl)
+	return nil
+}
+
+// addInstances appends the pool's instances, each rank of each a copy of
+// tmpl with its own lower tiers, and counts their devices and cost.
+func addInstances(b *Built, p *Pool, dev hardware.Accelerator, tmpl *sim.Instance) {
 	for k := range p.instances() {
 		for r := range p.DP {
-			inst := tmpl
+			inst := *tmpl
 			inst.Name, inst.DPRank = fmt.Sprintf("%s-%d", p.Name, k), r
 			inst.Engine.Tiers = instanceTiers(tmpl.Engine.Tiers)
 			if p.DP > 1 {
@@ -174,7 +181,6 @@ func (l *Loaded) buildPool(b *Built, i int, hw *hardware.Catalog, m *llm.Model) 
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
 	b.PoolDevices = append(b.PoolDevices, p.devices())
-	return nil
 }
 
 // poolEngine builds a pool's engine configuration and step timer: slot
