@@ -8,20 +8,18 @@ import (
 	"handoff/models/router"
 )
 
-// routerFrom reads router.from, an llm-d EndpointPickerConfig (resolved
-// against the scenario's folder), as the router's llmd section: the
-// section it maps to is written into the document, as if inline, so that
+// routerFrom reads router.from (resolved against the scenario's folder)
+// as a router section: an llm-d EndpointPickerConfig as router.llmd, or a
+// Dynamo flags file (its first word a flag) as router.dynamo. The section
+// it maps to is written into the document, as if inline, so that
 // defaults, checks, --set and the run treat both alike. Left out, the
-// policy becomes llmd; another policy keeps the section as it keeps an
-// inline one (a sweep may switch policies). The file must not also write
-// router.llmd. Errors in the imported file name that file.
+// policy becomes llmd or dynamo; another policy keeps the section as it
+// keeps an inline one (a sweep may switch policies). The file must not
+// also write that section. Errors in the imported file name that file.
 func (l *Loaded) routerFrom() error {
 	rt := &l.Router
 	if rt.From == "" {
 		return nil
-	}
-	if rt.LLMD != nil {
-		return l.errorf("router.llmd", "router.from sets the llmd section; write one or the other (edit the EndpointPickerConfig, or write the section inline to --set its fields)")
 	}
 	path := rt.From
 	if !filepath.IsAbs(path) {
@@ -31,23 +29,61 @@ func (l *Loaded) routerFrom() error {
 	if err != nil {
 		return l.errorf("router.from", "%v", err)
 	}
+	if router.IsDynamoFlags(data) {
+		return l.fromDynamo(data, path)
+	}
+	return l.fromEPP(data, path)
+}
+
+// fromEPP reads an EndpointPickerConfig as router.llmd.
+func (l *Loaded) fromEPP(data []byte, path string) error {
+	rt := &l.Router
+	if rt.LLMD != nil {
+		return l.errorf("router.llmd", "router.from sets the llmd section; write one or the other (edit the EndpointPickerConfig, or write the section inline to --set its fields)")
+	}
 	cfg, err := router.ReadEPP(data, path)
 	if err != nil {
 		return err
 	}
-	block := routerNode(l.root)
-	if rt.Policy == "" {
-		rt.Policy = "llmd"
-		setKey(block, "policy", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "llmd"})
+	if err := l.writeSection("llmd", &cfg); err != nil {
+		return err
 	}
-	var section yaml.Node
-	if err := section.Encode(&cfg); err != nil {
+	rt.LLMD = &cfg
+	return nil
+}
+
+// fromDynamo reads a Dynamo flags file as router.dynamo.
+func (l *Loaded) fromDynamo(data []byte, path string) error {
+	rt := &l.Router
+	if rt.Dynamo != nil {
+		return l.errorf("router.dynamo", "router.from sets the dynamo section; write one or the other (edit the flags file, or write the section inline to --set its fields)")
+	}
+	cfg, err := router.ReadDynamoFlags(data, path)
+	if err != nil {
+		return err
+	}
+	if err := l.writeSection("dynamo", &cfg); err != nil {
+		return err
+	}
+	rt.Dynamo = &cfg
+	return nil
+}
+
+// writeSection writes cfg into the document's router block as section and
+// drops router.from: the effective scenario writes the section inline and
+// loads as this one. An unset policy becomes the section's.
+func (l *Loaded) writeSection(section string, cfg any) error {
+	block := routerNode(l.root)
+	if l.Router.Policy == "" {
+		l.Router.Policy = section
+		setKey(block, "policy", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: section})
+	}
+	var node yaml.Node
+	if err := node.Encode(cfg); err != nil {
 		return l.errorf("router.from", "%v", err)
 	}
-	// The section now stands for the file: the effective scenario writes
-	// it inline, without router.from, and loads as this one.
-	rt.LLMD, rt.From = &cfg, ""
-	setKey(block, "llmd", &section)
+	setKey(block, section, &node)
+	l.Router.From = ""
 	return nil
 }
 

@@ -214,7 +214,7 @@ type Link struct {
 // registers the policies).
 type Router struct {
 	Policy          string                      `yaml:"policy"`           // round_robin | least_loaded | dynamo | llmd | topology_aware
-	From            string                      `yaml:"from,omitempty"`   // an llm-d EndpointPickerConfig read as the llmd section (routerfrom.go)
+	From            string                      `yaml:"from,omitempty"`   // an llm-d EndpointPickerConfig or Dynamo flags file, read as the llmd or dynamo section (routerfrom.go)
 	RefreshInterval units.Duration              `yaml:"refresh_interval"` // instance state seen by the router; 0 = always current (written out even at 0: llmd's default is not)
 	Dynamo          *router.DynamoConfig        `yaml:"dynamo,omitempty"`
 	LLMD            *router.LLMDConfig          `yaml:"llmd,omitempty"`
