@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"handoff/models/router"
+	"handoff/results"
 )
 
 // The order of the requests a router holds, and when they are offered
@@ -101,4 +102,22 @@ func (c *cluster) onPoll() {
 	r.pollPending, r.polling = false, true
 	c.retryHeld()
 	r.polling = false
+}
+
+// dropHeld ends, once nothing else is due, the requests a polling router
+// still holds: its gate (llm-d's flow control) reads a pool that nothing
+// can change any more, saturated, say, by KV a crash stranded on a
+// prefiller, and would hold them for ever. llm-d's request TTL, not
+// modelled, would evict them; here they end dropped, with the reason.
+func (c *cluster) dropHeld() {
+	r := &c.routing
+	if r.pollNs == 0 {
+		return
+	}
+	for _, ref := range r.held[r.heldFrom:] {
+		if c.flights[ref].phase != phaseDone {
+			c.endFlight(ref, results.Dropped, "dropped: held by the router's flow control with nothing left to change its pool's saturation")
+		}
+	}
+	c.retryHeld() // frees the slots of the flights just ended
 }

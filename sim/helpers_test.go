@@ -105,8 +105,7 @@ func drive(t testing.TB, cfg *Config, auditEvery int64, hooks ...func(c *cluster
 	if c.err != nil {
 		return nil, c.err
 	}
-	c.freeStranded()
-	return c, c.checkEnd()
+	return c, c.finish()
 }
 
 // auditBlocks checks block conservation on every instance: the pool is

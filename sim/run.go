@@ -151,11 +151,20 @@ func Run(cfg *Config) (*Result, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	c.freeStranded()
-	if err := c.checkEnd(); err != nil {
+	if err := c.finish(); err != nil {
 		return nil, err
 	}
 	return c.result(), nil
+}
+
+// finish ends what a drained queue leaves: the requests a polling router
+// still holds, the KV stranded on prefillers; then checks the run's
+// invariants (checkEnd).
+func (c *cluster) finish() error {
+	c.dropHeld()
+	c.recs.flush()
+	c.freeStranded()
+	return c.checkEnd()
 }
 
 // start schedules the first arrivals: the source's first request, or a
