@@ -1,12 +1,8 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -43,9 +39,7 @@ func NewMappedCSV(r io.Reader, file string, t Trace) sim.Source {
 // lines are skipped.
 func NewMappedJSONL(r io.Reader, file string, t Trace) sim.Source {
 	m := newMappedTrace(file, t)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	m.rows = &jsonlRows{m: m, sc: sc}
+	m.rows = &jsonlRows{m: m, jsonLines: newJSONLines(r)}
 	return m
 }
 
@@ -177,26 +171,17 @@ func (c *csvRows) ids(dst []uint64, line int, cell string) ([]uint64, error) {
 
 // jsonlRows reads a generic JSONL trace's rows.
 type jsonlRows struct {
-	m    *mappedTrace
-	sc   *bufio.Scanner
-	line int
-	obj  map[string]json.RawMessage
+	m *mappedTrace
+	jsonLines
+	obj map[string]json.RawMessage
 }
 
 func (j *jsonlRows) read(row *mappedRow) (bool, error) {
-	for j.sc.Scan() {
-		j.line++
-		if b := bytes.TrimSpace(j.sc.Bytes()); len(b) > 0 {
-			return true, j.parse(row, b)
-		}
+	b, err := j.next(j.m.file)
+	if b == nil {
+		return false, err
 	}
-	if err := j.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return false, j.m.errorf(j.line+1, "", "line longer than %d bytes: not a trace", maxLineBytes)
-		}
-		return false, fmt.Errorf("%s: %w", j.m.file, err)
-	}
-	return false, nil
+	return true, j.parse(row, b)
 }
 
 // parse reads one line's object into row.

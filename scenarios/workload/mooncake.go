@@ -1,11 +1,7 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"math"
 
@@ -33,15 +29,12 @@ func NewMooncake(r io.Reader, file string, blockTokens int) sim.Source {
 	if blockTokens < 1 {
 		panic("workload: mooncake block tokens must be positive")
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	return &mooncake{sequencer: sequencer{file: file}, sc: sc, blockTokens: blockTokens}
+	return &mooncake{sequencer: sequencer{file: file}, jsonLines: newJSONLines(r), blockTokens: blockTokens}
 }
 
 type mooncake struct {
 	sequencer
-	sc          *bufio.Scanner
-	line        int
+	jsonLines
 	blockTokens int
 	row         mooncakeRow // reused: its HashIDs backing array survives rows
 }
@@ -62,22 +55,15 @@ func (m *mooncake) Next(r *sim.Request) (bool, error) {
 	if m.err != nil || m.done {
 		return false, m.err
 	}
-	for m.sc.Scan() {
-		m.line++
-		b := bytes.TrimSpace(m.sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	b, err := m.next(m.file)
+	switch {
+	case err != nil:
+		return m.fail(err)
+	case b != nil:
 		if err := m.parse(r, b); err != nil {
 			return m.fail(err)
 		}
 		return true, nil
-	}
-	if err := m.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return m.fail(m.errorf(m.line+1, "", "line longer than %d bytes: not a trace", maxLineBytes))
-		}
-		return m.fail(fmt.Errorf("%s: %w", m.file, err))
 	}
 	m.done = true
 	return false, nil

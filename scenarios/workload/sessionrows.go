@@ -1,12 +1,8 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -118,8 +114,7 @@ func (s *sequencer) millis(line int, field, v string, optional bool) (int64, err
 // jsonlSessions reads a session trace's JSONL rows.
 type jsonlSessions struct {
 	sequencer
-	sc   *bufio.Scanner
-	line int
+	jsonLines
 }
 
 type jsonSessionRow struct {
@@ -132,25 +127,15 @@ type jsonSessionRow struct {
 }
 
 func newJSONLSessions(r io.Reader, file string) *jsonlSessions {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	return &jsonlSessions{sequencer: sequencer{file: file}, sc: sc}
+	return &jsonlSessions{sequencer: sequencer{file: file}, jsonLines: newJSONLines(r)}
 }
 
 func (j *jsonlSessions) read(row *sessionRow) (bool, error) {
-	for j.sc.Scan() {
-		j.line++
-		if b := bytes.TrimSpace(j.sc.Bytes()); len(b) > 0 {
-			return true, j.parse(row, b)
-		}
+	b, err := j.next(j.file)
+	if b == nil {
+		return false, err
 	}
-	if err := j.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return false, j.errorf(j.line+1, "", "line longer than %d bytes: not a trace", maxLineBytes)
-		}
-		return false, fmt.Errorf("%s: %w", j.file, err)
-	}
-	return false, nil
+	return true, j.parse(row, b)
 }
 
 func (j *jsonlSessions) parse(row *sessionRow, b []byte) error {
