@@ -125,20 +125,20 @@ func (m mlaShape) params(h, heads float64) float64 {
 }
 
 // denseParams is one dense FFN layer's parameters.
-func (f ffnShape) denseParams(h float64) float64 {
-	i := float64(f.intermediate)
-	n := 3 * h * i
-	if f.mlpBias {
-		n += 2*i + h
-	}
-	return n
-}
+func (f ffnShape) denseParams(h float64) float64 { return gatedFFNParams(h, f.intermediate, f.mlpBias) }
 
 // expertParams is one routed expert's parameters in one layer.
 func (f ffnShape) expertParams(h float64) float64 {
-	i := float64(f.expertInter)
+	return gatedFFNParams(h, f.expertInter, f.expertBias)
+}
+
+// gatedFFNParams is a gated FFN's parameters (gate, up and down
+// projections) at hidden width h and intermediate width inter, with their
+// biases if bias.
+func gatedFFNParams(h float64, inter int, bias bool) float64 {
+	i := float64(inter)
 	n := 3 * h * i
-	if f.expertBias {
+	if bias {
 		n += 2*i + h
 	}
 	return n
