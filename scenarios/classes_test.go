@@ -103,18 +103,7 @@ func TestTwoClassesPriority(t *testing.T) {
 		sets := []Set{{Path: "pools.prefill.engine.scheduling_policy", Value: policy},
 			{Path: "pools.decode.engine.scheduling_policy", Value: policy}}
 		l, err := Load("two-classes.yaml", sets...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := l.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		res, err := sim.Run(b.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, b := runLoaded(t, l, err)
 		return results.Summarize(res.Records, res.ITL, results.RunInfo{SLO: b.Config.SLO, Classes: b.Classes, GPUs: b.GPUs})
 	}
 	prio, fcfs := summarize("priority"), summarize("fcfs")

@@ -24,18 +24,7 @@ func TestMultiTurnScenario(t *testing.T) {
 			ss = append(ss, set)
 		}
 		l, err := Load("multi-turn.yaml", append(ss, Set{Path: "workload.sessions.sessions", Value: "40"})...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := l.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		res, err := sim.Run(b.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, _ := runLoaded(t, l, err)
 		return res
 	}
 	res := run()

@@ -65,6 +65,14 @@ func TestSpeculativeBadInputAtBuild(t *testing.T) {
 func runDoc(t *testing.T, doc string) *sim.Result {
 	t.Helper()
 	l, err := Parse([]byte(doc), "m.yaml")
+	res, _ := runLoaded(t, l, err)
+	return res
+}
+
+// runLoaded builds and runs l, which loading returned with err, and
+// returns the run and what the build made; any error fails the test.
+func runLoaded(t testing.TB, l *Loaded, err error) (*sim.Result, *Built) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +85,7 @@ func runDoc(t *testing.T, doc string) *sim.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res, b
 }
 
 // TestSpeculativeOffIsToday: a speculative block with num_tokens 0 runs
