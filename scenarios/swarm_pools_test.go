@@ -124,7 +124,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	d.preemption(&p, host)
 	switch role {
 	case "prefill":
-		d.prefillHandoff()
+		d.prefillHandoff(p.pp > 1)
 	case "decode":
 		d.decodeHandoff()
 	}
@@ -471,7 +471,7 @@ func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 // (in either spelling; 0: held until pulled), a lease, or a mode with its
 // default — for some, and whether its decoders tell it of refusals; and,
 // without lower tiers, streaming for some.
-func (d *swarmDoc) prefillHandoff() {
+func (d *swarmDoc) prefillHandoff(piped bool) {
 	rng := d.rng
 	timeout, lease := d.allows("kv_hold", "timeout"), d.allows("kv_hold", "lease")
 	switch k := rng.IntN(6); {
@@ -493,7 +493,7 @@ func (d *swarmDoc) prefillHandoff() {
 	if rng.IntN(2) == 0 {
 		d.line("    notify_rejected: %s", pickOf(rng, d.allowed("notify_rejected", []string{"true", "false"})))
 	}
-	if !d.tiered {
+	if !d.tiered && !piped { // a pipeline does not stream its KV
 		d.line("    stream_kv: %v", rng.IntN(3) == 0)
 	}
 }

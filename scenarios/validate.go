@@ -329,6 +329,9 @@ func (l *Loaded) validatePolicy(at string, p *Pool) error {
 	if p.StreamKV && p.Role != "prefill" {
 		return l.errorf(at+".stream_kv", "applies to prefill pools, not %s", p.Role)
 	}
+	if p.StreamKV && p.PP > 1 {
+		return l.errorf(at+".stream_kv", "streaming KV layer by layer from a pipeline (pp %d), each stage its own layers, is not modelled: use pp 1", p.PP)
+	}
 	if err := l.validateHandoff(at, p); err != nil {
 		return err
 	}

@@ -305,6 +305,9 @@ func (c *Config) validate() error {
 			in.Pipeline == nil && stages > 1 || in.Pipeline != nil && in.DPRanks > 1 {
 			return fmt.Errorf("sim: instance %s: a pipeline of stages needs Engine.Stages to match it, and no data-parallel group", in.Name)
 		}
+		if in.StreamKV && in.Engine.Stages > 1 {
+			return fmt.Errorf("sim: instance %s streams its KV layer by layer from a pipeline of stages: not modelled", in.Name)
+		}
 		if in.KVViaStore && (in.Role != RolePrefill || !hasStore(in.Engine)) {
 			return fmt.Errorf("sim: instance %s hands its KV off through a store it does not have", in.Name)
 		}

@@ -69,7 +69,7 @@ func swarmPipeline(t testing.TB, cfg *Config, rng *rand.Rand) {
 	drawn := map[string]*perf.Pipeline{}
 	for i := range cfg.Instances {
 		in := &cfg.Instances[i]
-		if len(in.Engine.Layouts) > 0 || in.DPRanks > 1 || in.Engine.Spec.Tokens > 0 { // no pipeline with drafts
+		if len(in.Engine.Layouts) > 0 || in.DPRanks > 1 || in.Engine.Spec.Tokens > 0 || in.StreamKV { // no pipeline with drafts or streamed KV
 			continue
 		}
 		pipe, seen := drawn[in.Pool]
