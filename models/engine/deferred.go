@@ -100,17 +100,21 @@ func (in *Instance) victimFenced() bool {
 	return in.due[last] > 0 || in.running[last].lastStep > in.processed // a cruising one is in every step
 }
 
-// planAgainIdle plans step k again when the pass planned nothing while,
-// in vLLM's terms, step k−1 was still in flight and held frees back
-// (deferred.go): vLLM's engine loop then waits for that step, processes
-// its output — the deferred frees drain, no victim is fenced any more —
-// and schedules again, at once.
+// planAgainIdle handles a pass that planned nothing while, in vLLM's
+// terms, step k−1 was still in flight: vLLM's engine loop then waits for
+// that step and processes its output, so every step is processed — a
+// sequence that departs before the next pass is fenced by none — and,
+// when the pass held frees back or cut the running set short, the
+// deferred frees drain and it schedules again, at once.
 func (in *Instance) planAgainIdle(k int64) {
-	if len(in.step)+in.cruising > 0 || in.processed == in.stats.Steps ||
-		len(in.deferred) == 0 && in.cut == in.cutEnd {
+	done := in.stats.Steps - int64(len(in.flights)) // micro-batches in flight (pipeline.go) stay unprocessed
+	if len(in.step)+in.cruising > 0 || in.processed == done {
 		return
 	}
-	in.processed = in.stats.Steps
+	in.processed = done
+	if len(in.deferred) == 0 && in.cut == in.cutEnd {
+		return
+	}
 	in.drainDeferred(in.processed)
 	in.cutoffNs = math.MaxInt64
 	in.cut, in.cutEnd = 0, 0 // the running set the first pass cut may have shrunk since
