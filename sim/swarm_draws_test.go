@@ -185,7 +185,7 @@ func monotoneProgress(t testing.TB) func(simNs, ended, total int64) {
 
 // swarmRouters names the policies the swarm draws from, one each: every
 // router the scenarios can build.
-var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
+var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware", "sglang"}
 
 // swarmRouter draws a router and its knobs.
 func swarmRouter(rng *rand.Rand) router.Router {
@@ -199,11 +199,28 @@ func swarmRouter(rng *rand.Rand) router.Router {
 		return router.NewDynamo(swarmDynamo(rng), stream)
 	case "llmd":
 		return router.NewLLMD(swarmLLMD(rng), stream)
+	case "sglang":
+		return router.NewSGLang(swarmSGLang(rng), stream)
 	default:
 		c := swarmDynamo(rng)
 		c.ConditionalDisagg = false // the pair search replaces it
 		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
+}
+
+// swarmSGLang draws SGLang's router: a policy per leg, thresholds low
+// enough to switch, eviction frequent and tight enough to run.
+func swarmSGLang(rng *rand.Rand) router.SGLangConfig {
+	c := router.DefaultSGLangConfig()
+	pols := router.SGLangPolicies()
+	c.Policy, c.PrefillPolicy, c.DecodePolicy = pols[rng.IntN(len(pols))], pols[rng.IntN(len(pols))], ""
+	if rng.IntN(2) == 0 {
+		c.DecodePolicy = pols[rng.IntN(len(pols))]
+	}
+	c.CacheThreshold, c.BalanceAbsThreshold, c.BalanceRelThreshold = rng.Float64(), rng.IntN(8), 1+rng.Float64()
+	c.EvictionInterval, c.MaxTreeSize = units.Duration(rng.Int64N(2e9)), rng.IntN(200000)
+	c.CacheMiss = router.SGLangMisses()[rng.IntN(2)]
+	return c
 }
 
 // swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
