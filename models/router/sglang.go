@@ -6,7 +6,10 @@ import "math/rand/v2"
 // its cache-aware policy by default (policies/cache_aware.rs,
 // CacheAwarePolicy::select_worker). For each request, over a leg's
 // workers, with load a worker's requests in flight as the router counts
-// them (Worker::load, raised and lowered by its WorkerLoadGuard):
+// them (Worker::load, raised and lowered by its WorkerLoadGuard; the PD
+// router holds the guards of both workers until the response is done,
+// so a prefiller counts its requests until they finish decoding:
+// View.Routed):
 //
 //   - imbalanced — max − min > balance_abs_threshold and max >
 //     balance_rel_threshold × min — the least loaded worker
@@ -33,9 +36,7 @@ import "math/rand/v2"
 // What it leaves out: its trees match tokens, not characters (upstream
 // hashes nothing and tokenizes nothing, matching the request's text), so
 // a match here is exact where upstream's can run a few characters into a
-// differing token; a prefiller's load here ends with its prefill, where
-// the PD router's guard holds it until the request's response is done;
-// power_of_two's token loads polled from the workers (its LoadMonitor)
+// differing token; power_of_two's token loads polled from the workers (its LoadMonitor)
 // are left for the request counts it falls back to; health checks,
 // retries, circuit breakers and the per-model trees do not arise.
 type SGLang struct {
@@ -119,7 +120,7 @@ func (s *SGLang) powerOfTwo(vs []View) int {
 	}
 	i := s.rng.IntN(len(vs))
 	j := (i + 1 + s.rng.IntN(len(vs)-1)) % len(vs)
-	if vs[i].Outstanding <= vs[j].Outstanding {
+	if vs[i].Routed <= vs[j].Routed {
 		return vs[i].Index
 	}
 	return vs[j].Index
@@ -132,7 +133,7 @@ func (s *SGLang) cacheAware(t *sgTree, vs []View) int {
 	}
 	lo, hi := loadRange(vs)
 	if hi-lo > s.cfg.BalanceAbsThreshold && float32(hi) > float32(lo)*float32(s.cfg.BalanceRelThreshold) {
-		inst := vs[leastOutstanding(vs)].Index
+		inst := vs[leastRouted(vs)].Index
 		t.insert(s.scratch(), inst)
 		return inst
 	}
@@ -155,7 +156,7 @@ func (s *SGLang) cacheAware(t *sgTree, vs []View) int {
 // miss is the worker a prompt below the threshold goes to.
 func (s *SGLang) miss(t *sgTree, vs []View) int {
 	if s.cfg.CacheMiss == SGLangMissLeastLoad {
-		return vs[leastOutstanding(vs)].Index
+		return vs[leastRouted(vs)].Index
 	}
 	best := 0
 	for k := range vs {
@@ -174,11 +175,23 @@ func (s *SGLang) scratch() []sgRun {
 
 // loadRange returns the least and most requests in flight over vs.
 func loadRange(vs []View) (lo, hi int) {
-	lo, hi = vs[0].Outstanding, vs[0].Outstanding
+	lo, hi = vs[0].Routed, vs[0].Routed
 	for k := range vs {
-		lo, hi = min(lo, vs[k].Outstanding), max(hi, vs[k].Outstanding)
+		lo, hi = min(lo, vs[k].Routed), max(hi, vs[k].Routed)
 	}
 	return lo, hi
+}
+
+// leastRouted returns the position of the first view with the fewest
+// requests in flight (min_by_key over the healthy workers).
+func leastRouted(vs []View) int {
+	best := 0
+	for k := range vs {
+		if vs[k].Routed < vs[best].Routed {
+			best = k
+		}
+	}
+	return best
 }
 
 // position returns the position in vs of instance inst, or −1.

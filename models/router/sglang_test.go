@@ -13,7 +13,7 @@ import (
 func sgViews(loads ...int) []View {
 	vs := make([]View, len(loads))
 	for i, n := range loads {
-		vs[i] = View{Index: i, Outstanding: n}
+		vs[i] = View{Index: i, Routed: n}
 	}
 	return vs
 }
@@ -144,8 +144,8 @@ func TestSGLangEviction(t *testing.T) {
 func TestSGLangGoneWorker(t *testing.T) {
 	s := NewSGLang(DefaultSGLangConfig(), seeded())
 	sys := kv.Segment{ID: 1, Tokens: 100}
-	sgRoute(s, sgRequest(1, 100, sys), 0, []View{{Index: 4}, {Index: 7, Outstanding: 1}})
-	if got := sgRoute(s, sgRequest(2, 100, sys), 0, []View{{Index: 7, Outstanding: 3}, {Index: 9}}); got != 7 {
+	sgRoute(s, sgRequest(1, 100, sys), 0, []View{{Index: 4}, {Index: 7, Routed: 1}})
+	if got := sgRoute(s, sgRequest(2, 100, sys), 0, []View{{Index: 7, Routed: 3}, {Index: 9}}); got != 7 {
 		t.Errorf("routed to %d, want the first worker, 7", got)
 	}
 	if m, inst := s.legs[0].tree.match(appendPrompt(nil, sgRequest(3, 100, sys))); m != 0 || inst == 4 {
@@ -175,8 +175,8 @@ func TestSGLangPDPicksBothAtArrival(t *testing.T) {
 
 	cfg = DefaultSGLangConfig() // cache-aware decoders: their own tree
 	s = NewSGLang(cfg, seeded())
-	d1 := s.Route(sgRequest(1, 120, sys), &Cluster{Prefill: pre, Decode: []View{{Index: 2, Outstanding: 1}, {Index: 3}}})
-	d2 := s.Route(sgRequest(2, 120, sys), &Cluster{Prefill: pre, Decode: []View{{Index: 2}, {Index: 3, Outstanding: 1}}})
+	d1 := s.Route(sgRequest(1, 120, sys), &Cluster{Prefill: pre, Decode: []View{{Index: 2, Routed: 1}, {Index: 3}}})
+	d2 := s.Route(sgRequest(2, 120, sys), &Cluster{Prefill: pre, Decode: []View{{Index: 2}, {Index: 3, Routed: 1}}})
 	if d1.Decode != 3 || d2.Decode != 3 || d1.Decode == DecodeLater {
 		t.Errorf("cache-aware decoders %d then %d, want 3 (least loaded) then 3 (its match)", d1.Decode, d2.Decode)
 	}
@@ -211,7 +211,7 @@ func TestSGLangDeterministic(t *testing.T) {
 		pre, dec := sgViews(0, 0, 0, 0), []View{{Index: 4}, {Index: 5}}
 		out := ""
 		for i := range 400 {
-			pre[draw.IntN(4)].Outstanding = draw.IntN(6)
+			pre[draw.IntN(4)].Routed = draw.IntN(6)
 			r := sgRequest(int64(i), 50+draw.IntN(400), kv.Segment{ID: uint64(draw.IntN(5)), Tokens: draw.IntN(300)})
 			d := s.Route(r, &Cluster{Prefill: pre, Decode: dec, NowNs: int64(i) * 1e5})
 			out += fmt.Sprint(d.Prefill, d.Decode, " ")
