@@ -126,10 +126,10 @@ type sgNode struct {
 	text     []sgRun
 	n        int // tokens in text
 	parent   *sgNode
-	children map[sgKey]*sgNode
-	tenants  []sgTenant // by instance index
-	last     int        // the tenant a match reports (tree.rs's last_tenant cache), −1 for none
-	id       uint64     // creation order: ties in eviction
+	children map[sgKey]*sgNode // nil until it has one
+	tenants  []sgTenant        // by instance index
+	last     int               // the tenant a match reports (tree.rs's last_tenant cache), −1 for none
+	id       uint64            // creation order: ties in eviction
 }
 
 func (nd *sgNode) find(inst int) (int, bool) {
@@ -197,7 +197,16 @@ func newSGTree() *sgTree {
 
 func (t *sgTree) node(text []sgRun, parent *sgNode) *sgNode {
 	t.nodes++
-	return &sgNode{text: text, n: textLen(text), parent: parent, children: map[sgKey]*sgNode{}, last: -1, id: t.nodes}
+	return &sgNode{text: text, n: textLen(text), parent: parent, last: -1, id: t.nodes}
+}
+
+// setChild hangs child under nd at key k; a leaf's map is made when it
+// first gets a child, most nodes being leaves.
+func (nd *sgNode) setChild(k sgKey, child *sgNode) {
+	if nd.children == nil {
+		nd.children = map[sgKey]*sgNode{}
+	}
+	nd.children[k] = child
 }
 
 func (t *sgTree) next() uint64 { e := t.epoch; t.epoch++; return e }
@@ -228,7 +237,7 @@ func (t *sgTree) insert(text []sgRun, inst int) {
 			leaf.last = inst
 			leaf.set(inst, t.next())
 			t.size[inst] += leaf.n
-			prev.children[k] = leaf
+			prev.setChild(k, leaf)
 			return
 		}
 		s := sharedPrefix(text, child.text)
@@ -250,8 +259,8 @@ func (t *sgTree) split(prev, child *sgNode, s int) *sgNode {
 	head, tail := splitText(child.text, s)
 	mid := t.node(head, prev)
 	mid.tenants, mid.last = slices.Clone(child.tenants), child.last
-	mid.children[tail[0].key()] = child
-	prev.children[head[0].key()] = mid
+	mid.setChild(tail[0].key(), child)
+	prev.setChild(head[0].key(), mid)
 	child.text, child.n, child.parent = tail, child.n-s, mid
 	return mid
 }
