@@ -16,7 +16,8 @@ import "math/rand/v2"
 //     (select_worker_min_load), the prompt still recorded in its tree;
 //   - else the prompt's longest match in the leg's approximate tree
 //     (tree.rs, Tree::prefix_match): matched / prompt tokens above
-//     cache_threshold sends it to the worker holding the match, else to
+//     cache_threshold sends it to the worker the match reports (the first
+//     holder of the node it ends in), else to
 //     the least loaded worker (cache_miss least_load; sgl-router before
 //     the gateway: the worker with the smallest tree, smallest_tree);
 //     the prompt is recorded under the chosen worker (Tree::insert).
@@ -34,11 +35,13 @@ import "math/rand/v2"
 // bootstrap. Each leg keeps its own tree, as two policy instances do.
 //
 // What it leaves out: its trees match tokens, not characters (upstream
-// hashes nothing and tokenizes nothing, matching the request's text), so
-// a match here is exact where upstream's can run a few characters into a
-// differing token; power_of_two's token loads polled from the workers (its LoadMonitor)
-// are left for the request counts it falls back to; health checks,
-// retries, circuit breakers and the per-model trees do not arise.
+// tokenizes nothing, matching the request's text), so a match here ends
+// at a token boundary where upstream's can run a few characters into a
+// differing token; a streamed request's guards, taken upstream when the
+// decoder's stream begins, count here from routing, as a non-streamed
+// one's; power_of_two's token loads polled from the workers (its
+// LoadMonitor) are left for the request counts it falls back to; health
+// checks, retries, circuit breakers and per-model trees do not arise.
 type SGLang struct {
 	cfg         SGLangConfig
 	rng         *rand.Rand
@@ -49,11 +52,10 @@ type SGLang struct {
 	work        []sgRun // scratch: a copy the tree consumes
 }
 
-// sgLeg is one leg's policy and its state.
+// sgLeg is one leg's policy state.
 type sgLeg struct {
-	policy string
-	tree   *sgTree // cache_aware
-	next   int     // round_robin's counter
+	tree *sgTree // cache_aware
+	next int     // round_robin's counter
 }
 
 // NewSGLang returns the router; random and power_of_two draw from rng.
