@@ -52,7 +52,7 @@ func TestHandoffBadInput(t *testing.T) {
 			"router: {policy: dynamo}\n",
 			"t.yaml:17: field pools[1].decode_first: llm-d's decode-first flow sends a request to its decoder before any " +
 				"prefill: the router must pick the decoder when the request arrives (round_robin, least_loaded, llmd, " +
-				"topology_aware), not dynamo, which picks it after the prefill"},
+				"topology_aware, sglang), not dynamo, which picks it after the prefill"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,7 +106,7 @@ func TestRegisterToyPolicy(t *testing.T) {
 		build: func(*Loaded, *Built, *rand.Rand) router.Router { built = true; return &router.LeastLoaded{} }})
 
 	_, err := Parse([]byte(base+"router: {policy: nope}\n"), "t.yaml")
-	want := `unknown policy "nope" (known: round_robin, least_loaded, power_of_two, dynamo, llmd, topology_aware, toy)`
+	want := `unknown policy "nope" (known: round_robin, least_loaded, power_of_two, dynamo, llmd, topology_aware, sglang, toy)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}

@@ -56,12 +56,14 @@ var routerPolicies = []routerPolicy{
 		sectionDefaults: llmdDefaults, build: buildLLMD},
 	{name: "topology_aware", section: newSection("topology_aware", (*Router).topologyAware, router.DefaultTopologyAwareConfig),
 		reads: []string{"dynamo"}, check: checkTopologyAware, build: buildTopologyAware},
+	{name: "sglang", section: newSection("sglang", (*Router).sglang, router.DefaultSGLangConfig), build: buildSGLang},
 }
 
 // The Router fields that hold the sections, for the registry.
 func (rt *Router) dynamo() **router.DynamoConfig               { return &rt.Dynamo }
 func (rt *Router) llmd() **router.LLMDConfig                   { return &rt.LLMD }
 func (rt *Router) topologyAware() **router.TopologyAwareConfig { return &rt.TopologyAware }
+func (rt *Router) sglang() **router.SGLangConfig               { return &rt.SGLang }
 
 // defaultLLMDRefresh is llm-d's router.refresh_interval.
 const defaultLLMDRefresh = 50e6 // the EPP's metrics refresh (RefreshMetricsInterval in llm-d's pkg/epp/server/options.go)
@@ -229,6 +231,10 @@ func buildDynamo(l *Loaded, b *Built, rng *rand.Rand) router.Router {
 
 func buildTopologyAware(l *Loaded, b *Built, rng *rand.Rand) router.Router {
 	return router.NewTopologyAware(l.dynamoConfig(b), l.Router.TopologyAware.BlocksPerMs, rng)
+}
+
+func buildSGLang(l *Loaded, _ *Built, rng *rand.Rand) router.Router {
+	return router.NewSGLang(*l.Router.SGLang, rng)
 }
 
 func buildLLMD(l *Loaded, _ *Built, rng *rand.Rand) router.Router {

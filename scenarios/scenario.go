@@ -213,12 +213,13 @@ type Link struct {
 // that has any, of the policy's own configuration type (router.go
 // registers the policies).
 type Router struct {
-	Policy          string                      `yaml:"policy"`           // round_robin | least_loaded | dynamo | llmd | topology_aware
+	Policy          string                      `yaml:"policy"`           // round_robin | least_loaded | power_of_two | dynamo | llmd | topology_aware | sglang
 	From            string                      `yaml:"from,omitempty"`   // an llm-d EndpointPickerConfig or Dynamo flags file, read as the llmd or dynamo section (routerfrom.go)
 	RefreshInterval units.Duration              `yaml:"refresh_interval"` // instance state seen by the router; 0 = always current (written out even at 0: llmd's default is not)
 	Dynamo          *router.DynamoConfig        `yaml:"dynamo,omitempty"`
 	LLMD            *router.LLMDConfig          `yaml:"llmd,omitempty"`
 	TopologyAware   *router.TopologyAwareConfig `yaml:"topology_aware,omitempty"` // reads dynamo's too
+	SGLang          *router.SGLangConfig        `yaml:"sglang,omitempty"`
 }
 
 // Catalog extends the built-in catalogs: files to merge (resolved against

@@ -41,10 +41,28 @@ func (d *swarmDoc) router() {
 			d.llmd()
 		case "topology_aware":
 			d.line("  topology_aware: {blocks_per_ms: %.2f}", 4*rng.Float64())
+		case "sglang":
+			d.sglang()
 		default:
 			panic("swarm: no draw of router section " + p.section.key)
 		}
 	}
+}
+
+// sglang draws SGLang's router: a policy per leg (the legs' left to
+// the main one for some), its thresholds low enough to switch, and
+// eviction frequent and tight enough to run.
+func (d *swarmDoc) sglang() {
+	rng := d.rng
+	parts := []string{"policy: " + pickOf(rng, router.SGLangPolicies()),
+		fmt.Sprintf("cache_threshold: %.2f", rng.Float64()), fmt.Sprintf("balance_abs_threshold: %d", rng.IntN(8)),
+		fmt.Sprintf("balance_rel_threshold: %.2f", 1+rng.Float64()), fmt.Sprintf("eviction_interval: %dms", rng.IntN(2000)),
+		fmt.Sprintf("max_tree_size: %d", rng.IntN(200000)), "cache_miss: " + pickOf(rng, router.SGLangMisses())}
+	if rng.IntN(2) == 0 {
+		parts = append(parts, "prefill_policy: "+pickOf(rng, router.SGLangPolicies()),
+			"decode_policy: "+pickOf(rng, router.SGLangPolicies()))
+	}
+	d.line("  sglang: {%s}", strings.Join(parts, ", "))
 }
 
 // dynamo draws Dynamo's knobs: credits, decay, scale, request weight, the

@@ -13,6 +13,9 @@ import "handoff/models/router"
 // instance it is routed to: on a remote prefiller until its prefill ends
 // (upstream: the first streamed chunk), on the instance that decodes it
 // until it finishes.
+// SGLang's PD router holds each worker's load guard (Worker::load) until
+// the request's response is done: a prefiller counts the requests it
+// prefilled until they finish decoding elsewhere (through, View.Routed).
 // Requests the router holds wait here, in order, and are offered again
 // whenever that bookkeeping shrinks.
 
@@ -29,6 +32,10 @@ func (c *cluster) book(f *flight) {
 	if f.route.Decode >= 0 {
 		f.prefillLoad = router.EstimatedTokens(f.req.PromptTokens)
 		c.replicas[f.route.Prefill].tokenLoad += f.prefillLoad
+	}
+	if c.replicas[f.route.Prefill].cfg.Role == RolePrefill {
+		c.replicas[f.route.Prefill].through++
+		f.viaPrefill = int32(f.route.Prefill) + 1
 	}
 	f.bookedTokens = max(0, f.req.PromptTokens-f.route.PrefillCached)
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
@@ -85,6 +92,12 @@ func (c *cluster) unbook(f *flight) {
 		c.unbookDecode(f)
 	}
 	c.unbookPrefill(f)
+	if f.viaPrefill != 0 {
+		p := int(f.viaPrefill - 1)
+		c.replicas[p].through--
+		c.loadChanged(p)
+		f.viaPrefill = 0
+	}
 	c.retryHeld()
 }
 

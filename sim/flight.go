@@ -155,7 +155,8 @@ type flight struct {
 
 	bookedTokens int // router bookkeeping held for this flight (see book.go)
 	bookedBlocks int
-	routedHere   bool // counted in its decoder's routed (book.go)
+	routedHere   bool  // counted in its decoder's routed (book.go)
+	viaPrefill   int32 // 1 + the remote prefiller whose through counts it (book.go); 0 none
 	// Its estimated tokens in its prefiller's and its decoder's token load
 	// (book.go); 0 once released.
 	prefillLoad, decodeLoad int

@@ -23,6 +23,7 @@ type replica struct {
 	prefillTokens int
 	blocks        int
 	routed        int           // requests routed here to decode, from routing until they finish here
+	through       int           // prefill role: requests routed here to prefill, from routing until they finish wherever they decode
 	tokenLoad     int           // llm-d's in-flight token load: estimated tokens of the requests routed here (book.go)
 	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
 	unique        int           // with shared: active requests' blocks past their shared prefixes

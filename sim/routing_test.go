@@ -76,3 +76,33 @@ func TestDecisionsFillOnlyChangedViews(t *testing.T) {
 		t.Fatalf("%d decisions filled %.1f views each on %d instances, want at most 4", rt.decisions, perDecision, n)
 	}
 }
+
+// prefillerViews is a router that sends every request to prefiller 0 and
+// decoder 1 at arrival, recording what it sees of the prefiller.
+type prefillerViews struct{ seen []string }
+
+func (r *prefillerViews) Route(_ *router.Request, c *router.Cluster) router.Decision {
+	v := c.Prefill[0]
+	r.seen = append(r.seen, fmt.Sprintf("outstanding %d routed %d", v.Outstanding, v.Routed))
+	return router.Decision{Prefill: 0, Decode: 1}
+}
+
+// TestPrefillerRoutedCountsUntilTheEnd: a prefiller's Routed (SGLang's
+// load guard) counts a request from routing until it finishes decoding
+// on its decoder, where Outstanding ends with the prefill.
+func TestPrefillerRoutedCountsUntilTheEnd(t *testing.T) {
+	// Request 1's prefill ends near 3 µs, its transfer near 41 µs, its
+	// 50 tokens near 92 µs: request 2 arrives while it decodes, request
+	// 3 after it finished.
+	reqs := []Request{{ID: 1, ArrivalNs: 1000, PromptTokens: 100, OutputTokens: 50},
+		{ID: 2, ArrivalNs: 60_000, PromptTokens: 100, OutputTokens: 1},
+		{ID: 3, ArrivalNs: 1_000_000, PromptTokens: 100, OutputTokens: 1}}
+	cfg := pdConfig(t, reqs)
+	rt := &prefillerViews{}
+	cfg.Router = rt
+	mustRun(t, cfg)
+	want := "[outstanding 0 routed 0 outstanding 0 routed 1 outstanding 0 routed 0]"
+	if got := fmt.Sprint(rt.seen); got != want {
+		t.Errorf("the prefiller's views %s, want %s", got, want)
+	}
+}

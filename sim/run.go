@@ -195,7 +195,7 @@ func (c *cluster) checkEnd() error {
 	for i := range c.replicas {
 		rp := &c.replicas[i]
 		name, in := rp.cfg.Name, rp.eng
-		if rp.prefillTokens != 0 || rp.blocks != 0 || rp.outstanding != 0 || rp.routed != 0 || rp.tokenLoad != 0 {
+		if rp.prefillTokens != 0 || rp.blocks != 0 || rp.outstanding != 0 || rp.routed != 0 || rp.tokenLoad != 0 || rp.through != 0 {
 			return fmt.Errorf("sim: router bookkeeping of %s did not return to zero (simulator bug)", name)
 		}
 		pool := in.Pool()

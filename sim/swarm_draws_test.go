@@ -184,7 +184,7 @@ func monotoneProgress(t testing.TB) func(simNs, ended, total int64) {
 }
 
 // swarmRouters names the policies the swarm draws from, one each: every
-// router the scenarios can build.
+// router the scenarios can build (sglang within least_loaded's draw).
 var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "topology_aware"}
 
 // swarmRouter draws a router and its knobs.
@@ -194,6 +194,12 @@ func swarmRouter(rng *rand.Rand) router.Router {
 	case "round_robin":
 		return &router.RoundRobin{}
 	case "least_loaded":
+		// SGLang's router shares this slot, drawn from the router's own
+		// stream: adding it moved no other case's draws (seeds the
+		// regression tests pin).
+		if stream.IntN(2) == 0 {
+			return router.NewSGLang(swarmSGLang(stream), stream)
+		}
 		return &router.LeastLoaded{}
 	case "dynamo":
 		return router.NewDynamo(swarmDynamo(rng), stream)
@@ -204,6 +210,21 @@ func swarmRouter(rng *rand.Rand) router.Router {
 		c.ConditionalDisagg = false // the pair search replaces it
 		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
+}
+
+// swarmSGLang draws SGLang's router: a policy per leg, thresholds low
+// enough to switch, eviction frequent and tight enough to run.
+func swarmSGLang(rng *rand.Rand) router.SGLangConfig {
+	c := router.DefaultSGLangConfig()
+	pols := router.SGLangPolicies()
+	c.Policy, c.PrefillPolicy, c.DecodePolicy = pols[rng.IntN(len(pols))], pols[rng.IntN(len(pols))], ""
+	if rng.IntN(2) == 0 {
+		c.DecodePolicy = pols[rng.IntN(len(pols))]
+	}
+	c.CacheThreshold, c.BalanceAbsThreshold, c.BalanceRelThreshold = rng.Float64(), rng.IntN(8), 1+rng.Float64()
+	c.EvictionInterval, c.MaxTreeSize = units.Duration(rng.Int64N(2e9)), rng.IntN(200000)
+	c.CacheMiss = router.SGLangMisses()[rng.IntN(2)]
+	return c
 }
 
 // swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,

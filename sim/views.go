@@ -195,10 +195,14 @@ func (c *cluster) fillLoad(v *router.View, i int) {
 	c.routing.filled++
 	rp := &c.replicas[i]
 	v.Outstanding = rp.outstanding
-	if rp.cfg.Role == RoleDecode {
+	v.Routed = rp.outstanding
+	switch rp.cfg.Role {
+	case RoleDecode:
 		// A decoder's are counted from routing, before the handoff
 		// brings them: the router's bookkeeping, not the engine's.
-		v.Outstanding = rp.routed
+		v.Outstanding, v.Routed = rp.routed, rp.routed
+	case RolePrefill:
+		v.Routed = rp.through
 	}
 	v.ActivePrefillTokens = rp.prefillTokens
 	v.TokenLoad = rp.tokenLoad

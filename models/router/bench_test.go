@@ -31,6 +31,7 @@ func BenchmarkRoute(b *testing.B) {
 		{"llmd", NewLLMD(LLMDConfig{Scorers: DefaultLLMDConfig().Scorers, Picker: PickerMaxScore,
 			NonCachedTokens: 256, LRUCapacityPerServer: 31250}, seeded())},
 		{"topology_aware", NewTopologyAware(DefaultDynamoConfig(), 1, seeded())},
+		{"sglang", NewSGLang(DefaultSGLangConfig(), seeded())},
 	}
 	for _, rt := range routers {
 		b.Run(fmt.Sprintf("%s/16x16", rt.name), func(b *testing.B) {

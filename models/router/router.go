@@ -28,6 +28,7 @@ type View struct {
 	MaxBatchedTokens int // the instance's token budget per step
 
 	Outstanding         int // requests routed here and not yet finished here
+	Routed              int // requests routed here, to prefill or to decode, and not yet finished anywhere: a prefiller's count its prefills until they finish decoding elsewhere
 	ActivePrefillTokens int // uncached prompt tokens routed here whose prefill has not finished
 	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks)
 	TokenLoad           int // EstimatedTokens of the requests routed here: on a remote prefiller until their prefill ends, where they decode until they finish
