@@ -38,7 +38,8 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	in.slidingFree(s, start)
 	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
 	room := in.admissionRoom(s, hit, false)
-	if need+sliding > room || in.cfg.Admission == FullSequence && in.wholeNeed(s, start, hit) > room {
+	if need+sliding > room || in.cfg.Admission == FullSequence && in.wholeNeed(s, start, hit) > room ||
+		in.kindRefuses(s, start, hit, room) {
 		return 0, false
 	}
 	in.acquire(s, hit)
@@ -48,6 +49,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 		s.computed, s.committed = start, hit
 	}
 	p.firstAdmission(s, start)
+	in.admitted(s, start, n)
 	in.startRunning(q, s, n)
 	return n, true
 }
@@ -111,7 +113,8 @@ func (p *paged) reserve(s *Seq) bool {
 	// The sliding-window groups take the prompt's last window only
 	// (allocate_new_computed_blocks pads the rest with null blocks).
 	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
-	if need+sliding > in.admissionRoom(s, hit, true) {
+	room := in.admissionRoom(s, hit, true)
+	if need+sliding > room || in.cfg.Admission == ReserveOutput && !in.reserveAdmits(s, hit, room) {
 		return false
 	}
 	in.acquire(s, hit)
@@ -121,6 +124,9 @@ func (p *paged) reserve(s *Seq) bool {
 	s.CachedTokens = hit * in.cfg.BlockSize
 	in.stats.PrefixHitTokens += int64(s.CachedTokens)
 	in.touchLower(s, hit, lower)
+	if in.cfg.Admission == ReserveOutput {
+		in.reserved += in.toComplete(s, 0)
+	}
 	in.startPulling(s, s.PromptTokens-(hit+lower)*in.cfg.BlockSize)
 	return true
 }

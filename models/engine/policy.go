@@ -26,7 +26,11 @@ func (in *Instance) preempt(s *Seq) {
 	in.stats.Preemptions++
 	in.markVictim(s)
 	s.state = stateWaiting
-	in.sched.requeue(&in.waiting, s)
+	if in.cfg.Retract && !in.ordered {
+		in.waiting.pushBack(s) // SGLang: _extend_requests_to_queue
+	} else {
+		in.sched.requeue(&in.waiting, s)
+	}
 	in.res.Preempted = append(in.res.Preempted, s)
 }
 
