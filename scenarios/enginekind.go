@@ -18,16 +18,27 @@ import (
 // engineKinds are the kinds' names, which validation and the swarm read.
 var engineKinds = engine.Kinds()
 
-// vllmOnlyRules are the engine fields that set a rule only vLLM has:
-// each with why.
-var vllmOnlyRules = []struct{ field, why string }{
-	{"vllm", "names a vLLM release"},
-	{"remote_kv_queue", "is vLLM's queue for requests waiting on remote KV"},
-	{"reserve_inflight", "is vLLM's reservation for prefills in flight (PR #44560)"},
-	{"deferred_free", "is vLLM's deferred free under asynchronous scheduling (PR #45357)"},
-	{"fenced_victim", "is vLLM's rule for a victim whose free is deferred (PR #49675)"},
-	{"watermark", "is vLLM's admission watermark (PR #44594)"},
-	{"hybrid_kv_with_connector", "is vLLM's hybrid KV cache manager beside its connector"},
+// vllmOnlyRules are the engine fields that set a rule only vLLM has,
+// each with why, its value in a pool and the value the other kinds
+// behave as (which a file may state: an effective scenario writes it).
+var vllmOnlyRules = []struct {
+	field, why string
+	value      func(e *Engine) string
+	theirs     string
+}{
+	{"vllm", "names a vLLM release", func(e *Engine) string { return e.VLLM }, ""},
+	{"remote_kv_queue", "is vLLM's queue for requests waiting on remote KV",
+		func(e *Engine) string { return e.RemoteKVQueue }, "separate"},
+	{"reserve_inflight", "is vLLM's reservation for prefills in flight (PR #44560)",
+		func(e *Engine) string { return fmt.Sprint(*e.ReserveInflight) }, "false"},
+	{"deferred_free", "is vLLM's deferred free under asynchronous scheduling (PR #45357)",
+		func(e *Engine) string { return fmt.Sprint(*e.DeferredFree) }, "false"},
+	{"fenced_victim", "is vLLM's rule for a victim whose free is deferred (PR #49675)",
+		func(e *Engine) string { return e.FencedVictim }, engine.Cascade.String()},
+	{"watermark", "is vLLM's admission watermark (PR #44594)",
+		func(e *Engine) string { return fmt.Sprint(*e.Watermark) }, "0"},
+	{"hybrid_kv_with_connector", "is vLLM's hybrid KV cache manager beside its connector",
+		func(e *Engine) string { return fmt.Sprint(*e.HybridKVWithConnector) }, "true"},
 }
 
 // kindRelease is the preset of a non-vLLM pool's kind and admission; a
@@ -49,12 +60,13 @@ func (l *Loaded) kindDefaults(at string, p *Pool) {
 	e := &p.Engine
 	r := kindRelease(e)
 	fill(l, at+"admission", &e.Admission, r.Rules.Admission.String())
-	e.RemoteKVQueue = "separate"
+	fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, "separate")
 	e.AsyncScheduling = orDefaultPtr(e.AsyncScheduling, r.AsyncScheduling)
-	e.ReserveInflight, e.DeferredFree = ptr(false), ptr(false)
-	e.FencedVictim = engine.Cascade.String() // moot without deferred frees
-	e.Watermark = ptr(0.0)
-	e.HybridKVWithConnector = ptr(true)
+	e.ReserveInflight = orDefaultPtr(e.ReserveInflight, false)
+	e.DeferredFree = orDefaultPtr(e.DeferredFree, false)
+	fill(l, at+"fenced_victim", &e.FencedVictim, engine.Cascade.String()) // moot without deferred frees
+	e.Watermark = orDefaultPtr(e.Watermark, 0.0)
+	e.HybridKVWithConnector = orDefaultPtr(e.HybridKVWithConnector, true)
 }
 
 // validateKind checks a pool's engine kind (at "pools[i].engine"): one
@@ -73,8 +85,12 @@ func (l *Loaded) validateKind(at string, p *Pool) (done bool, err error) {
 		return true, l.errorf(at+".kind", "unknown engine kind %q (known: %s)", e.Kind, strings.Join(engineKinds, ", "))
 	}
 	for _, r := range vllmOnlyRules {
-		if l.given(at + "." + r.field) {
-			return true, l.errorf(at+"."+r.field, "%s %s; this pool runs %s", r.field, r.why, e.Kind)
+		switch v := r.value(e); {
+		case v != r.theirs && r.theirs == "":
+			return true, l.errorf(at+"."+r.field, "%s %s; this pool runs %s: leave it out", r.field, r.why, e.Kind)
+		case v != r.theirs:
+			return true, l.errorf(at+"."+r.field, "%s %s; this pool runs %s, which behaves as %s", r.field, r.why,
+				e.Kind, r.theirs)
 		}
 	}
 	k, _ := engine.ParseKind(e.Kind)

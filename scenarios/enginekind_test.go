@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"handoff/models/engine"
+)
+
+// TestEngineKindBadInput: an engine kind handoff does not know, one the
+// pool's hardware cannot run, and vLLM's own rules and policies on
+// another kind are each one error naming the file, line and field.
+func TestEngineKindBadInput(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"unknown kind", edit(t, "{block_size: 16}", "{kind: tgi}"),
+			`t.yaml:14: field pools[0].engine.kind: unknown engine kind "tgi" (known: vllm, sglang, trtllm)`},
+		{"a vLLM release on SGLang", edit(t, "{block_size: 16}", `{kind: sglang, vllm: "0.20"}`),
+			"t.yaml:14: field pools[0].engine.vllm: vllm names a vLLM release; this pool runs sglang: leave it out"},
+		{"a vLLM rule on TensorRT-LLM", edit(t, "{block_size: 16}", "{kind: trtllm, fenced_victim: wait}"),
+			"t.yaml:14: field pools[0].engine.fenced_victim: fenced_victim is vLLM's rule for a victim whose free is " +
+				"deferred (PR #49675); this pool runs trtllm, which behaves as cascade"},
+		{"vLLM's admission on SGLang", edit(t, "{block_size: 16}", "{kind: sglang, admission: full_sequence}"),
+			"t.yaml:14: field pools[0].engine.admission: SGLang admits by new_token_ratio only"},
+		{"SGLang's admission on vLLM", edit(t, "{block_size: 16}", "{admission: new_token_ratio}"),
+			`t.yaml:14: field pools[0].engine.admission: unknown rule "new_token_ratio" for vLLM (known: first_chunk, full_sequence)`},
+		{"swap on SGLang", edit(t, "{block_size: 16}", "{kind: sglang}\n    preemption: swap\n    swap: {host_memory: 1GB}"),
+			"t.yaml:15: field pools[0].preemption: swap is vLLM's; sglang recomputes (it retracts decodes, fewest output tokens first)"},
+		{"priority on TensorRT-LLM", edit(t, "{block_size: 16}", "{kind: trtllm, scheduling_policy: priority}"),
+			"t.yaml:14: field pools[0].engine.scheduling_policy: TensorRT-LLM's capacity scheduler serves requests in arrival order: fcfs only"},
+		{"SGLang on a wafer", waferEdit(t, "    wafer:\n", "    engine: {kind: sglang}\n    wafer:\n"),
+			"field pools[1].engine.kind: a wafer pool runs its vendor's compiled runtime, not sglang: leave engine.kind out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseBuild(t, tt.doc, "t.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			checkError(t, err, tt.want)
+		})
+	}
+}
+
+// TestEngineKindRules: a pool's kind gives its instances the kind's
+// rules, the file's admission picking TensorRT-LLM's policy, and validate
+// names each pool's engine.
+func TestEngineKindRules(t *testing.T) {
+	tests := []struct {
+		engine string
+		want   engine.Rules
+		name   string
+	}{
+		{"{kind: sglang}", engine.Rules{Admission: engine.NewTokenRatio, Retract: true}, "sglang"},
+		{"{kind: trtllm}", engine.Rules{Admission: engine.ReserveOutput}, "trtllm (GUARANTEED_NO_EVICT)"},
+		{"{kind: trtllm, admission: first_chunk}", engine.Rules{Admission: engine.FirstChunk}, "trtllm (MAX_UTILIZATION)"},
+		{`{vllm: "0.20"}`, engine.Rules{Admission: engine.FullSequence}, "vllm 0.20"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.engine, func(t *testing.T) {
+			_, b, err := parseBuild(t, edit(t, "{block_size: 16}", tt.engine), "t.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.Config.Instances[0].Engine.Rules; got != tt.want {
+				t.Errorf("rules %+v, want %+v", got, tt.want)
+			}
+			if line := b.KVCapacity()[0]; !strings.HasPrefix(line, "pool prefill, "+tt.name+": ") {
+				t.Errorf("validate says %q, want the engine %q", line, tt.name)
+			}
+		})
+	}
+}
