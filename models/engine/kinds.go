@@ -69,3 +69,26 @@ func Preset(k Kind, admission string) (Release, error) {
 	}
 	return r, nil
 }
+
+// KindSummary is one engine kind's rules in words, with where they live
+// upstream: what `handoff catalog engines` prints.
+type KindSummary struct {
+	Kind      Kind
+	Admission string // the admission rules, as engine.admission names them
+	OutOfKV   string // what a running request short of a block does
+	Requeue   string // where a request it puts back waits
+	Source    string
+}
+
+// KindSummaries describe every kind, vLLM first.
+func KindSummaries() []KindSummary {
+	return []KindSummary{
+		{KindVLLM, "engine.vllm's release: first_chunk or full_sequence", "preempt the last admitted; it recomputes",
+			"front of the waiting queue", "vllm/v1/core/sched/scheduler.py Scheduler.schedule"},
+		{KindSGLang, "new_token_ratio", "before the step, retract decodes, fewest output tokens first; their output KV is dropped",
+			"back of the waiting queue", "python/sglang/srt/managers/schedule_policy.py PrefillAdder, schedule_batch.py ScheduleBatch.retract_decode"},
+		{KindTRTLLM, "reserve_output (GUARANTEED_NO_EVICT, default) or first_chunk (MAX_UTILIZATION)",
+			"never (reserve_output); pause the last started (first_chunk)", "front of the waiting queue",
+			"cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp GuaranteedNoEvictScheduler, MaxUtilizationScheduler"},
+	}
+}
