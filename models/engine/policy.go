@@ -13,6 +13,9 @@ func (in *Instance) preempt(s *Seq) {
 	}
 	in.settlePrivate(s)
 	s.stale = append(s.stale[:0], s.blocks...)
+	if in.cfg.Retract { // SGLang frees the KV past the prefix its radix tree holds: the prompt's
+		s.stale = s.stale[:min(len(s.stale), s.PromptTokens/in.cfg.BlockSize)]
+	}
 	if in.deferrable(s) {
 		in.deferFree(s, 0, 0) // the retry gains nothing from it this pass
 	} else {

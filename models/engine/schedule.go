@@ -75,9 +75,6 @@ func (in *Instance) schedulePass(k int64, pipelined bool) {
 	retracted := in.cfg.Retract && in.retractForDecode()
 	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
 	preempted = preempted || retracted
-	if in.cfg.Admission == NewTokenRatio && !retracted && len(in.running) > 0 {
-		in.decayRatio()
-	}
 	if !preempted {
 		in.admitAll(budget)
 	} else if in.stopFor(WaitKV); len(in.step)+in.cruising == 0 {

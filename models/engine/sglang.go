@@ -82,17 +82,13 @@ func (in *Instance) chargeRatio(s *Seq, start, n int) {
 	}
 }
 
-// decayRatio lowers the ratio after a decoding step that retracted
-// nothing (update_running_batch).
-func (in *Instance) decayRatio() {
-	in.ratio = max(in.ratio-sglRatioDecay, sglMinRatio)
-}
-
 // decoding reports whether running s computes its next token only.
 func decoding(s *Seq) bool { return s.computed+int(s.inflight) == s.Tokens()-1 }
 
-// retractForDecode is check_decode_mem and retract_decode before the
-// running pass; it reports whether it retracted.
+// retractForDecode is update_running_batch before the running pass:
+// check_decode_mem, and retract_decode when it fails, or else the
+// ratio's decay if any sequence decodes. It reports whether it
+// retracted.
 func (in *Instance) retractForDecode() bool {
 	need, n := 0, 0
 	for _, s := range in.running {
@@ -103,8 +99,11 @@ func (in *Instance) retractForDecode() bool {
 			}
 		}
 	}
-	if need <= in.pool.FreeBlocks() || n < 2 {
-		return false // a lone request is left to the running pass's preemption
+	if need <= in.pool.FreeBlocks() || n < 2 { // a lone request is left to the running pass's preemption
+		if n > 0 && in.cfg.Admission == NewTokenRatio {
+			in.ratio = max(in.ratio-sglRatioDecay, sglMinRatio)
+		}
+		return false
 	}
 	for first := true; first || n > 1 && in.pool.FreeBlocks()*in.cfg.BlockSize < sglRetractSteps*n; first = false {
 		in.retract(in.retractee())
@@ -140,8 +139,9 @@ func retractedBefore(a, b *Seq) bool {
 	return a.PromptTokens > b.PromptTokens
 }
 
-// retract takes the running sequence at position i out as a recompute
-// preemption that keeps only its prompt's blocks findable.
+// retract takes the running sequence at position i out, preempted
+// (policy.go: under Retract it keeps only its prompt's blocks findable
+// and waits at the back of the queue).
 func (in *Instance) retract(i int) {
 	s := in.running[i]
 	in.running = slices.Delete(in.running, i, i+1)
@@ -149,7 +149,6 @@ func (in *Instance) retract(i int) {
 	in.phase = slices.Delete(in.phase, i, i+1)
 	in.trip = slices.Delete(in.trip, i, i+1)
 	in.preempt(s)
-	s.stale = s.stale[:min(len(s.stale), s.PromptTokens/in.cfg.BlockSize)]
 }
 
 // retractedRatio is the ratio after a retraction: the remaining
