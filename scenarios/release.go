@@ -17,7 +17,8 @@ import (
 // be set apart from it: a what-if. A numbered release is that release, so
 // a rule it did not have, set in the file, is an error naming the release
 // that brought it. Wafer pools run no vLLM: only remote_kv_queue applies
-// to them.
+// to them. A pool of another engine kind takes its kind's rules instead
+// (enginekind.go).
 
 // releaseDefaults fills the engine fields of pool p (at "pools[i].engine.")
 // that the file leaves out from its release's rules.

@@ -1,8 +1,8 @@
 package engine
 
-// Rules are the scheduling rules that differ between releases of an
-// engine, and decide whether an instance under KV pressure makes
-// progress: what a waiting sequence must find free to be admitted, in
+// Rules are the scheduling rules that differ between engines (kinds.go)
+// and their releases, and decide whether an instance under KV pressure
+// makes progress: what a waiting sequence must find free to be admitted, in
 // which queue a sequence waiting for remote KV waits, which blocks an
 // async load may not take, when a departing sequence's blocks come free
 // and what the running pass does when they have not. An Instance consults
