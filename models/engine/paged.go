@@ -90,7 +90,8 @@ func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	start := (hit + lower) * in.cfg.BlockSize
 	sliding := in.slidingNeed(s, start, hit+lower)
 	room := in.admissionRoom(s, hit, false)
-	if lower+sliding > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room {
+	if lower+sliding > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room ||
+		in.kindRefuses(s, start, hit, room) {
 		return false
 	}
 	in.acquire(s, hit)
@@ -99,6 +100,7 @@ func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	s.committed = hit
 	in.touchLower(s, hit, lower)
 	p.firstAdmission(s, (hit+lower)*in.cfg.BlockSize)
+	in.admitted(s, start, s.Tokens()-start) // what it computes once its onboard lands
 	in.startOnboard(s, lower)
 	return true
 }
