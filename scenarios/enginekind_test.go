@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"handoff/models/engine"
+	"handoff/results"
 )
 
 // TestEngineKindBadInput: an engine kind handoff does not know, one the
@@ -71,4 +74,50 @@ func TestEngineKindRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEnginesCompared runs the shipped engines-compared scenario under
+// each engine kind: each run twice, alike; every request completes; and
+// the kinds part as docs/ENGINES.md explains — TensorRT-LLM's
+// GUARANTEED_NO_EVICT never evicts, and pays in queueing for it, SGLang
+// retracts far fewer requests than vLLM preempts, and MAX_UTILIZATION
+// preempts as vLLM does.
+func TestEnginesCompared(t *testing.T) {
+	type run struct{ preemptions, p50TTFTms int64 }
+	runs := map[string]run{}
+	for _, kind := range []string{"vllm", "sglang", "trtllm", "trtllm:first_chunk"} {
+		name, admission, _ := strings.Cut(kind, ":")
+		sets := []string{"pools.chat.engine.kind=" + name}
+		if admission != "" {
+			sets = append(sets, "pools.chat.engine.admission="+admission)
+		}
+		l, err := Load("engines-compared.yaml", mustSets(t, sets...)...)
+		a, _ := runLoaded(t, l, err)
+		b, _ := runLoaded(t, l, err)
+		if fmt.Sprint(a.Records, a.Instances) != fmt.Sprint(b.Records, b.Instances) {
+			t.Fatalf("%s: two runs differ", kind)
+		}
+		ttfts := make([]int64, 0, len(a.Records))
+		for _, r := range a.Records {
+			if r.Status != results.Completed {
+				t.Fatalf("%s: request %d ended %v (%s)", kind, r.ID, r.Status, r.Reason)
+			}
+			ttfts = append(ttfts, (r.FirstTokenNs-r.ArrivalNs)/1e6)
+		}
+		slices.Sort(ttfts)
+		runs[kind] = run{a.Instances[0].Stats.Preemptions, ttfts[len(ttfts)/2]}
+	}
+	vllm, sgl, gne, mu := runs["vllm"], runs["sglang"], runs["trtllm"], runs["trtllm:first_chunk"]
+	switch {
+	case vllm.preemptions < 100:
+		t.Errorf("vLLM preempted %d times: the scenario should put it under KV pressure", vllm.preemptions)
+	case gne.preemptions != 0 || gne.p50TTFTms < 10*vllm.p50TTFTms:
+		t.Errorf("GUARANTEED_NO_EVICT: %d preemptions, TTFT p50 %d ms (vLLM's %d ms): want none, and queueing for it",
+			gne.preemptions, gne.p50TTFTms, vllm.p50TTFTms)
+	case sgl.preemptions*10 > vllm.preemptions:
+		t.Errorf("SGLang retracted %d times, vLLM preempted %d: want a tenth or fewer", sgl.preemptions, vllm.preemptions)
+	case mu.preemptions < vllm.preemptions*9/10:
+		t.Errorf("MAX_UTILIZATION preempted %d times, vLLM %d: want about as many", mu.preemptions, vllm.preemptions)
+	}
+	t.Logf("%+v", runs)
 }
