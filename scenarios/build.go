@@ -196,6 +196,9 @@ func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardwa
 	if err := l.checkWaferKind(at, p, dev); err != nil {
 		return engine.Config{}, nil, err
 	}
+	if err := l.checkKindHardware(at, p, dev); err != nil {
+		return engine.Config{}, nil, err
+	}
 	if p.Wafer != nil {
 		return l.waferEngine(at, p, hw, dev, m)
 	}

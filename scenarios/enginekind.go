@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"handoff/hardware"
 	"handoff/models/engine"
 )
 
@@ -105,6 +106,25 @@ func (l *Loaded) validateKind(at string, p *Pool) (done bool, err error) {
 		return true, l.errorf(at+".scheduling_policy", "TensorRT-LLM's capacity scheduler serves requests in arrival order: fcfs only")
 	}
 	return true, nil
+}
+
+// checkKindHardware checks that the pool's hardware (dev) runs its
+// engine kind: SGLang runs on GPUs (NVIDIA's and AMD's), TensorRT-LLM on
+// NVIDIA's alone; neither on Trainium or an LPU (wafers take no kind at
+// all: validateKind). A GPU whose architecture the catalog does not name
+// is taken at its word.
+func (l *Loaded) checkKindHardware(at string, p *Pool, dev hardware.Accelerator) error {
+	k := p.Engine.Kind
+	amd := dev.Arch == hardware.ArchCDNA3 || dev.Arch == hardware.ArchCDNA4
+	switch {
+	case p.Wafer != nil || k == engine.KindVLLM.String():
+		return nil
+	case dev.Kind != hardware.KindGPU:
+		return l.errorf(at+".engine.kind", "%s runs on GPUs; %s is kind %s", k, dev.Name, dev.Kind)
+	case k == engine.KindTRTLLM.String() && amd:
+		return l.errorf(at+".engine.kind", "TensorRT-LLM runs on NVIDIA GPUs; %s is AMD's (%s)", dev.Name, dev.Arch)
+	}
+	return nil
 }
 
 // kindVictims says what a kind does when a running request runs out of KV.

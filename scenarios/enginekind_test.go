@@ -32,6 +32,10 @@ func TestEngineKindBadInput(t *testing.T) {
 			"t.yaml:15: field pools[0].preemption: swap is vLLM's; sglang recomputes (it retracts decodes, fewest output tokens first)"},
 		{"priority on TensorRT-LLM", edit(t, "{block_size: 16}", "{kind: trtllm, scheduling_policy: priority}"),
 			"t.yaml:14: field pools[0].engine.scheduling_policy: TensorRT-LLM's capacity scheduler serves requests in arrival order: fcfs only"},
+		{"TensorRT-LLM on an AMD GPU", strings.Replace(edit(t, "{block_size: 16}", "{kind: trtllm}"), "hardware: h100-sxm", "hardware: mi300x", 1),
+			"t.yaml:14: field pools[0].engine.kind: TensorRT-LLM runs on NVIDIA GPUs; mi300x is AMD's (cdna3)"},
+		{"SGLang on Trainium", strings.Replace(edit(t, "{block_size: 16}", "{kind: sglang}"), "hardware: h100-sxm", "hardware: trainium2", 1),
+			"t.yaml:14: field pools[0].engine.kind: sglang runs on GPUs; trainium2 is kind trainium"},
 		{"SGLang on a wafer", waferEdit(t, "    wafer:\n", "    engine: {kind: sglang}\n    wafer:\n"),
 			"field pools[1].engine.kind: a wafer pool runs its vendor's compiled runtime, not sglang: leave engine.kind out"},
 	}
