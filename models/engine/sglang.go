@@ -11,7 +11,8 @@ import (
 // rem_total_tokens, _get_running_request_total_token_offset,
 // add_one_req), schedule_batch.py (ScheduleBatch.check_decode_mem,
 // retract_decode), scheduler.py (Scheduler.update_running_batch,
-// _extend_requests_to_queue, the ratio's reset when idle) and
+// _extend_requests_to_queue; the event loop's idle branch, which runs
+// check_memory and resets new_token_ratio to its initial value) and
 // environ.py (the defaults below).
 //
 // Admission: the scheduler keeps new_token_ratio, its estimate of the
