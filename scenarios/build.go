@@ -26,15 +26,16 @@ import (
 type Built struct {
 	Config          *sim.Config
 	Model           *llm.Model
-	GPUs            int             // devices in the fleet, of every kind (GPUs, Trainium chips, wafers)
-	Device          string          // what they are called: one kind's noun ("GPU", "wafer"), or "device" for a mix (hardware.JoinNouns)
-	CostPerHour     float64         // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
-	PoolCostPerHour []float64       // the same per pool, in scenario order
-	PoolDevices     []int           // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
-	TransferOwner   string          // who answers for transfer time ("nobody" unless a pool claims it)
-	RouterOwner     string          // who answers for router queueing
-	Warnings        []string        // for the user (deprecated fields), one line each
-	Classes         []results.Class // the workload's traffic classes with their SLOs (classes.go); nil: none
+	GPUs            int               // devices in the fleet, of every kind (GPUs, Trainium chips, wafers)
+	Device          string            // what they are called: one kind's noun ("GPU", "wafer"), or "device" for a mix (hardware.JoinNouns)
+	CostPerHour     float64           // USD per hour: Σ over pools of count × tp × the accelerator's cost_per_hour
+	PoolCostPerHour []float64         // the same per pool, in scenario order
+	PoolDevices     []int             // devices one instance of each pool occupies (dp × tp; wafers), in scenario order
+	PoolEngines     map[string]string // the engine each pool runs, by pool name: kind and release ("vllm 0.33", "sglang")
+	TransferOwner   string            // who answers for transfer time ("nobody" unless a pool claims it)
+	RouterOwner     string            // who answers for router queueing
+	Warnings        []string          // for the user (deprecated fields), one line each
+	Classes         []results.Class   // the workload's traffic classes with their SLOs (classes.go); nil: none
 	closers         []io.Closer
 	store           *engine.Tier // the shared KV store, once a pool reads it
 }
@@ -181,6 +182,10 @@ func addInstances(b *Built, p *Pool, dev hardware.Accelerator, tmpl *sim.Instanc
 	b.CostPerHour += cost
 	b.PoolCostPerHour = append(b.PoolCostPerHour, cost)
 	b.PoolDevices = append(b.PoolDevices, p.devices())
+	if b.PoolEngines == nil {
+		b.PoolEngines = map[string]string{}
+	}
+	b.PoolEngines[p.Name] = p.engineName()
 }
 
 // poolEngine builds a pool's engine configuration and step timer: slot
@@ -189,6 +194,9 @@ func addInstances(b *Built, p *Pool, dev hardware.Accelerator, tmpl *sim.Instanc
 func (l *Loaded) poolEngine(at string, p *Pool, hw *hardware.Catalog, dev hardware.Accelerator,
 	m *llm.Model, compute string) (engine.Config, perf.StepTimer, error) {
 	if err := l.checkWaferKind(at, p, dev); err != nil {
+		return engine.Config{}, nil, err
+	}
+	if err := l.checkKindHardware(at, p, dev); err != nil {
 		return engine.Config{}, nil, err
 	}
 	if p.Wafer != nil {

@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 		Pools: []Pool{{Name: "p", Role: "colocated", Count: 1, Hardware: "h100-sxm", TP: 1, DP: 1, EP: 1, PP: 1, DPRouting: "balancer",
 			Engine: Engine{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, BlockSize: 16, MemoryUtilization: 0.9,
 				RemoteKVQueue: "separate", PrefixCaching: &yes, ChunkedPrefill: &yes, AsyncScheduling: &yes,
-				VLLM: "latest", Admission: "full_sequence", ReserveInflight: &yes, DeferredFree: &yes,
+				Kind: "vllm", VLLM: "latest", Admission: "full_sequence", ReserveInflight: &yes, DeferredFree: &yes,
 				FencedVictim: "wait", Watermark: &zero, HybridKVWithConnector: &yes},
 			Preemption: "recompute", StepTime: StepTime{Model: "roofline"}, KVHandoff: "direct"}},
 		Link:    Link{Kind: "nvlink4"},

@@ -40,7 +40,7 @@ func TestHybridPoolHoldsTwiceTheContext(t *testing.T) {
 			cfg.CapacityTokens(), all)
 	}
 	lines := b.KVCapacity()
-	if want := fmt.Sprintf("pool p: %d KV blocks of 16 tokens per instance, %d tokens of context (a block holds 18 of 36 layers; "+
+	if want := fmt.Sprintf("pool p, vllm latest (0.33): %d KV blocks of 16 tokens per instance, %d tokens of context (a block holds 18 of 36 layers; "+
 		"each sequence's 1 sliding-window group(s) of 128 tokens take up to 9 blocks besides)", cfg.NumBlocks, 16*cfg.NumBlocks); len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
 		t.Errorf("KVCapacity %q\nwant %q…", lines, want)
 	}

@@ -26,7 +26,7 @@ func (b *Built) KVCapacity() []string {
 			line = strings.Replace(line, "per instance", fmt.Sprintf("per data-parallel rank (%d ranks an instance, %d device(s) each)",
 				in.DPRanks, in.GPUs), 1)
 		}
-		lines = append(lines, fmt.Sprintf("pool %s: %s", in.Pool, line))
+		lines = append(lines, fmt.Sprintf("pool %s, %s: %s", in.Pool, b.PoolEngines[in.Pool], line))
 	}
 	return lines
 }

@@ -17,7 +17,8 @@ import (
 // be set apart from it: a what-if. A numbered release is that release, so
 // a rule it did not have, set in the file, is an error naming the release
 // that brought it. Wafer pools run no vLLM: only remote_kv_queue applies
-// to them.
+// to them. A pool of another engine kind takes its kind's rules instead
+// (enginekind.go).
 
 // releaseDefaults fills the engine fields of pool p (at "pools[i].engine.")
 // that the file leaves out from its release's rules.
@@ -27,6 +28,11 @@ func (l *Loaded) releaseDefaults(at string, p *Pool) {
 		fill(l, at+"remote_kv_queue", &e.RemoteKVQueue, defaultRemoteKVQueue)
 		e.AsyncScheduling = orDefaultPtr(e.AsyncScheduling, true)
 		e.HybridKVWithConnector = orDefaultPtr(e.HybridKVWithConnector, true) // no vLLM: its KV layout is its own
+		return
+	}
+	fill(l, at+"kind", &e.Kind, engine.KindVLLM.String())
+	if e.Kind != engine.KindVLLM.String() {
+		l.kindDefaults(at, p)
 		return
 	}
 	fill(l, at+"vllm", &e.VLLM, engine.Latest)
@@ -46,13 +52,17 @@ func (l *Loaded) releaseDefaults(at string, p *Pool) {
 
 // The rules' known values, which validation and the swarm read.
 var (
-	admissionRules    = []string{engine.FirstChunk.String(), engine.FullSequence.String()}
-	fencedVictimRules = []string{engine.Cascade.String(), engine.Wait.String()}
+	vllmAdmissionRules = []string{engine.FirstChunk.String(), engine.FullSequence.String()}
+	admissionRules     = append(slices.Clone(vllmAdmissionRules), engine.NewTokenRatio.String(), engine.ReserveOutput.String())
+	fencedVictimRules  = []string{engine.Cascade.String(), engine.Wait.String()}
 )
 
 // release is the preset of the pool's vLLM release: latest for a wafer
 // pool, or a release validation will refuse.
 func (p *Pool) release() engine.Release {
+	if p.Wafer == nil && p.Engine.Kind != engine.KindVLLM.String() {
+		return kindRelease(&p.Engine)
+	}
 	if r, err := engine.VLLM(p.Engine.VLLM); err == nil {
 		return r
 	}
@@ -77,6 +87,9 @@ func (l *Loaded) validateRelease(at string, p *Pool) error {
 		return l.errorf(at+".scheduling_policy", "unknown policy %q (known: %s)", e.SchedulingPolicy,
 			strings.Join(engine.SchedulingPolicies(), ", "))
 	}
+	if done, err := l.validateKind(at, p); done || err != nil {
+		return err
+	}
 	if e.VLLM == "" { // a wafer pool
 		if e.SchedulingPolicy != "" && e.SchedulingPolicy != "fcfs" {
 			return l.errorf(at+".scheduling_policy", "a wafer pool's slots admit in arrival order: fcfs only")
@@ -90,8 +103,8 @@ func (l *Loaded) validateRelease(at string, p *Pool) error {
 		return l.errorf(at+".vllm", "%v", err)
 	}
 	switch {
-	case !slices.Contains(admissionRules, e.Admission):
-		return l.errorf(at+".admission", "unknown rule %q (known: %s)", e.Admission, strings.Join(admissionRules, ", "))
+	case !slices.Contains(vllmAdmissionRules, e.Admission):
+		return l.errorf(at+".admission", "unknown rule %q for vLLM (known: %s)", e.Admission, strings.Join(vllmAdmissionRules, ", "))
 	case !slices.Contains(fencedVictimRules, e.FencedVictim):
 		return l.errorf(at+".fenced_victim", "unknown rule %q (known: %s)", e.FencedVictim, strings.Join(fencedVictimRules, ", "))
 	case !(*e.Watermark >= 0 && *e.Watermark < 1):
@@ -213,8 +226,11 @@ func (l *Loaded) checkKVLayouts(m *llm.Model) error {
 func engineRules(e *Engine) engine.Rules {
 	r := engine.Rules{SharedQueue: e.RemoteKVQueue == "shared", ReserveInflight: *e.ReserveInflight,
 		DeferFrees: *e.DeferredFree}
-	if e.Admission == "full_sequence" {
-		r.Admission = engine.FullSequence
+	if e.Kind != engine.KindVLLM.String() && e.Kind != "" {
+		r = kindRelease(e).Rules
+	}
+	if i := slices.Index(admissionRules, e.Admission); i >= 0 {
+		r.Admission = engine.Admission(i)
 	}
 	if e.FencedVictim == "wait" {
 		r.FencedVictim = engine.Wait

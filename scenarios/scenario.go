@@ -168,8 +168,9 @@ type Metrics struct {
 // release whose scheduling rules they follow (release.go), each of which
 // may also be set on its own.
 type Engine struct {
+	Kind            string   `yaml:"kind,omitempty"`             // vllm | sglang | trtllm (enginekind.go)
 	VLLM            string   `yaml:"vllm,omitempty"`             // release preset: "0.10" … "0.33", or latest
-	Admission       string   `yaml:"admission,omitempty"`        // first_chunk | full_sequence
+	Admission       string   `yaml:"admission,omitempty"`        // first_chunk | full_sequence (vllm); new_token_ratio (sglang); reserve_output | first_chunk (trtllm)
 	ReserveInflight *bool    `yaml:"reserve_inflight,omitempty"` // async loads leave the blocks running prefills need
 	DeferredFree    *bool    `yaml:"deferred_free,omitempty"`    // frees wait for the step in flight (async, KV consumers)
 	FencedVictim    string   `yaml:"fenced_victim,omitempty"`    // cascade | wait

@@ -74,6 +74,7 @@ type swarmDoc struct {
 	source    string // the workload's request source
 	blockSize int    // every pool's block size: pools sharing the store hold the same KV per block
 	release   string // the vLLM release of the pool being drawn (engine.Latest: any rule value goes)
+	kind      string // the engine kind of the pool being drawn
 	kvDType   string // every pool's precision.kv ("": the model's): P/D pools keep one KV format
 	hybridKV  string // a hybrid model's P/D pools' hybrid_kv_with_connector once the first drew it: they lay out KV alike
 	spec      string // every GPU pool's speculative block once the first drew it ("none": without); swarm_spec_test.go

@@ -75,6 +75,7 @@ var swarmEnums = map[string]func() []string{
 	"pools[].claims":                   func() []string { return claims },
 	"pools[].engine.remote_kv_queue":   func() []string { return remoteKVQueues },
 	"pools[].engine.vllm":              swarmReleases,
+	"pools[].engine.kind":              func() []string { return engineKinds },
 	"pools[].engine.admission":         func() []string { return admissionRules },
 	"pools[].engine.fenced_victim":     func() []string { return fencedVictimRules },
 	"pools[].engine.scheduling_policy": engine.SchedulingPolicies,

@@ -299,9 +299,7 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	if d.blockSize != defaultBlockSize || rng.IntN(3) == 0 {
 		parts = append(parts, fmt.Sprintf("block_size: %d", d.blockSize))
 	}
-	var release []string
-	d.release, release = swarmRelease(rng)
-	parts = append(parts, d.sameKVLayout(release)...)
+	parts = append(parts, d.engineKind()...)
 	chunked := rng.IntN(4) > 0
 	parts = append(parts, fmt.Sprintf("chunked_prefill: %v", chunked))
 	switch {
@@ -312,7 +310,41 @@ func (d *swarmDoc) engineSwitches(budget int) []string {
 	}
 	if rng.IntN(3) == 0 {
 		names := engine.SchedulingPolicies()
+		if d.kind == engine.KindTRTLLM.String() {
+			names = names[:1] // fcfs: TensorRT-LLM serves in arrival order
+		}
 		parts = append(parts, "scheduling_policy: "+names[rng.IntN(len(names))])
+	}
+	return parts
+}
+
+// engineKind draws the pool's engine kind and its rules: vLLM (named or
+// not) with a release and rules, or SGLang or TensorRT-LLM with an
+// admission rule of theirs for some. A P/D pool of a hybrid model whose
+// case lays KV out as vLLM's manager off beside the connector stays on
+// vLLM (the other kinds keep their windows).
+func (d *swarmDoc) engineKind() []string {
+	rng := d.rng
+	d.kind = pickOf(rng, engineKinds)
+	if d.hybrid && d.pd && d.hybridKV == "false" || rng.IntN(2) == 0 {
+		d.kind = engine.KindVLLM.String()
+	}
+	var parts []string
+	if d.kind != engine.KindVLLM.String() || rng.IntN(4) == 0 {
+		parts = append(parts, "kind: "+d.kind)
+	}
+	if d.kind == engine.KindVLLM.String() {
+		var release []string
+		d.release, release = swarmRelease(rng)
+		return append(parts, d.sameKVLayout(release)...)
+	}
+	d.release = engine.Latest
+	if d.hybrid && d.pd {
+		d.hybridKV = "true"
+	}
+	admission := map[string][]string{"sglang": {"new_token_ratio"}, "trtllm": {"reserve_output", "first_chunk"}}[d.kind]
+	if rng.IntN(2) == 0 {
+		parts = append(parts, "admission: "+pickOf(rng, admission))
 	}
 	return parts
 }
@@ -442,6 +474,9 @@ func (d *swarmDoc) maxContext() int {
 func (d *swarmDoc) preemption(p *swarmPool, host bool) {
 	rng := d.rng
 	policy := pickOf(rng, preemptions)
+	if d.kind != engine.KindVLLM.String() {
+		policy = "recompute" // the others' own ways: retraction, no eviction, pausing
+	}
 	switch {
 	case policy == "swap" && p.dp == 1 && p.pp <= 1:
 		d.tag("swap")

@@ -237,7 +237,7 @@ func (l *Loaded) applyTiers(at string, p *Pool, hw *hardware.Catalog, m *llm.Mod
 // as sequences finish, the only way its sliding-window blocks go down
 // (HBM's evictions carry full-attention blocks only).
 func (l *Loaded) hybridTiers(at string, p *Pool, m *llm.Model) error {
-	if err := engine.CheckHybridTiers(p.Engine.VLLM); err != nil {
+	if err := engine.CheckHybridTiers(p.release().Version); err != nil {
 		return l.errorf(at+".engine.vllm", "%s has sliding-window layers: %v", m.Name, err)
 	}
 	for _, t := range p.KVTiers {

@@ -27,7 +27,7 @@ var swarmNotDrawn = map[string]string{
 var swarmEnums = map[reflect.Type]int{
 	reflect.TypeFor[Role]():                3,
 	reflect.TypeFor[engine.Policy]():       3,
-	reflect.TypeFor[engine.Admission]():    2,
+	reflect.TypeFor[engine.Admission]():    4,
 	reflect.TypeFor[engine.FencedVictim](): 2,
 	reflect.TypeFor[engine.Pressure]():     3,
 	reflect.TypeFor[engine.TierKind]():     int(engine.NumTiers),

@@ -297,6 +297,28 @@ func swarmRules(rng *rand.Rand) engine.Rules {
 		ReserveInflight: rng.IntN(2) == 0, DeferFrees: rng.IntN(2) == 0, FencedVictim: engine.FencedVictim(rng.IntN(2))}
 }
 
+// swarmEngineKinds are the engine kinds other than vLLM the swarm runs: SGLang,
+// and TensorRT-LLM under each capacity scheduler policy.
+var swarmEngineKinds = []struct {
+	kind      engine.Kind
+	admission string
+}{{engine.KindSGLang, ""}, {engine.KindTRTLLM, ""}, {engine.KindTRTLLM, engine.FirstChunk.String()}}
+
+// swarmKind gives half the paged pools another engine kind's rules. The
+// choice is read off numbers already drawn, not drawn itself, so the
+// cases every seed drew before the kinds existed keep their draws.
+func swarmKind(ec *engine.Config) {
+	k := (ec.NumBlocks*7 + ec.MaxSeqs) % (2 * len(swarmEngineKinds))
+	if len(ec.Layouts) > 0 || k >= len(swarmEngineKinds) {
+		return
+	}
+	r, err := engine.Preset(swarmEngineKinds[k].kind, swarmEngineKinds[k].admission)
+	if err != nil {
+		panic(err)
+	}
+	ec.Admission, ec.Retract = r.Rules.Admission, r.Rules.Retract
+}
+
 // swarmPool draws one to three instances of a role with a shared engine
 // configuration and step timer.
 func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
@@ -333,6 +355,7 @@ func swarmPool(t testing.TB, rng *rand.Rand, role Role) []Instance {
 	if len(ec.Layouts) == 0 && rng.IntN(4) == 0 {
 		ec.Spec = swarmSpec(rng)
 	}
+	swarmKind(&ec)
 	if err := ec.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,8 @@ func listServing(w io.Writer, c *hardware.Catalog) {
 
 // listEngines prints every rule that changed between the vLLM releases
 // handoff has presets for: from which release each value is the default,
-// the values a pool may set there, what changed it and where it lives.
+// the values a pool may set there, what changed it and where it lives;
+// then the engine kinds and their rules.
 func listEngines(w io.Writer) {
 	vs := engine.VLLMVersions()
 	fmt.Fprintf(w, "vLLM releases (engine.vllm): %s … %s, and %s (%s)\n\n", vs[0], vs[len(vs)-2], vs[len(vs)-1], vs[len(vs)-2])
@@ -85,6 +86,11 @@ func listEngines(w io.Writer) {
 		for _, st := range r.Steps {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Field, st.From, st.Value, strings.Join(st.Allowed, ", "), st.Change, r.Source)
 		}
+	}
+	fmt.Fprintf(w, "\nEngine kinds (engine.kind, default %s):\n\n", engine.KindVLLM)
+	fmt.Fprintln(w, "KIND\tADMISSION\tOUT OF KV\tPUT BACK TO\tWHERE")
+	for _, k := range engine.KindSummaries() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k.Kind, k.Admission, k.OutOfKV, k.Requeue, k.Source)
 	}
 }
 

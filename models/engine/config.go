@@ -109,6 +109,8 @@ func (c *Config) Validate() error {
 	case c.SlidingWindow < 0 || c.SlidingGroups < 0 || (c.SlidingWindow > 0) != (c.SlidingGroups > 0):
 		return fmt.Errorf("sliding window %d tokens over %d KV cache groups: want both positive or both 0",
 			c.SlidingWindow, c.SlidingGroups)
+	case (c.Admission >= NewTokenRatio || c.Retract) && c.slotMode():
+		return fmt.Errorf("admission %s or retraction needs a paged pool: slots are a wafer's own runtime", c.Admission)
 	case c.SlidingGroups > 0 && c.slotMode():
 		return fmt.Errorf("sliding-window KV cache groups need a paged pool, not slots")
 	case c.validateSched() != nil:

@@ -3,7 +3,8 @@
 // under a token budget (max_num_batched_tokens) and a sequence cap
 // (max_num_seqs), chunked prefill, running requests scheduled first, no
 // admission in a step that preempted, and head-of-line blocking when the
-// waiting head cannot get KV blocks.
+// waiting head cannot get KV blocks. SGLang's and TensorRT-LLM's
+// schedulers are other rules of the same instance (Rules, Kind).
 //
 // An Instance is a pure state machine. The simulator core drives it:
 //
@@ -50,8 +51,11 @@
 //     frees and the fenced victim), one value the instance consults;
 //     releases.go, a release as a preset of them, and the check of a rule
 //     a release did not have; vllm.go, vLLM's releases, each rule with the
-//     pull request that changed it. A next engine is another table of
-//     presets, and a rule it needs joins Rules.
+//     pull request that changed it. kinds.go, the engine kinds and the
+//     presets of those other than vLLM: sglang.go, SGLang's admission by
+//     its new-token ratio and its retraction; trtllm.go, TensorRT-LLM's
+//     capacity scheduler. A next engine is another preset, and a rule it
+//     needs joins Rules.
 //   - deferred.go: frees held back for the step in flight, drained when
 //     it has been processed; the fenced victim.
 //   - sliding.go: hybrid models' sliding-window KV cache groups.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"handoff/models/kv"
@@ -231,18 +232,58 @@ func TestPrefillRoleHoldsBlocksUntilReleased(t *testing.T) {
 	check(t, in)
 }
 
-// TestConservationUnderRandomLoad drives an instance with random prompts
-// under memory pressure and checks, after every step, that the pool's
-// invariants hold and that the live sequences' blocks (tables,
-// sliding-window groups, and what cruising ones took) are exactly the
-// pool's references.
+// kindRules are the rules of every engine kind: vLLM's newest release,
+// SGLang's, and TensorRT-LLM's under each capacity scheduler policy.
+func kindRules(t *testing.T) map[string]Rules {
+	rules := map[string]Rules{}
+	for _, k := range kindNamesTested {
+		name, admission, _ := strings.Cut(k, ":")
+		kind, err := ParseKind(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Preset(kind, admission)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules[k] = r.Rules
+	}
+	return rules
+}
+
+// kindNamesTested names kindRules' keys in order.
+var kindNamesTested = []string{"vllm", "sglang", "trtllm", "trtllm:first_chunk"}
+
+// withRules is a fresh instance like in under rules r.
+func withRules(t *testing.T, in *Instance, r Rules) *Instance {
+	cfg := in.Config()
+	cfg.Rules = r
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return New(cfg)
+}
+
+// TestConservationUnderRandomLoad drives an instance of every engine kind
+// with random prompts under memory pressure and checks, after every step,
+// that the pool's invariants hold and that the live sequences' blocks
+// (tables, sliding-window groups, and what cruising ones took) are
+// exactly the pool's references.
 func TestConservationUnderRandomLoad(t *testing.T) {
+	rules := kindRules(t)
+	for _, kind := range kindNamesTested {
+		t.Run(kind, func(t *testing.T) { conserveUnderRandomLoad(t, rules[kind]) })
+	}
+}
+
+func conserveUnderRandomLoad(t *testing.T, rules Rules) {
 	for seed := range uint64(30) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		in := newInst(t, 64, 256, 16)
 		if k := seed % 3; k > 0 { // hybrid: a 40-token window in one group, a 7-token one in two
 			in = newHybrid(t, 64, 256, 16, []int{0, 40, 7}[k], int(k))
 		}
+		in = withRules(t, in, rules)
 		live := map[*Seq]bool{}
 		for now := int64(1); now < 400; now++ {
 			if rng.IntN(3) == 0 {

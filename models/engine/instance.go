@@ -89,6 +89,13 @@ type Instance struct {
 
 	steadyShort int64 // tests: steps not steady only for want of their phase's blocks
 
+	// SGLang's new-token ratio and the tokens its admission pass counts
+	// as taken (sglang.go); TensorRT-LLM's blocks reserved for the running
+	// sequences to complete (trtllm.go).
+	ratio      float64
+	ratioTaken float64
+	reserved   int
+
 	// Pipeline parallelism (pipeline.go), kept apart from the fields every
 	// step reads: the micro-batches in flight, oldest first, and their
 	// entry slices for reuse.
@@ -156,6 +163,12 @@ func New(cfg Config) *Instance {
 		in.mem = &paged{in: in}
 	}
 	in.noCruise = in.noCruise || cfg.Stages > 1 // a sequence sits out the micro-batches it is in flight for
+	// SGLang's and TensorRT-LLM's admission read every running sequence's
+	// remaining output, which a cruising sequence does not keep current.
+	in.noCruise = in.noCruise || cfg.Admission >= NewTokenRatio || cfg.Retract
+	if cfg.Admission == NewTokenRatio {
+		in.ratio = sglInitRatio
+	}
 	return in
 }
 

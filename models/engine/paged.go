@@ -38,7 +38,8 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 	in.slidingFree(s, start)
 	sliding := in.slidingNeed(s, start, len(s.blocks)+hit+need)
 	room := in.admissionRoom(s, hit, false)
-	if need+sliding > room || in.cfg.Admission == FullSequence && in.wholeNeed(s, start, hit) > room {
+	if need+sliding > room || in.cfg.Admission == FullSequence && in.wholeNeed(s, start, hit) > room ||
+		in.kindRefuses(s, start, hit, room) {
 		return 0, false
 	}
 	in.acquire(s, hit)
@@ -48,6 +49,7 @@ func (p *paged) admit(q *deque, s *Seq, budget int) (int, bool) {
 		s.computed, s.committed = start, hit
 	}
 	p.firstAdmission(s, start)
+	in.admitted(s, start, n)
 	in.startRunning(q, s, n)
 	return n, true
 }
@@ -88,7 +90,8 @@ func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	start := (hit + lower) * in.cfg.BlockSize
 	sliding := in.slidingNeed(s, start, hit+lower)
 	room := in.admissionRoom(s, hit, false)
-	if lower+sliding > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room {
+	if lower+sliding > room-in.inflightReserve() || in.cfg.Admission == FullSequence && in.wholeNeed(s, 0, hit) > room ||
+		in.kindRefuses(s, start, hit, room) {
 		return false
 	}
 	in.acquire(s, hit)
@@ -97,6 +100,7 @@ func (p *paged) onboard(s *Seq, hit, lower int) bool {
 	s.committed = hit
 	in.touchLower(s, hit, lower)
 	p.firstAdmission(s, (hit+lower)*in.cfg.BlockSize)
+	in.admitted(s, start, s.Tokens()-start) // what it computes once its onboard lands
 	in.startOnboard(s, lower)
 	return true
 }
@@ -111,7 +115,8 @@ func (p *paged) reserve(s *Seq) bool {
 	// The sliding-window groups take the prompt's last window only
 	// (allocate_new_computed_blocks pads the rest with null blocks).
 	sliding := in.slidingNeed(s, s.PromptTokens, hit+need)
-	if need+sliding > in.admissionRoom(s, hit, true) {
+	room := in.admissionRoom(s, hit, true)
+	if need+sliding > room || in.cfg.Admission == ReserveOutput && !in.reserveAdmits(s, hit, room) {
 		return false
 	}
 	in.acquire(s, hit)
@@ -121,6 +126,9 @@ func (p *paged) reserve(s *Seq) bool {
 	s.CachedTokens = hit * in.cfg.BlockSize
 	in.stats.PrefixHitTokens += int64(s.CachedTokens)
 	in.touchLower(s, hit, lower)
+	if in.cfg.Admission == ReserveOutput {
+		in.reserved += in.toComplete(s, 0)
+	}
 	in.startPulling(s, s.PromptTokens-(hit+lower)*in.cfg.BlockSize)
 	return true
 }

@@ -13,6 +13,9 @@ func (in *Instance) preempt(s *Seq) {
 	}
 	in.settlePrivate(s)
 	s.stale = append(s.stale[:0], s.blocks...)
+	if in.cfg.Retract { // SGLang frees the KV past the prefix its radix tree holds: the prompt's
+		s.stale = s.stale[:min(len(s.stale), s.PromptTokens/in.cfg.BlockSize)]
+	}
 	if in.deferrable(s) {
 		in.deferFree(s, 0, 0) // the retry gains nothing from it this pass
 	} else {
@@ -26,7 +29,11 @@ func (in *Instance) preempt(s *Seq) {
 	in.stats.Preemptions++
 	in.markVictim(s)
 	s.state = stateWaiting
-	in.sched.requeue(&in.waiting, s)
+	if in.cfg.Retract && !in.ordered {
+		in.waiting.pushBack(s) // SGLang: _extend_requests_to_queue
+	} else {
+		in.sched.requeue(&in.waiting, s)
+	}
 	in.res.Preempted = append(in.res.Preempted, s)
 }
 

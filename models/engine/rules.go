@@ -1,8 +1,8 @@
 package engine
 
-// Rules are the scheduling rules that differ between releases of an
-// engine, and decide whether an instance under KV pressure makes
-// progress: what a waiting sequence must find free to be admitted, in
+// Rules are the scheduling rules that differ between engines (kinds.go)
+// and their releases, and decide whether an instance under KV pressure
+// makes progress: what a waiting sequence must find free to be admitted, in
 // which queue a sequence waiting for remote KV waits, which blocks an
 // async load may not take, when a departing sequence's blocks come free
 // and what the running pass does when they have not. An Instance consults
@@ -55,6 +55,15 @@ type Rules struct {
 	// share of the pool's blocks): a waiting sequence is admitted only if
 	// its blocks and the watermark fit.
 	WatermarkBlocks int
+
+	// Retract is SGLang's answer to a decode that runs out of memory
+	// (sglang.go): before the step, decoding sequences are retracted,
+	// fewest generated tokens first, until the rest have room for a few
+	// steps; each loses the KV of its generated tokens, rejoins the back of
+	// the waiting queue, and the new-token ratio is raised. False: vLLM's
+	// preemption of the last admitted when an allocation fails (which is
+	// also TensorRT-LLM's MAX_UTILIZATION pause, trtllm.go).
+	Retract bool
 }
 
 // Admission is what a waiting sequence must find free to be admitted.
@@ -73,10 +82,23 @@ const (
 	// KVCacheManager.allocate_slots with full_sequence_must_fit). A
 	// head that does not fit stops admission until it does.
 	FullSequence
+	// NewTokenRatio is SGLang's PrefillAdder (sglang.go): a sequence is
+	// admitted if its uncached tokens and its remaining output fit in the
+	// free tokens less what the running sequences are expected to still
+	// generate, their remaining output scaled by the new-token ratio.
+	NewTokenRatio
+	// ReserveOutput is TensorRT-LLM's GUARANTEED_NO_EVICT (trtllm.go): a
+	// sequence is admitted only if the blocks of its whole prompt and
+	// output fit beside the blocks every running sequence still needs to
+	// complete, so a running sequence never runs out.
+	ReserveOutput
 )
 
+// admissionNames are the admission rules' names, indexed by Admission.
+var admissionNames = [...]string{"first_chunk", "full_sequence", "new_token_ratio", "reserve_output"}
+
 // String names the rule as scenarios do.
-func (a Admission) String() string { return [...]string{"first_chunk", "full_sequence"}[a] }
+func (a Admission) String() string { return admissionNames[a] }
 
 // FencedVictim is what the running pass does when the victim it picks
 // has its free deferred (Rules.DeferFrees).

@@ -55,6 +55,12 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	in.planAgainIdle(k)
 	in.settleEvictions()
 	if len(in.step)+in.cruising == 0 {
+		// Idle: every step it ran has been processed, so a sequence that
+		// leaves before the next pass frees its blocks at once (deferred.go).
+		in.processed = in.stats.Steps - int64(len(in.flights))
+		if in.cfg.Admission == NewTokenRatio {
+			in.ratio = sglInitRatio // idle: SGLang starts its estimate afresh
+		}
 		return nil, &in.res
 	}
 	in.planCruising(k)
@@ -69,7 +75,9 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 // schedulePass plans step k the general way: running sequences, then
 // admission.
 func (in *Instance) schedulePass(k int64, pipelined bool) {
+	retracted := in.cfg.Retract && in.retractForDecode()
 	budget, preempted := in.scheduleRunning(k, in.cfg.MaxBatchedTokens)
+	preempted = preempted || retracted
 	if !preempted {
 		in.admitAll(budget)
 	} else if in.stopFor(WaitKV); len(in.step)+in.cruising == 0 {
@@ -238,6 +246,7 @@ func (in *Instance) notDue(i int, k int64, kp int16, most int) int {
 //
 // When sequences stay queued it records why (waits.go).
 func (in *Instance) admitAll(budget int) {
+	in.startPass()
 	for !in.cfg.SharedQueue && in.ready.len() > 0 && budget > 0 && len(in.running) < in.cfg.MaxSeqs &&
 		in.ready.front().markNs <= in.cutoffNs {
 		n, ok := in.mem.admit(&in.ready, in.ready.front(), budget)

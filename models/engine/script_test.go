@@ -196,6 +196,17 @@ func (e *engineScript) newInstance(a map[string]string) {
 			cfg.Preemption = Policy(e.enum(v, "recompute", "swap", "reject"))
 		case "sched":
 			cfg.Scheduling = v
+		case "kind": // sglang, trtllm (GUARANTEED_NO_EVICT) or trtllm:first_chunk (MAX_UTILIZATION)
+			name, admission, _ := strings.Cut(v, ":")
+			k, err := ParseKind(name)
+			if err != nil {
+				e.fail("%v", err)
+			}
+			r, err := Preset(k, admission)
+			if err != nil {
+				e.fail("%v", err)
+			}
+			cfg.Admission, cfg.Retract = r.Rules.Admission, r.Rules.Retract
 		case "pressure":
 			cfg.Pressure = Pressure(e.enum(v, "queue", "reject", "recompile"))
 		case "slots":
@@ -208,7 +219,7 @@ func (e *engineScript) newInstance(a map[string]string) {
 		e.fail("%v", err)
 	}
 	e.in = New(cfg)
-	e.in.noCruise = e.noCruise
+	e.in.noCruise = e.in.noCruise || e.noCruise // some rules never cruise (New)
 	e.seqs, e.names, e.nowNs = map[string]*Seq{}, nil, 0
 }
 
@@ -377,6 +388,9 @@ func (e *engineScript) state() string {
 		stats.Preemptions, stats.SwapOuts, stats.Rejections, stats.PrefixHitTokens)
 	if in.deferredBlocks > 0 {
 		fmt.Fprintf(&b, " deferred=%d", in.deferredBlocks)
+	}
+	if in.cfg.Admission == NewTokenRatio {
+		fmt.Fprintf(&b, " ratio=%.6f", in.NewTokenRatio())
 	}
 	if cached, capacity := in.TierBlocks(TierHost); capacity > 0 {
 		fmt.Fprintf(&b, " tier=%d/%d tierhits=%d", cached, capacity, stats.TierHitBlocks[TierHost])
