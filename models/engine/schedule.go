@@ -55,9 +55,6 @@ func (in *Instance) Schedule(nowNs int64) (*perf.Batch, *StepResult) {
 	in.planAgainIdle(k)
 	in.settleEvictions()
 	if len(in.step)+in.cruising == 0 {
-		// Idle: every step it ran has been processed, so a sequence that
-		// leaves before the next pass frees its blocks at once (deferred.go).
-		in.processed = in.stats.Steps - int64(len(in.flights))
 		if in.cfg.Admission == NewTokenRatio {
 			in.ratio = sglInitRatio // idle: SGLang starts its estimate afresh
 		}
