@@ -16,6 +16,7 @@
 // on one core, so every output is the same byte for byte. A workload whose
 // next request depends on how the run goes — a closed loop's users, a
 // session's turns — is read in step with the loop, as on one core.
+// Pipeline.Note says in one line what runs where.
 //
 // Why the event loop itself is not split across cores — instance groups
 // run window by window — is docs/PARALLEL.md's subject: the router's own

@@ -168,12 +168,14 @@ func TestAsyncSinkRaisesItsPanic(t *testing.T) {
 }
 
 // TestAttachRestores: Close gives the configuration its source and sink
-// back, and a closed loop or sessions keep their source in step.
+// back; a closed loop or sessions keep their source in step; the note says
+// what runs where.
 func TestAttachRestores(t *testing.T) {
 	src, sink := &listSource{n: 3, panicAt: -1}, &recordList{panicAt: -1}
 	cfg := &sim.Config{Source: src, Records: sink}
 	p := Attach(cfg, 2)
-	if cfg.Source == sim.Source(src) || cfg.Records == sim.RecordSink(sink) || p.Note != "" {
+	const both = "2 cores: the event loop runs on one, and beside it the workload is read ahead and the records are consumed"
+	if cfg.Source == sim.Source(src) || cfg.Records == sim.RecordSink(sink) || p.Note != both {
 		t.Errorf("on 2 cores: source %T, sink %T, note %q", cfg.Source, cfg.Records, p.Note)
 	}
 	p.Close()
@@ -181,13 +183,15 @@ func TestAttachRestores(t *testing.T) {
 	if cfg.Source != sim.Source(src) || cfg.Records != sim.RecordSink(sink) {
 		t.Error("Close did not restore the source and sink")
 	}
-	cfg.Client.Concurrency = 4
-	p = Attach(cfg, 2)
-	if cfg.Source != sim.Source(src) || p.Note == "" {
-		t.Errorf("a closed loop's source was read ahead (note %q)", p.Note)
+	cfg.Client.Concurrency, cfg.Records = 4, nil
+	p = Attach(cfg, 3)
+	const none = "3 cores: the event loop runs on one, and the run keeps its records, so nothing runs beside it; " +
+		"a closed loop's users send as their requests end, so the workload is read in step with the run"
+	if cfg.Source != sim.Source(src) || p.Note != none {
+		t.Errorf("a closed loop keeping its records: source %T, note %q", cfg.Source, p.Note)
 	}
 	p.Close()
-	if one := Attach(cfg, 1); cfg.Source != sim.Source(src) || cfg.Records != sim.RecordSink(sink) || one.Note != "" {
+	if one := Attach(cfg, 1); cfg.Source != sim.Source(src) || cfg.Records != nil || one.Note != "" {
 		t.Error("one core changed the configuration")
 	}
 }

@@ -3,6 +3,7 @@ package parallel
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"handoff/sim"
 )
@@ -30,8 +31,8 @@ type Pipeline struct {
 	sink   *asyncSink
 	closed bool
 
-	// Note says, in one line, what runs in step with the loop although
-	// cores were asked for, and why; "" when nothing does, or on one core.
+	// Note says, in one line, what runs beside the event loop, which runs
+	// on one core, and what runs in step with it and why; "" on one core.
 	Note string
 }
 
@@ -44,18 +45,34 @@ func Attach(cfg *sim.Config, cores int) *Pipeline {
 	if cores < 2 {
 		return p
 	}
-	if why := inStep(cfg); why != "" {
-		p.Note = fmt.Sprintf("%d cores: %s", cores, why)
-	} else {
+	var beside []string
+	why := inStep(cfg)
+	if why == "" {
 		cfg.Source, p.pre = newPrefetch(cfg.Source)
+		beside = append(beside, "the workload is read ahead")
 	}
 	if cfg.Records != nil {
 		p.sink = newAsyncSink(cfg.Records)
 		cfg.Records = p.sink
-	} else if p.Note != "" {
-		p.Note += "; the run keeps its records, so it runs on one core"
+		beside = append(beside, "the records are consumed")
 	}
+	p.Note = note(cores, beside, why)
 	return p
+}
+
+// note is Pipeline.Note: on cores cores, what runs beside the loop, and
+// why the workload does not (why, or "").
+func note(cores int, beside []string, why string) string {
+	s := fmt.Sprintf("%d cores: the event loop runs on one", cores)
+	if len(beside) > 0 {
+		s += ", and beside it " + strings.Join(beside, " and ")
+	} else {
+		s += ", and the run keeps its records, so nothing runs beside it"
+	}
+	if why != "" {
+		s += "; " + why
+	}
+	return s
 }
 
 // inStep says why cfg's source must be read in step with the run, or "":
