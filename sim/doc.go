@@ -78,6 +78,9 @@
 //   - trace.go, timeline.go: the request-journey Tracer hook and the
 //     timelines sampled on a fixed grid of simulated time; package
 //     sim/journey records the journeys and writes them for Perfetto.
+//   - package sim/parallel runs a run's workload reader and its records'
+//     consumers on goroutines of their own beside this loop (handoff run
+//     --cores), which stays sequential.
 //
 // The models the core drives live in package models: engine (the vLLM V1
 // scheduler and its paged KV pool), perf (step times), network (links and

@@ -15,6 +15,7 @@ import (
 	"handoff/scenarios/experiment"
 	"handoff/sim"
 	"handoff/sim/journey"
+	"handoff/sim/parallel"
 )
 
 // runOptions are the flags of `handoff run`.
@@ -32,6 +33,7 @@ type runOptions struct {
 	benchDate     string // --bench-date: its date, YYYYmmdd-HHMMSS
 	metrics       string // --metrics: "openmetrics" writes DIR/metrics.om, "" = none
 	progress      bool   // --progress: draw the progress line on stderr even when it is no terminal
+	cores         int    // --cores: cores the run uses (sim/parallel); 0 = every core
 
 	stderr   io.Writer    // the progress line's; nil = none
 	simulate simulateFunc // nil: simulate
@@ -65,10 +67,13 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			if err := checkMetrics(opts.metrics, opts.outDir); err != nil {
 				return err
 			}
+			var err error
+			if opts.cores, err = parallel.Cores(opts.cores); err != nil {
+				return err
+			}
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
-			var err error
 			if opts.selection, err = parseTraceSelect(opts.traceSelect, opts.traceRequests); err != nil {
 				return err
 			}
@@ -89,6 +94,8 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 		"the `DATE` --bench-json writes, YYYYmmdd-HHMMSS as vLLM writes it; the default is the fixed epoch the run starts at, so that the file is the same on every run")
 	cmd.Flags().StringVar(&opts.metrics, "metrics", "",
 		"also write vLLM's Prometheus metrics over the run, per instance, in `FORMAT` openmetrics, to DIR/metrics.om (needs -o)")
+	cmd.Flags().IntVar(&opts.cores, "cores", 1,
+		"run on `N` cores, 0 for every core: the workload is read and the records summarised and written beside the simulation's event loop, which keeps one core; the outputs are the same byte for byte (docs/PARALLEL.md)")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
@@ -179,7 +186,7 @@ func runScenario(opts *runOptions, stdout io.Writer) (err error) {
 	}
 	line := &simProgress{w: opts.stderr, forced: opts.progress, label: "run"}
 	configure = append(configure, line.attach)
-	sum, res, err := opts.simulate.Or(os.Stderr)(l, configure...)
+	sum, res, err := opts.simulate.OnCores(os.Stderr, opts.cores)(l, configure...)
 	line.finish() // before the table, which may go to the same terminal
 	if err != nil {
 		return err

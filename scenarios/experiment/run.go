@@ -9,6 +9,7 @@ import (
 	"handoff/scenarios"
 	"handoff/scenarios/workload"
 	"handoff/sim"
+	"handoff/sim/parallel"
 )
 
 // Run builds a loaded scenario, applies each configure function to the
@@ -20,6 +21,14 @@ import (
 // as 1 token) goes to the summary's Warnings. A workload with no requests is an error: a
 // summary of nothing would read as a cluster that served nothing.
 func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
+	return RunOn(l, warn, 1, configure...)
+}
+
+// RunOn is Run on cores cores (package sim/parallel): with more than one,
+// the workload is read ahead and the records consumed beside the event
+// loop, and every output is the same byte for byte as on one. What must
+// run in step with the loop all the same is said once on warn, as a note.
+func RunOn(l *scenarios.Loaded, warn io.Writer, cores int, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
 	b, err := l.Build()
 	if err != nil {
 		return results.Summary{}, nil, err
@@ -44,8 +53,14 @@ func Run(l *scenarios.Loaded, warn io.Writer, configure ...func(*sim.Config)) (r
 		}
 		b.Config.Records = t
 	}
+	p := parallel.Attach(b.Config, cores)
+	defer p.Close()
+	if p.Note != "" && warn != nil {
+		fmt.Fprintln(warn, "note:", p.Note)
+	}
 	start := time.Now()
 	res, err := sim.Run(b.Config)
+	p.Close() // the tally has every record
 	if err != nil {
 		return results.Summary{}, nil, err
 	}

@@ -24,6 +24,17 @@ func (f Simulate) Or(warn io.Writer) Simulate {
 	}
 }
 
+// OnCores returns f, or RunOn on cores cores with its warnings on warn
+// when f is nil.
+func (f Simulate) OnCores(warn io.Writer, cores int) Simulate {
+	if f != nil {
+		return f
+	}
+	return func(l *scenarios.Loaded, configure ...func(*sim.Config)) (results.Summary, *sim.Result, error) {
+		return RunOn(l, warn, cores, configure...)
+	}
+}
+
 // ParseSets parses --set flags, path=value each.
 func ParseSets(raw []string) ([]scenarios.Set, error) {
 	sets := make([]scenarios.Set, 0, len(raw))

@@ -1,0 +1,127 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"handoff/scenarios"
+	"handoff/scenarios/experiment"
+	"handoff/sim"
+)
+
+// TestScenarioSwarmParallel: every drawn scenario (every router, pool
+// kind and feature the swarm draws) run as `handoff run -o DIR --cores 2`
+// writes the same files, byte for byte, as on one core — summary.json,
+// requests.csv, timeline.csv, metrics.om, links.csv, fleet.csv, the
+// effective scenario — but for the wall-clock time; a run that fails fails
+// with the same error. Half the seeds keep their records (KeepRecords),
+// as --bench-json does; one in eight writes metrics.om, which costs ten
+// times the rest of a case. CI runs it on more cases than go test's default
+// (.ci/run); reproduce a failure with -swarm.seed=S -swarm.cases=1.
+func TestScenarioSwarmParallel(t *testing.T) {
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range uint64(*scenarios.SwarmCases) {
+		seed := *scenarios.SwarmSeed + k
+		doc, _, _ := scenarios.SwarmScenario(seed, root)
+		run := func(t *testing.T) { parallelCase(t, doc, runDirOptions{keep: seed%2 == 0, metrics: seed%8 == 1}) }
+		if !t.Run(fmt.Sprintf("seed=%d", seed), run) {
+			t.Logf("seed %d:\n%s", seed, doc)
+		}
+	}
+}
+
+// parallelCase runs doc on one core and on two and compares what each
+// wrote.
+func parallelCase(t *testing.T, doc string, opts runDirOptions) {
+	file := filepath.Join(t.TempDir(), "swarm.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one, errOne := runDirOn(t, file, 1, opts)
+	two, errTwo := runDirOn(t, file, 2, opts)
+	if fmt.Sprint(errOne) != fmt.Sprint(errTwo) {
+		t.Fatalf("one core: %v\ntwo cores: %v", errOne, errTwo)
+	}
+	if errOne != nil {
+		return
+	}
+	a, b := dirFiles(t, one), dirFiles(t, two)
+	if len(a) != len(b) {
+		t.Fatalf("one core wrote %d files, two cores %d", len(a), len(b))
+	}
+	for name, want := range a {
+		if got, ok := b[name]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s differs on two cores (%d bytes, %d on one)", name, len(got), len(want))
+		}
+	}
+}
+
+// runDirOptions are the flags a case runs with besides -o: --bench-json
+// (keep the records), --metrics.
+type runDirOptions struct{ keep, metrics bool }
+
+// runDirOn runs file as `handoff run -o DIR --cores N` does and returns
+// DIR.
+func runDirOn(t *testing.T, file string, cores int, opts runDirOptions) (string, error) {
+	l, err := scenarios.Load(file)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(t.TempDir(), fmt.Sprintf("cores%d", cores))
+	d, err := experiment.CreateRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	configure := []func(*sim.Config){experiment.WithTimeline}
+	if opts.keep {
+		configure = append(configure, experiment.KeepRecords)
+	}
+	configure = append(configure, d.Attach)
+	if opts.metrics {
+		configure = append(configure, d.AttachMetrics)
+	}
+	sum, res, err := experiment.RunOn(l, nil, cores, configure...)
+	if err != nil {
+		return "", err
+	}
+	return dir, d.Write(&experiment.Finished{Loaded: l, Summary: sum, Result: res})
+}
+
+// dirFiles reads every file under dir, less the lines that carry
+// wall-clock time.
+func dirFiles(t *testing.T, dir string) map[string][]byte {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = withoutWall(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// withoutWall drops the lines that name wall-clock time.
+func withoutWall(b []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if !strings.Contains(strings.ToLower(string(line)), "wall") {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
