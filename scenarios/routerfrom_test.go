@@ -19,7 +19,7 @@ var eppInline = map[string]string{
 		"non_cached_tokens: 16, lru_capacity_per_server: 31250}",
 	"testdata/epp-every-plugin.yaml": "{scorers: [{name: prefix-cache, weight: 3}, {name: precise-prefix-cache, weight: 0.5}, " +
 		"{name: kv-cache-utilization}, {name: queue, weight: 2}, {name: load-aware, weight: 1.5}, {name: active-request}, " +
-		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}, {name: token-load, weight: 2.5}], picker: weighted-random, " +
+		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}, {name: token-load, weight: 2.5}, {name: session-affinity, weight: 5}], picker: weighted-random, " +
 		"prefix_affinity_filter: {affinity_threshold: 0.5, exploration_probability: 0.1}, non_cached_tokens: 200, " +
 		"lru_capacity_per_server: 64, no_hit_lru_size: 3, token_load_threshold: 20000}",
 }
@@ -102,7 +102,11 @@ func TestRouterFromBadInput(t *testing.T) {
 	}
 	tests := []struct{ name, epp, router, want string }{
 		{"unknown plugin", strings.Replace(string(good), "- type: queue-scorer", "- type: lora-affinity-scorer", 1), "",
-			`epp.yaml:13: field plugins[1].type: plugin type "lora-affinity-scorer" is not modelled by handoff (it models: active-request-scorer,`},
+			`epp.yaml:13: field plugins[1].type: plugin type "lora-affinity-scorer" is not modelled by handoff (handoff models no LoRA adapters); it models: active-request-scorer,`},
+		{"context-length-aware", strings.Replace(string(good), "- type: queue-scorer", "- type: context-length-aware", 1), "",
+			`epp.yaml:13: field plugins[1].type: plugin type "context-length-aware" is not modelled by handoff (it reads a context-length range label on each pod; handoff's pools carry none`},
+		{"unlisted plugin", strings.Replace(string(good), "- type: queue-scorer", "- type: my-scorer", 1), "",
+			`epp.yaml:13: field plugins[1].type: plugin type "my-scorer" is not modelled by handoff; it models: active-request-scorer,`},
 		{"missing pluginRef", strings.Replace(string(good), "  - pluginRef: queue-scorer\n    weight: 1\n- name: decode",
 			"  - weight: 1\n- name: decode", 1), "", "epp.yaml:31: field schedulingProfiles[0].plugins[3].pluginRef: is required"},
 		{"unknown reference", strings.Replace(string(good), "pluginRef: prefill-filter", "pluginRef: prefil-filter", 1), "",

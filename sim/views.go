@@ -225,7 +225,7 @@ func (c *cluster) checkViewsCurrent() {
 func (c *cluster) routeRequest(r *Request) *router.Request {
 	rq := &c.routing.request // reused: routers must not keep it
 	*rq = router.Request{ID: r.ID, Priority: c.priority(r), PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
-		Prefix: r.Prefix}
+		Prefix: r.Prefix, Session: r.Session, Turn: r.Turn}
 	if c.routing.hashesUsed {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)

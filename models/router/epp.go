@@ -83,6 +83,7 @@ var eppTypes = map[string]eppType{
 	"running-requests-size-scorer": {kind: eppScorer, maps: ScorerRunningRequests},
 	"token-load-scorer":            {kind: eppScorer, maps: ScorerTokenLoad, params: []string{"queueThresholdTokens"}},
 	"no-hit-lru-scorer":            {kind: eppScorer, maps: ScorerNoHitLRU, params: []string{"lruSize"}},
+	"session-affinity-scorer":      {kind: eppScorer, maps: ScorerSessionAffinity},
 	"max-score-picker":             {kind: eppPicker, maps: PickerMaxScore},
 	"weighted-random-picker":       {kind: eppPicker, maps: PickerWeightedRandom},
 	"prefix-cache-affinity-filter": {kind: eppAffinity, params: []string{"affinityThreshold", "explorationProbability"}},
@@ -97,6 +98,18 @@ var eppTypes = map[string]eppType{
 	"endpoint-notification-source": {kind: eppPlumbing, anyParams: true},
 	"metrics-data-source":          {kind: eppPlumbing, anyParams: true},
 	"core-metrics-extractor":       {kind: eppPlumbing, anyParams: true},
+}
+
+// eppUnmodelled says why handoff refuses the llm-d plugin types it knows
+// of but does not model.
+var eppUnmodelled = map[string]string{
+	"context-length-aware": "it reads a context-length range label on each pod; handoff's pools carry none " +
+		"(docs/LLMD-ROUTER.md)",
+	"lora-affinity-scorer":     "handoff models no LoRA adapters",
+	"latency-scorer":           "it reads a latency predictor handoff does not model",
+	"slo-headroom-tier-filter": "it reads a latency predictor handoff does not model",
+	"random-picker":            "handoff models the max-score and weighted-random pickers",
+	"always-disagg-pd-decider": "handoff models the prefix-based decider, which with nonCachedTokens 1 disaggregates every request with an uncached token",
 }
 
 // EPPPluginTypes returns the plugin types ReadEPP accepts, sorted.
@@ -166,8 +179,12 @@ func (e *eppReader) plugins(cfg *LLMDConfig) error {
 		at := fmt.Sprintf("plugins[%d]", i)
 		t, ok := eppTypes[p.Type]
 		if !ok {
-			return e.errorf(at+".type", "plugin type %q is not modelled by handoff (it models: %s)",
-				p.Type, strings.Join(EPPPluginTypes(), ", "))
+			why := ""
+			if reason, known := eppUnmodelled[p.Type]; known {
+				why = " (" + reason + ")"
+			}
+			return e.errorf(at+".type", "plugin type %q is not modelled by handoff%s; it models: %s",
+				p.Type, why, strings.Join(EPPPluginTypes(), ", "))
 		}
 		name := p.Name
 		if name == "" {

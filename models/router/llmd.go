@@ -25,7 +25,7 @@ const (
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
 	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
-		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad}
+		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad, ScorerSessionAffinity}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -56,6 +56,7 @@ type LLMD struct {
 	ch            chooser
 	index         *LRUIndex
 	noHit         noHitLRU
+	sessions      sessionPods // the session-affinity scorer's memory: each session's last pod
 	totals, score []float64
 	kept          []int      // scratch: the positions the affinity filter keeps
 	sticky        []View     // scratch: their views
@@ -89,7 +90,8 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if cfg.TokenLoadThreshold <= 0 {
 		cfg.TokenLoadThreshold = DefaultTokenLoadThreshold
 	}
-	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
+	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex(),
+		sessions: sessionPods{}}
 }
 
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
@@ -103,6 +105,7 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 	}
 	d := l.route(r, c)
 	l.noHitUsed(d)
+	l.sessions.served(r, target(d))
 	return d
 }
 
@@ -123,6 +126,15 @@ func (l *LLMD) route(r *Request, c *Cluster) Decision {
 	kp := l.pick(r, c, false)
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
+}
+
+// target is the instance a decision sends the client's response from:
+// the decoder, or the instance that prefills and decodes.
+func target(d Decision) int {
+	if d.Decode >= 0 {
+		return d.Decode
+	}
+	return d.Prefill
 }
 
 // noHitUsed is the no-hit-LRU scorer's PreRequest: a cold request's
@@ -236,6 +248,8 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 		return tokenLoadScores(dst, vs, l.cfg.TokenLoadThreshold), true
 	case ScorerNoHitLRU:
 		return l.noHit.scores(dst, vs, func(inst int) bool { return l.index.Matched(inst, prefixBlocks(r)) > 0 }), true
+	case ScorerSessionAffinity:
+		return l.sessions.scores(dst, r, vs), true
 	}
 	return dst, false
 }

@@ -92,11 +92,22 @@ func (l *LLMD) indexable(c *Cluster) bool {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
-		if s.Name == ScorerActiveRequest || s.Name == ScorerTokenLoad || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
+		if movesPerDecision(s.Name) || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
 			return false
 		}
 	}
 	return true
+}
+
+// movesPerDecision reports whether a scorer's values move with every
+// decision (the router's own bookkeeping or memory), so that the picker
+// scans rather than keep them indexed.
+func movesPerDecision(scorer string) bool {
+	switch scorer {
+	case ScorerActiveRequest, ScorerTokenLoad, ScorerNoHitLRU, ScorerSessionAffinity:
+		return true
+	}
+	return false
 }
 
 // pickIndexed is pick from the indexes; ok is false when they do not

@@ -126,3 +126,33 @@ func TestLLMDTokenLoadScores(t *testing.T) {
 		t.Errorf("EstimatedTokens(101) = %d, want 253", got)
 	}
 }
+
+// TestLLMDSessionAffinityScores: a session's next turn scores 1 on the
+// instance that served its last turn (the decoder under P/D) and 0
+// elsewhere; a request of no session, or of a session not yet served,
+// scores 0 everywhere; with the scorer alone the turn goes back there.
+func TestLLMDSessionAffinityScores(t *testing.T) {
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers = []WeightedScorer{{ScorerSessionAffinity, 1}, {ScorerQueue, 0.5}}
+	l := NewLLMD(cfg, seeded())
+	vs := []View{{Index: 0}, {Index: 1, Waiting: 4}, {Index: 2, Waiting: 2}}
+	turn := func(n uint16) *Request { r := request(32); r.Session, r.Turn = 7, n; return r }
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, turn(1), nil, vs), []float64{0, 0, 0})
+	l.sessions.served(turn(1), 2)
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, turn(2), nil, vs), []float64{0, 0, 1})
+	other := turn(2)
+	other.Session = 8
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, other, nil, vs), []float64{0, 0, 0})
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, request(32), nil, vs), []float64{0, 0, 0})
+
+	// Totals 0 + 0.5, 0 + 0, 1 + 0.25: the served instance wins over the
+	// emptier one, and the decision is remembered for the turn after.
+	if d := l.Route(turn(2), &Cluster{Prefill: vs, BlockSize: testBlock}); d.Prefill != 2 {
+		t.Fatalf("turn 2 routed to %d, want 2", d.Prefill)
+	}
+	pd := &Cluster{Prefill: []View{{Index: 3}}, Decode: vs, BlockSize: testBlock}
+	l.sessions.served(turn(2), 0)
+	if d := l.Route(turn(3), pd); d.Prefill != 0 || l.sessions[7] != 0 {
+		t.Errorf("P/D turn 3: %+v, remembered %d; want the decoder 0 (prefilled locally)", d, l.sessions[7])
+	}
+}

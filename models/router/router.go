@@ -50,7 +50,16 @@ type Request struct {
 	OutputTokens int
 	Prefix       []kv.Segment
 	Hashes       []uint64 // chained hashes of the prompt's full blocks (Cluster.BlockSize tokens each)
+	// Session and Turn identify a multi-turn conversation's request, as a
+	// client's session header or id does (llm-d's x-session-token,
+	// Dynamo's session affinity id): Turn counts from 1, and 0 means the
+	// request belongs to no session.
+	Session int32
+	Turn    uint16
 }
+
+// InSession reports whether r belongs to a session.
+func (r *Request) InSession() bool { return r.Turn > 0 }
 
 // Cluster is the routing view: the instances that can run a prefill
 // (prefill or colocated role) and, when disaggregated, those that decode,
