@@ -49,7 +49,8 @@ func (d *swarmDoc) router() {
 
 // dynamo draws Dynamo's knobs: credits, decay, scale, request weight, the
 // lower tiers' hit weights, temperature, a queue threshold, its own index
-// instead of KV events (with a TTL), KV reuse, and conditional
+// instead of KV events (with a TTL), KV reuse, the busy thresholds, session
+// affinity, and conditional
 // disaggregation (P/D only, and not under topology_aware, whose pair
 // search replaces it) by either policy; the deprecated weight for some.
 func (d *swarmDoc) dynamo(policy string) {
@@ -70,6 +71,14 @@ func (d *swarmDoc) dynamo(policy string) {
 	}
 	if rng.IntN(5) == 0 {
 		parts = append(parts, fmt.Sprintf("kv_overlap_score_weight: %d", rng.IntN(2)))
+	}
+	if rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("active_decode_blocks_threshold: %.2f", 0.3+0.7*rng.Float64()),
+			fmt.Sprintf("active_prefill_tokens_threshold: %d", rng.IntN(8192)),
+			fmt.Sprintf("active_prefill_tokens_threshold_frac: %.2f", 4*rng.Float64()))
+	}
+	if rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("session_affinity_ttl: %ds", 1+rng.IntN(60)))
 	}
 	conditional := d.pd && policy != "topology_aware" && rng.IntN(2) == 0
 	parts = append(parts, fmt.Sprintf("conditional_disagg: %v", conditional),

@@ -103,6 +103,10 @@ func (c *cluster) onFrontendDone(ref int32) {
 	c.enqueueRouting(ref)
 }
 
+// RejectedBusy is the reason a request the router refused ends with
+// (results.Rejected).
+const RejectedBusy = "rejected by the router: every worker is past its busy thresholds"
+
 // place routes the flight's current attempt and enqueues it on its prefill
 // instance. It reports false when the router holds the request.
 func (c *cluster) place(ref int32) bool {
@@ -114,6 +118,12 @@ func (c *cluster) place(ref int32) bool {
 		d.Prefill = -1 // no instance to send it to: held until one is ready
 	} else {
 		d = c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
+	}
+	if d.IsRejected() { // admission control at the router: never served
+		c.enter(ref, phaseDone)
+		c.closeRecord(r.ID, results.Rejected, RejectedBusy, output{})
+		c.free(ref)
+		return true
 	}
 	if d.Held() {
 		if f.phase != phaseHeld {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"handoff/models/router"
+	"handoff/results"
 )
 
 // TestIndexedRoutingMatchesScan is metamorphic: over random swarm
@@ -74,5 +75,33 @@ func TestDecisionsFillOnlyChangedViews(t *testing.T) {
 	t.Logf("%d decisions, %.2f views filled a decision", rt.decisions, perDecision)
 	if rt.decisions < 2000 || perDecision > 4 {
 		t.Fatalf("%d decisions filled %.1f views each on %d instances, want at most 4", rt.decisions, perDecision, n)
+	}
+}
+
+// TestRouterRejects: a request the router rejects (router.Rejected) ends
+// at once, rejected with RejectedBusy and never served; the others are
+// served, and every request ends exactly once.
+func TestRouterRejects(t *testing.T) {
+	reqs := make([]Request, 6)
+	for i := range reqs {
+		reqs[i] = Request{ID: int64(i), ArrivalNs: int64(i) * 1000, PromptTokens: 32, OutputTokens: 4}
+	}
+	cfg := colocatedConfig(t, 4096, reqs)
+	cfg.Router = router.RouterFunc(func(r *router.Request, c *router.Cluster) router.Decision {
+		if r.ID%2 == 1 {
+			return router.Decision{Prefill: router.Rejected, Decode: -1}
+		}
+		return router.Decision{Prefill: c.Prefill[0].Index, Decode: -1}
+	})
+	res := mustRun(t, cfg)
+	checkConservation(t, res.Records, len(reqs))
+	for _, r := range res.Records {
+		want := results.Completed
+		if r.ID%2 == 1 {
+			want = results.Rejected
+		}
+		if r.Status != want || r.Status == results.Rejected && (r.Reason != RejectedBusy || r.FinishNs != r.ArrivalNs) {
+			t.Errorf("request %d: %v %q at %d ns (arrived %d ns), want %v", r.ID, r.Status, r.Reason, r.FinishNs, r.ArrivalNs, want)
+		}
 	}
 }

@@ -208,7 +208,8 @@ func swarmRouter(rng *rand.Rand) router.Router {
 
 // swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
 // temperature, a queue threshold, the router's own index instead of KV
-// events, and conditional disaggregation.
+// events, busy thresholds, session affinity and conditional
+// disaggregation.
 func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	c := router.DefaultDynamoConfig()
 	c.OverlapScoreCredit = float64(rng.IntN(3))
@@ -227,6 +228,7 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
 	}
 	c.AssumeKVReuse = rng.IntN(2) == 0
+	swarmDynamoBusy(&c, rng)
 	if rng.IntN(2) == 0 {
 		c.ConditionalDisagg = true
 		c.EffISLThreshold = 1 + rng.IntN(400)
@@ -246,6 +248,28 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 		}
 	}
 	return c
+}
+
+// swarmDynamoBusy draws, each for a third of the cases, the frontend's
+// busy thresholds (low enough that some requests are rejected, not so low
+// that most are) and a session affinity TTL.
+func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
+	if rng.IntN(3) == 0 {
+		share := 0.5 + 0.5*rng.Float64()
+		c.ActiveDecodeBlocksThreshold = &share
+	}
+	if rng.IntN(3) == 0 {
+		tokens := 256 + rng.IntN(8192)
+		c.ActivePrefillTokensThreshold = &tokens
+	}
+	if rng.IntN(3) == 0 {
+		frac := 0.5 + 4*rng.Float64()
+		c.ActivePrefillTokensThresholdFrac = &frac
+	}
+	if rng.IntN(3) == 0 {
+		ttl := units.Duration(1+rng.IntN(30)) * 1e9
+		c.SessionAffinityTTL = &ttl
+	}
 }
 
 // swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,

@@ -85,6 +85,19 @@ type DynamoConfig struct {
 	// DecodeBusyThreshold is the share of its KV blocks past which the
 	// decoder's decode blocks veto a local prefill; unset, no veto.
 	DecodeBusyThreshold *float64 `yaml:"decode_busy_threshold,omitempty"`
+
+	// The frontend's busy thresholds (dynamobusy.go): a worker past any
+	// set one is left out of the choice, and a request finding every
+	// worker busy is rejected. Unset (Dynamo's default): never busy.
+	ActiveDecodeBlocksThreshold      *float64 `yaml:"active_decode_blocks_threshold,omitempty"`       // share of its KV blocks, in [0, 1]
+	ActivePrefillTokensThreshold     *int     `yaml:"active_prefill_tokens_threshold,omitempty"`      // tokens
+	ActivePrefillTokensThresholdFrac *float64 `yaml:"active_prefill_tokens_threshold_frac,omitempty"` // share of its token budget per step
+
+	// SessionAffinityTTL, when set, sends a session's turns to the worker
+	// its first turn was routed to while the session is used at least
+	// this often (dynamosession.go); unset (Dynamo's default): no
+	// affinity.
+	SessionAffinityTTL *units.Duration `yaml:"session_affinity_ttl,omitempty"`
 }
 
 // The conditional disaggregation policies.
@@ -165,6 +178,12 @@ func (c *DynamoConfig) Check() error {
 			return strictyaml.Fieldf(w.field, "must be in [0, %g], got %g", MaxWeight, w.v)
 		}
 	}
+	if err := c.checkBusy(); err != nil {
+		return err
+	}
+	if err := c.checkSession(); err != nil {
+		return err
+	}
 	return c.checkConditional()
 }
 
@@ -227,6 +246,11 @@ type Dynamo struct {
 	overlaps []int        // device overlap blocks of the candidates last priced
 	ix       *dynamoIndex // nil until reindexed
 	peeked   peek         // the prefiller a conditional decision peeked, this request
+	scan     bool         // this decision scans its legs: they are cut to the free workers (the indexes cover the whole legs)
+
+	free                    Cluster // scratch: the cluster cut to its free workers
+	freePrefill, freeDecode []View
+	sessions                [2]sessionBindings // session affinity: the prefill (or colocated) leg's, the decode leg's
 }
 
 // NewDynamo returns the router; randomness (ties, temperature) comes from
@@ -238,7 +262,7 @@ func NewDynamo(cfg DynamoConfig, rng *rand.Rand) *Dynamo {
 	if w := cfg.KVOverlapScoreWeight; w != nil {
 		cfg.ApplyKVOverlapScoreWeight(*w)
 	}
-	d := &Dynamo{cfg: cfg, ch: chooser{rng: rng}}
+	d := &Dynamo{cfg: cfg, ch: chooser{rng: rng}, sessions: [2]sessionBindings{{}, {}}}
 	if !cfg.UseKVEvents {
 		d.index = NewTTLIndex(int64(cfg.TTL))
 	}
@@ -254,7 +278,18 @@ func (*Dynamo) UsesHashes() bool { return true }
 // RouteDecode implements DecodeRouter: the decoder by load alone, once
 // the prefill is done.
 func (d *Dynamo) RouteDecode(r *Request, c *Cluster) int {
+	if v := d.pinned(r, c, true); v != nil {
+		d.bind(r, c, true, v.Index)
+		d.record(r, c, v.Index)
+		return v.Index
+	}
+	if d.cfg.busyConfigured() {
+		c = d.freeDecoders(c)
+		d.scan = true
+		defer func() { d.scan = false }()
+	}
 	dec := c.Decode[d.pickDecode(r, c)].Index
+	d.bind(r, c, true, dec)
 	d.record(r, c, dec)
 	return dec
 }
@@ -265,7 +300,7 @@ func (d *Dynamo) holds(c *Cluster) bool {
 	if d.cfg.QueueThreshold <= 0 {
 		return false
 	}
-	if d.ix != nil {
+	if d.ix != nil && !d.scan {
 		return d.ix.legs[0].under == 0
 	}
 	vs := c.Prefill
@@ -296,7 +331,7 @@ func cachedTokens(r *Request, c *Cluster, overlap int) int {
 
 // pickDecode returns the position in c.Decode of the chosen decoder.
 func (d *Dynamo) pickDecode(r *Request, c *Cluster) int {
-	if d.ix != nil && d.cfg.Temperature == 0 {
+	if d.ix != nil && !d.scan && d.cfg.Temperature == 0 {
 		return d.pickDecodeIndexed(r, c)
 	}
 	d.costs = d.decodeCosts(d.costs[:0], r, c.Decode, c.BlockSize)

@@ -151,8 +151,16 @@ type DecodeRouter interface {
 	RouteDecode(r *Request, c *Cluster) int
 }
 
+// Rejected in Decision.Prefill refuses the request: the core ends it
+// rejected, never served, as a frontend answering "every worker is busy"
+// does (Dynamo's busy thresholds).
+const Rejected = -3
+
 // Held reports whether the decision keeps the request at the router.
-func (d Decision) Held() bool { return d.Prefill < 0 }
+func (d Decision) Held() bool { return d.Prefill < 0 && d.Prefill != Rejected }
+
+// IsRejected reports whether the decision refuses the request.
+func (d Decision) IsRejected() bool { return d.Prefill == Rejected }
 
 // Router places requests.
 type Router interface {
