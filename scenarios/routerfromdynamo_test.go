@@ -23,13 +23,15 @@ const dynamoFlagsEvery = `# a frontend's router flags
 --no-router-kv-events --router-ttl-secs 30 --no-router-assume-kv-reuse
 --active-decode-blocks-threshold 0.9 --active-prefill-tokens-threshold 20000
 --active-prefill-tokens-threshold-frac=8 --router-session-affinity-ttl-secs 60
+--router-track-output-blocks
 `
 
 const dynamoFlagsInline = `{overlap_score_credit: 0.8, overlap_score_credit_decay: 0.5, prefill_load_scale: 2,
     kv_overlap_score_weight: 1.5, host_cache_hit_weight: 0.5, disk_cache_hit_weight: 0.1,
     shared_cache_multiplier: 0.3, temperature: 0.5, router_queue_threshold: 2, router_queue_policy: wspt,
     use_kv_events: false, ttl: 30s, assume_kv_reuse: false, active_decode_blocks_threshold: 0.9,
-    active_prefill_tokens_threshold: 20000, active_prefill_tokens_threshold_frac: 8, session_affinity_ttl: 60s}`
+    active_prefill_tokens_threshold: 20000, active_prefill_tokens_threshold_frac: 8, session_affinity_ttl: 60s,
+    router_track_output_blocks: true}`
 
 // TestRouterFromDynamoRunsAsInline (metamorphic): a scenario reading a
 // Dynamo flags file with router.from, its policy left out, loads the same
@@ -84,8 +86,8 @@ func TestRouterFromDynamoShippedScenario(t *testing.T) {
 func TestRouterFromDynamoBadInput(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, flags, router, want string }{
-		{"unknown flag", "--router-mode kv\n\n--router-track-output-blocks\n", "",
-			"kv.flags:3: flag --router-track-output-blocks: not modelled by handoff (handoff's router counts a request's prompt blocks"},
+		{"unknown flag", "--router-mode kv\n\n--router-prefill-load-model aic\n", "",
+			"kv.flags:3: flag --router-prefill-load-model: not modelled by handoff (its aic model reads AIConfigurator's"},
 		{"unlisted flag", "--router-mode kv\n--http-port 8000\n", "",
 			"kv.flags:2: flag --http-port: not modelled by handoff; it models: --active-decode-blocks-threshold, --active-prefill-tokens-threshold,"},
 		{"session ttl", "--router-session-affinity-ttl-secs 0\n", "",

@@ -50,7 +50,7 @@ func (d *swarmDoc) router() {
 // dynamo draws Dynamo's knobs: credits, decay, scale, request weight, the
 // lower tiers' hit weights, temperature, a queue threshold, its own index
 // instead of KV events (with a TTL), KV reuse, the busy thresholds, session
-// affinity, and conditional
+// affinity, output-block tracking, and conditional
 // disaggregation (P/D only, and not under topology_aware, whose pair
 // search replaces it) by either policy; the deprecated weight for some.
 func (d *swarmDoc) dynamo(policy string) {
@@ -80,6 +80,7 @@ func (d *swarmDoc) dynamo(policy string) {
 	if rng.IntN(3) == 0 {
 		parts = append(parts, fmt.Sprintf("session_affinity_ttl: %ds", 1+rng.IntN(60)))
 	}
+	parts = append(parts, fmt.Sprintf("router_track_output_blocks: %v", rng.IntN(3) == 0))
 	conditional := d.pd && policy != "topology_aware" && rng.IntN(2) == 0
 	parts = append(parts, fmt.Sprintf("conditional_disagg: %v", conditional),
 		"conditional_disagg_policy: "+pick(rng, router.ConditionalPolicies()...),

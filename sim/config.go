@@ -345,6 +345,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: a disaggregated cluster needs a network topology")
 	case c.Router == nil || c.Source == nil:
 		return fmt.Errorf("sim: router and source are required")
+	case router.CountsOutputBlocks(c.Router) && !router.ReadsInstanceState(c.Router):
+		return fmt.Errorf("sim: counting output blocks in the router's bookkeeping needs a router that reads the instances' state")
 	}
 	return c.validateDecodeFirst()
 }

@@ -161,7 +161,7 @@ func (c *cluster) enqueueAttempt(ref int32, d router.Decision, threshold float64
 	f.route = d
 	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
 	f.deadlineNs, f.srcGone = 0, false
-	c.book(f)
+	c.book(ref)
 	rec := c.record(r.ID)
 	rec.PrefillInstance, rec.DecodeInstance = int32(f.route.Prefill), int32(f.route.Decode)
 	p := &c.replicas[f.route.Prefill]
@@ -334,7 +334,7 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 	d := c.balanceRank(c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view))
 	f.route.Decode = d
 	c.record(f.req.ID).DecodeInstance = int32(d)
-	c.bookDecode(f)
+	c.bookDecode(ref)
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"handoff/models/router"
@@ -105,3 +106,57 @@ func TestRouterRejects(t *testing.T) {
 		}
 	}
 }
+
+// blocksSeen is a router that sends everything to the first instance and
+// notes the active blocks it sees there when each request is routed; it
+// counts output blocks when told to.
+type blocksSeen struct {
+	seen    map[int64]int
+	outputs bool
+}
+
+func (b *blocksSeen) CountsOutputBlocks() bool { return b.outputs }
+
+func (b *blocksSeen) Route(r *router.Request, c *router.Cluster) router.Decision {
+	b.seen[r.ID] = c.Prefill[0].ActiveBlocks
+	return router.Decision{Prefill: c.Prefill[0].Index, Decode: -1}
+}
+
+func (*blocksSeen) ReadsInstanceState() bool { return true }
+
+// TestRouterCountsOutputBlocks: with RouterCountsOutputBlocks, a request
+// decoding on an instance counts there its prompt's full blocks and the
+// blocks its output has filled since: A (prompt 32 = 2 blocks, block 16)
+// prefills in 1000 + 10·32 = 1320 ns (its first token), then decodes a
+// token every 1010 ns; B arrives at 1320 + 20·1010 + 500 ns, when A has 21
+// tokens: ⌈(32+21)/16⌉ − ⌈32/16⌉ = 2 output blocks, 4 in all. Without
+// the option, 2.
+func TestRouterCountsOutputBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		count, eager bool
+		want         int
+	}{{false, false, 2}, {true, false, 4}, {true, true, 4}} { // eager: A never cruises
+		reqs := []Request{{ID: 0, PromptTokens: 32, OutputTokens: 100},
+			{ID: 1, ArrivalNs: 1320 + 20*cfDecodeNs + 500, PromptTokens: 16, OutputTokens: 2}}
+		cfg := colocatedConfig(t, 4096, reqs)
+		seen := &blocksSeen{seen: map[int64]int{}, outputs: tc.count}
+		cfg.Router, cfg.eager = seen, tc.eager
+		res := mustRun(t, cfg)
+		checkConservation(t, res.Records, len(reqs))
+		if seen.seen[1] != tc.want {
+			t.Errorf("counting output blocks %v (eager %v): B saw %d active blocks, want %d", tc.count, tc.eager,
+				seen.seen[1], tc.want)
+		}
+	}
+	cfg := colocatedConfig(t, 4096, []Request{{PromptTokens: 32, OutputTokens: 1}})
+	cfg.Router = countsWithoutState{&router.LeastLoaded{}}
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "reads the instances' state") {
+		t.Errorf("a router that reads no instance state: %v", err)
+	}
+}
+
+// countsWithoutState is a router that counts output blocks but reads no
+// instance state: a configuration the core refuses.
+type countsWithoutState struct{ *router.LeastLoaded }
+
+func (countsWithoutState) CountsOutputBlocks() bool { return true }

@@ -252,7 +252,7 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 
 // swarmDynamoBusy draws, each for a third of the cases, the frontend's
 // busy thresholds (low enough that some requests are rejected, not so low
-// that most are) and a session affinity TTL.
+// that most are), a session affinity TTL and output-block tracking.
 func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
 	if rng.IntN(3) == 0 {
 		share := 0.5 + 0.5*rng.Float64()
@@ -270,6 +270,7 @@ func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
 		ttl := units.Duration(1+rng.IntN(30)) * 1e9
 		c.SessionAffinityTTL = &ttl
 	}
+	c.TrackOutputBlocks = rng.IntN(3) == 0
 }
 
 // swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,

@@ -72,6 +72,13 @@ type DynamoConfig struct {
 	// (Cluster.NewBlocks).
 	AssumeKVReuse bool `yaml:"assume_kv_reuse"`
 
+	// TrackOutputBlocks (router_track_output_blocks, default false) counts
+	// in a worker's decode load the blocks its requests' output has
+	// filled, as the responses stream; the core supplies them with the
+	// active blocks (OutputBlockCounter), as of each refresh. Without an expected output length (agent_hints.osl, which
+	// handoff's requests do not send) Dynamo weighs each such block whole.
+	TrackOutputBlocks bool `yaml:"router_track_output_blocks"`
+
 	ConditionalDisagg    bool    `yaml:"conditional_disagg,omitempty"`
 	ConditionalPolicy    string  `yaml:"conditional_disagg_policy"`               // isl_bounding | prefill_load | isl_or_load | token_cap
 	ConditionalPeekCost  string  `yaml:"conditional_peek_cost"`                   // decode (Dynamo's) | full (handoff's before)
@@ -268,6 +275,10 @@ func NewDynamo(cfg DynamoConfig, rng *rand.Rand) *Dynamo {
 	}
 	return d
 }
+
+// CountsOutputBlocks implements OutputBlockCounter
+// (router_track_output_blocks).
+func (d *Dynamo) CountsOutputBlocks() bool { return d.cfg.TrackOutputBlocks }
 
 // held returns the decision that keeps a request at the router.
 func held() Decision { return Decision{Prefill: -1, Decode: -1} }

@@ -59,11 +59,13 @@ var dynamoFlags = map[string]dynamoFlag{
 		c.QueuePolicy = v
 		return nil
 	}},
-	"--router-ttl-secs":           {knob: "ttl", set: setTTL},
-	"--router-kv-events":          {knob: "use_kv_events: true", on: func(c *DynamoConfig) { c.UseKVEvents = true }},
-	"--no-router-kv-events":       {knob: "use_kv_events: false", on: func(c *DynamoConfig) { c.UseKVEvents = false }},
-	"--router-assume-kv-reuse":    {knob: "assume_kv_reuse: true", on: func(c *DynamoConfig) { c.AssumeKVReuse = true }},
-	"--no-router-assume-kv-reuse": {knob: "assume_kv_reuse: false", on: func(c *DynamoConfig) { c.AssumeKVReuse = false }},
+	"--router-ttl-secs":               {knob: "ttl", set: setTTL},
+	"--router-kv-events":              {knob: "use_kv_events: true", on: func(c *DynamoConfig) { c.UseKVEvents = true }},
+	"--no-router-kv-events":           {knob: "use_kv_events: false", on: func(c *DynamoConfig) { c.UseKVEvents = false }},
+	"--router-assume-kv-reuse":        {knob: "assume_kv_reuse: true", on: func(c *DynamoConfig) { c.AssumeKVReuse = true }},
+	"--no-router-assume-kv-reuse":     {knob: "assume_kv_reuse: false", on: func(c *DynamoConfig) { c.AssumeKVReuse = false }},
+	"--router-track-output-blocks":    {knob: "router_track_output_blocks: true", on: func(c *DynamoConfig) { c.TrackOutputBlocks = true }},
+	"--no-router-track-output-blocks": {knob: "router_track_output_blocks: false", on: func(c *DynamoConfig) { c.TrackOutputBlocks = false }},
 	// The frontend's router group (router_args.py, _ROUTER_FIELDS, passed
 	// to RouterConfig rather than KvRouterConfig).
 	"--active-decode-blocks-threshold": floatFlag("active_decode_blocks_threshold",
@@ -77,9 +79,6 @@ var dynamoFlags = map[string]dynamoFlag{
 // dynamoRefused says why handoff refuses the flags of Dynamo's router it
 // knows of but does not model.
 var dynamoRefused = map[string]string{
-	"--router-track-output-blocks": "handoff's router counts a request's prompt blocks from its routing to its end; " +
-		"counting its output blocks as they are generated needs the engine's progress every block, which it is not given " +
-		"(docs/DYNAMO-ROUTER.md)",
 	"--router-prefill-load-model":            "its aic model reads AIConfigurator's prefill time estimates, which handoff does not model",
 	"--router-queue-by-incoming-missing-isl": "the pending-queue caps by missing prompt tokens are not modelled",
 }

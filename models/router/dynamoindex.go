@@ -67,8 +67,12 @@ type dynamoLeg struct {
 
 // ReadsInstanceState implements InstanceStateReader: the cost reads only
 // the router's bookkeeping; the decode busy threshold also reads the
-// blocks in use each worker last reported (FreeBlocks).
-func (d *Dynamo) ReadsInstanceState() bool { return d.cfg.ActiveDecodeBlocksThreshold != nil }
+// blocks in use each worker last reported (FreeBlocks), and output-block
+// tracking the output its requests generated, which the core reads from
+// the instances at each refresh.
+func (d *Dynamo) ReadsInstanceState() bool {
+	return d.cfg.ActiveDecodeBlocksThreshold != nil || d.cfg.TrackOutputBlocks
+}
 
 // Reindex implements Indexer.
 func (d *Dynamo) Reindex(c *Cluster) {

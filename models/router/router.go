@@ -29,7 +29,7 @@ type View struct {
 
 	Outstanding         int // requests routed here and not yet finished here
 	ActivePrefillTokens int // uncached prompt tokens routed here whose prefill has not finished
-	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks)
+	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks); for an OutputBlockCounter, also the blocks their output filled, at the last refresh
 	TokenLoad           int // EstimatedTokens of the requests routed here: on a remote prefiller until their prefill ends, where they decode until they finish
 }
 
@@ -179,6 +179,21 @@ type HashUser interface {
 func UsesHashes(r Router) bool {
 	h, ok := r.(HashUser)
 	return ok && h.UsesHashes()
+}
+
+// OutputBlockCounter is a Router whose bookkeeping counts, in a decoding
+// instance's View.ActiveBlocks, the blocks its requests' output has filled
+// past their prompts' last (Dynamo's router_track_output_blocks): the core
+// counts them from the instances at each refresh of the views, so such a
+// router must read the instances' state (InstanceStateReader).
+type OutputBlockCounter interface {
+	CountsOutputBlocks() bool
+}
+
+// CountsOutputBlocks reports whether r's bookkeeping counts output blocks.
+func CountsOutputBlocks(r Router) bool {
+	o, ok := r.(OutputBlockCounter)
+	return ok && o.CountsOutputBlocks()
 }
 
 // StateReader is a Router that says whether it reads its views' state:

@@ -69,6 +69,9 @@ func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *To
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
 func (*TopologyAware) UsesHashes() bool { return true }
 
+// CountsOutputBlocks implements OutputBlockCounter, as Dynamo's.
+func (t *TopologyAware) CountsOutputBlocks() bool { return t.d.CountsOutputBlocks() }
+
 // ReadsInstanceState implements InstanceStateReader, as Dynamo's.
 func (t *TopologyAware) ReadsInstanceState() bool { return t.d.ReadsInstanceState() }
 
