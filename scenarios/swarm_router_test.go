@@ -95,7 +95,7 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, no-hit LRU size, token-load threshold, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
+// index capacity, no-hit LRU size, token-load threshold, the context-length filter, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
 // that it holds, or left to llm-d's) — or, for a quarter, reads them from
 // a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
@@ -121,6 +121,7 @@ func (d *swarmDoc) llmd() {
 	if rng.IntN(2) == 0 {
 		parts = append(parts, fmt.Sprintf("token_load_threshold: %d", 1+rng.IntN(100000)))
 	}
+	parts = append(parts, fmt.Sprintf("context_length_filter: %v", rng.IntN(4) == 0))
 	if rng.IntN(3) == 0 {
 		f := ""
 		if rng.IntN(2) == 0 {

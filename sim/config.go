@@ -106,6 +106,12 @@ type Instance struct {
 	// rank (balanceRank).
 	DPRanks, DPRank int
 	DPBalance       bool
+
+	// ContextRange, when its upper bound is positive, is the prompt
+	// lengths in tokens the instance is deployed for, [lo, hi], as llm-d
+	// labels a pod (llm-d.ai/context-length-range); the router reads it
+	// through router.Cluster.ContextRange. Zero: none.
+	ContextRange [2]int
 }
 
 // Frontend is the serving front end a request crosses between the client
@@ -316,6 +322,9 @@ func (c *Config) validate() error {
 		}
 		if err := in.validateHandoff(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
+		}
+		if cr := in.ContextRange; cr[0] < 0 || cr[1] > 0 && cr[0] > cr[1] {
+			return fmt.Errorf("sim: instance %s: its context range needs 0 ≤ lo ≤ hi", in.Name)
 		}
 	}
 	if err := c.checkGroups(); err != nil {

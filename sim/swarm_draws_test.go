@@ -160,6 +160,27 @@ func swarmHandoff(cfg *Config, rng *rand.Rand) {
 	}
 }
 
+// swarmContextRanges gives, for a quarter of the cases, each pool a
+// context range (llm-d's context-length label) or none.
+func swarmContextRanges(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(4) > 0 {
+		return
+	}
+	pool := map[string][2]int{}
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		r, ok := pool[in.Pool]
+		if !ok {
+			if rng.IntN(3) > 0 {
+				lo := rng.IntN(2) * rng.IntN(200)
+				r = [2]int{lo, lo + 1 + rng.IntN(400)}
+			}
+			pool[in.Pool] = r
+		}
+		in.ContextRange = r
+	}
+}
+
 // countTracer counts what a run traces.
 type countTracer struct{ spans, instants, flows, counters, own int }
 
@@ -274,8 +295,9 @@ func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
 }
 
 // swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,
-// index capacity and, for a third of the cases, flow control with low
-// thresholds (so that it holds).
+// index capacity, for a third of the cases flow control with low
+// thresholds (so that it holds), and for a quarter the context-length
+// filter.
 func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 	c := router.DefaultLLMDConfig()
 	c.Scorers = nil
@@ -291,6 +313,7 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 		c.FlowControl = &router.FlowControl{Enabled: true, QueueDepthThreshold: 1 + rng.IntN(4),
 			KVCacheUtilThreshold: 0.2 + 0.8*rng.Float64()}
 	}
+	c.ContextLengthFilter = rng.IntN(4) == 0
 	return c
 }
 

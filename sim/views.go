@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"handoff/models/kv"
 	"handoff/models/router"
@@ -86,6 +87,12 @@ func (c *cluster) initRouting() {
 	}
 	if c.cfg.RouterCountsSharedBlocks {
 		r.view.NewBlocks = c.newBlocks
+	}
+	if slices.ContainsFunc(c.cfg.Instances, func(in Instance) bool { return in.ContextRange[1] > 0 }) {
+		r.view.ContextRange = func(i int) (lo, hi int, ok bool) {
+			cr := c.cfg.Instances[i].ContextRange
+			return cr[0], cr[1], cr[1] > 0
+		}
 	}
 }
 

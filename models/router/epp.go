@@ -84,6 +84,9 @@ var eppTypes = map[string]eppType{
 	"token-load-scorer":            {kind: eppScorer, maps: ScorerTokenLoad, params: []string{"queueThresholdTokens"}},
 	"no-hit-lru-scorer":            {kind: eppScorer, maps: ScorerNoHitLRU, params: []string{"lruSize"}},
 	"session-affinity-scorer":      {kind: eppScorer, maps: ScorerSessionAffinity},
+	// Its label names the pods' label holding their range: handoff reads
+	// each pool's context_length_range instead, whatever the key.
+	"context-length-aware":         {kind: eppScorer, maps: ScorerContextLength, params: []string{"label", "enableFiltering"}},
 	"max-score-picker":             {kind: eppPicker, maps: PickerMaxScore},
 	"weighted-random-picker":       {kind: eppPicker, maps: PickerWeightedRandom},
 	"prefix-cache-affinity-filter": {kind: eppAffinity, params: []string{"affinityThreshold", "explorationProbability"}},
@@ -103,8 +106,6 @@ var eppTypes = map[string]eppType{
 // eppUnmodelled says why handoff refuses the llm-d plugin types it knows
 // of but does not model.
 var eppUnmodelled = map[string]string{
-	"context-length-aware": "it reads a context-length range label on each pod; handoff's pools carry none " +
-		"(docs/LLMD-ROUTER.md)",
 	"lora-affinity-scorer":     "handoff models no LoRA adapters",
 	"latency-scorer":           "it reads a latency predictor handoff does not model",
 	"slo-headroom-tier-filter": "it reads a latency predictor handoff does not model",
@@ -127,6 +128,7 @@ type eppReader struct {
 	threshold map[string]int
 	prefill   string
 	affinity  map[string]PrefixAffinity // each prefix-affinity filter's parameters, by plugin name
+	filtering map[string]bool           // each context-length-aware plugin's enableFiltering, by plugin name
 }
 
 // ReadEPP reads an llm-d EndpointPickerConfig (data, read from file) into
@@ -137,7 +139,7 @@ type eppReader struct {
 // field.
 func ReadEPP(data []byte, file string) (LLMDConfig, error) {
 	e := &eppReader{file: file, byName: map[string]int{}, threshold: map[string]int{},
-		affinity: map[string]PrefixAffinity{}}
+		affinity: map[string]PrefixAffinity{}, filtering: map[string]bool{}}
 	root, err := strictyaml.Decode(data, file, &e.doc)
 	if err != nil {
 		return LLMDConfig{}, err
@@ -235,6 +237,18 @@ func (e *eppReader) param(field, name, key string, v *yaml.Node, cfg *LLMDConfig
 		return e.deciders(field, v)
 	case "affinityThreshold", "explorationProbability":
 		return e.affinityParam(field, name, key, v)
+	case "label":
+		if v.Kind != yaml.ScalarNode || v.Value == "" {
+			return e.errorf(field, "must name a pod label, as llm-d requires")
+		}
+		return nil
+	case "enableFiltering":
+		on, err := strconv.ParseBool(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil {
+			return e.errorf(field, "must be true or false, got %q", v.Value)
+		}
+		e.filtering[name] = on
+		return nil
 	}
 	x, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || x < 0 {

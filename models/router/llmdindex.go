@@ -88,7 +88,7 @@ func (l *LLMD) Changed(c *Cluster, decode bool, k int) {
 
 // indexable reports whether the picker can choose from the indexes.
 func (l *LLMD) indexable(c *Cluster) bool {
-	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil {
+	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil || l.cfg.ContextLengthFilter {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
@@ -100,11 +100,12 @@ func (l *LLMD) indexable(c *Cluster) bool {
 }
 
 // movesPerDecision reports whether a scorer's values move with every
-// decision (the router's own bookkeeping or memory), so that the picker
-// scans rather than keep them indexed.
+// decision (the router's own bookkeeping or memory) or with every request
+// (context-length-aware), so that the picker scans rather than keep them
+// indexed.
 func movesPerDecision(scorer string) bool {
 	switch scorer {
-	case ScorerActiveRequest, ScorerTokenLoad, ScorerNoHitLRU, ScorerSessionAffinity:
+	case ScorerActiveRequest, ScorerTokenLoad, ScorerNoHitLRU, ScorerSessionAffinity, ScorerContextLength:
 		return true
 	}
 	return false

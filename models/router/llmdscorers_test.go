@@ -156,3 +156,63 @@ func TestLLMDSessionAffinityScores(t *testing.T) {
 		t.Errorf("P/D turn 3: %+v, remembered %d; want the decoder 0 (prefilled locally)", d, l.sessions[7])
 	}
 }
+
+// TestLLMDContextLengthScores: llm-d's context-length-aware values on a
+// fleet of [0, 2048], [2048, 8192], a point range [100, 100] and one
+// without a range, for prompts of 100, 1000 and 9000 tokens:
+//
+//	100 in [0, 2048]:     0.3 + 0.7·(0.7/(1 + 0.2048) + 0.3·1948/2048)
+//	100 below [2048, ..]: 0.3/(1 + 1948/1000)
+//	9000 above 8192:      0.3/(1 + 808/1000)
+func TestLLMDContextLengthScores(t *testing.T) {
+	ranges := map[int][2]int{0: {0, 2048}, 1: {2048, 8192}, 2: {100, 100}}
+	c := &Cluster{BlockSize: testBlock, ContextRange: func(i int) (int, int, bool) {
+		r, ok := ranges[i]
+		return r[0], r[1], ok
+	}}
+	vs := []View{{Index: 0}, {Index: 1}, {Index: 2}, {Index: 3}}
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	in := func(n, lo, hi float64) float64 { return 0.3 + 0.7*(0.7/(1+(hi-lo)/10000)+0.3*(hi-n)/(hi-lo)) }
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(100), c, vs),
+		[]float64{in(100, 0, 2048), 0.3 / (1 + 1.948), 1, 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(1000), c, vs),
+		[]float64{in(1000, 0, 2048), 0.3 / (1 + 1.048), 0.3 / (1 + 0.9), 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(9000), c, vs),
+		[]float64{0.3 / (1 + 6.952), 0.3 / (1 + 0.808), 0.3 / (1 + 8.9), 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(9000), &Cluster{}, vs), []float64{0.5, 0.5, 0.5, 0.5})
+}
+
+// TestLLMDContextLengthFilter: with the filter, a request goes only to a
+// candidate whose range holds it, or one without a range; with none left,
+// it is rejected; without the filter the scorer alone prefers the fit.
+func TestLLMDContextLengthFilter(t *testing.T) {
+	ranges := map[int][2]int{0: {0, 2048}, 1: {2048, 8192}}
+	fleet := func(unranged bool) *Cluster {
+		vs := []View{{Index: 0}, {Index: 1, Waiting: 9}}
+		if unranged {
+			vs = append(vs, View{Index: 2, Waiting: 9})
+		}
+		return &Cluster{Prefill: vs, BlockSize: testBlock, ContextRange: func(i int) (int, int, bool) {
+			r, ok := ranges[i]
+			return r[0], r[1], ok
+		}}
+	}
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers = []WeightedScorer{{ScorerQueue, 1}}
+	cfg.ContextLengthFilter = true
+	l := NewLLMD(cfg, seeded())
+	if d := l.Route(request(4000), fleet(false)); d.Prefill != 1 { // the queue scorer alone would pick 0
+		t.Errorf("4,000 tokens: routed to %d, want 1", d.Prefill)
+	}
+	if d := l.Route(request(9000), fleet(false)); !d.IsRejected() {
+		t.Errorf("9,000 tokens, no range holds it: %+v, want rejected", d)
+	}
+	if d := l.Route(request(9000), fleet(true)); d.Prefill != 2 {
+		t.Errorf("9,000 tokens with an unranged candidate: routed to %d, want 2", d.Prefill)
+	}
+	cfg.ContextLengthFilter = false
+	cfg.Scorers = []WeightedScorer{{ScorerContextLength, 1}}
+	if d := NewLLMD(cfg, seeded()).Route(request(4000), fleet(false)); d.Prefill != 1 {
+		t.Errorf("scorer only, 4,000 tokens: routed to %d, want 1", d.Prefill)
+	}
+}

@@ -97,6 +97,11 @@ type Cluster struct {
 	// otherwise.
 	NewBlocks func(i int, r *Request) int
 
+	// ContextRange is the prompt lengths in tokens instance i is deployed
+	// for, [lo, hi] (llm-d's context-length-range pod label); ok is false
+	// for an instance without one. nil when no instance has one.
+	ContextRange func(i int) (lo, hi int, ok bool)
+
 	// Caching, when not nil, appends to dst every instance whose device
 	// cache holds the first block of hashes — every i with Overlap(i,
 	// hashes) > 0 — and perhaps a few others, in no particular order, so
