@@ -103,9 +103,9 @@ func (c *cluster) onFrontendDone(ref int32) {
 	c.enqueueRouting(ref)
 }
 
-// RejectedBusy is the reason a request the router refused ends with
-// (results.Rejected).
-const RejectedBusy = "rejected by the router: every worker is past its busy thresholds"
+// rejectedByRouter is the reason a request the router refused ends with
+// when the router gives none.
+const rejectedByRouter = "rejected by the router"
 
 // place routes the flight's current attempt and enqueues it on its prefill
 // instance. It reports false when the router holds the request.
@@ -121,7 +121,11 @@ func (c *cluster) place(ref int32) bool {
 	}
 	if d.IsRejected() { // admission control at the router: never served
 		c.enter(ref, phaseDone)
-		c.closeRecord(r.ID, results.Rejected, RejectedBusy, output{})
+		reason := d.Reason
+		if reason == "" {
+			reason = rejectedByRouter
+		}
+		c.closeRecord(r.ID, results.Rejected, reason, output{})
 		c.free(ref)
 		return true
 	}

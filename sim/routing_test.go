@@ -80,7 +80,7 @@ func TestDecisionsFillOnlyChangedViews(t *testing.T) {
 }
 
 // TestRouterRejects: a request the router rejects (router.Rejected) ends
-// at once, rejected with RejectedBusy and never served; the others are
+// at once, rejected with the router's reason and never served; the others are
 // served, and every request ends exactly once.
 func TestRouterRejects(t *testing.T) {
 	reqs := make([]Request, 6)
@@ -90,7 +90,7 @@ func TestRouterRejects(t *testing.T) {
 	cfg := colocatedConfig(t, 4096, reqs)
 	cfg.Router = router.RouterFunc(func(r *router.Request, c *router.Cluster) router.Decision {
 		if r.ID%2 == 1 {
-			return router.Decision{Prefill: router.Rejected, Decode: -1}
+			return router.Decision{Prefill: router.Rejected, Decode: -1, Reason: router.ReasonBusy}
 		}
 		return router.Decision{Prefill: c.Prefill[0].Index, Decode: -1}
 	})
@@ -101,7 +101,7 @@ func TestRouterRejects(t *testing.T) {
 		if r.ID%2 == 1 {
 			want = results.Rejected
 		}
-		if r.Status != want || r.Status == results.Rejected && (r.Reason != RejectedBusy || r.FinishNs != r.ArrivalNs) {
+		if r.Status != want || r.Status == results.Rejected && (r.Reason != router.ReasonBusy || r.FinishNs != r.ArrivalNs) {
 			t.Errorf("request %d: %v %q at %d ns (arrived %d ns), want %v", r.ID, r.Status, r.Reason, r.FinishNs, r.ArrivalNs, want)
 		}
 	}

@@ -210,18 +210,22 @@ var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "to
 
 // swarmRouter draws a router and its knobs.
 func swarmRouter(rng *rand.Rand) router.Router {
-	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
+	seed := rng.Uint64()
+	stream := rand.New(rand.NewPCG(seed, 1))
+	extra := rand.New(rand.NewPCG(seed, 2)) // knobs drawn apart, so that the older draws stay as they were
 	switch swarmRouters[rng.IntN(len(swarmRouters))] {
 	case "round_robin":
 		return &router.RoundRobin{}
 	case "least_loaded":
 		return &router.LeastLoaded{}
 	case "dynamo":
-		return router.NewDynamo(swarmDynamo(rng), stream)
+		return router.NewDynamo(swarmDynamo(rng, extra), stream)
 	case "llmd":
-		return router.NewLLMD(swarmLLMD(rng), stream)
+		c := swarmLLMD(rng, extra)
+		c.ContextLengthFilter = extra.IntN(4) == 0
+		return router.NewLLMD(c, stream)
 	default:
-		c := swarmDynamo(rng)
+		c := swarmDynamo(rng, extra)
 		c.ConditionalDisagg = false // the pair search replaces it
 		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
@@ -231,7 +235,7 @@ func swarmRouter(rng *rand.Rand) router.Router {
 // temperature, a queue threshold, the router's own index instead of KV
 // events, busy thresholds, session affinity and conditional
 // disaggregation.
-func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
+func swarmDynamo(rng, extra *rand.Rand) router.DynamoConfig {
 	c := router.DefaultDynamoConfig()
 	c.OverlapScoreCredit = float64(rng.IntN(3))
 	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
@@ -249,7 +253,7 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
 	}
 	c.AssumeKVReuse = rng.IntN(2) == 0
-	swarmDynamoBusy(&c, rng)
+	swarmDynamoBusy(&c, extra)
 	if rng.IntN(2) == 0 {
 		c.ConditionalDisagg = true
 		c.EffISLThreshold = 1 + rng.IntN(400)
@@ -294,16 +298,26 @@ func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
 	c.TrackOutputBlocks = rng.IntN(3) == 0
 }
 
+// swarmLaterScorers are the scorers added after the swarm's seeds were
+// first drawn: they draw from a stream of their own, so that a seed named
+// by a regression test (TestFlowControlDropsWhatNothingCanRelease) keeps
+// its case.
+var swarmLaterScorers = map[string]bool{router.ScorerSessionAffinity: true, router.ScorerContextLength: true}
+
 // swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,
-// index capacity, for a third of the cases flow control with low
-// thresholds (so that it holds), and for a quarter the context-length
-// filter.
-func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
+// index capacity and, for a third of the cases, flow control with low
+// thresholds (so that it holds); swarmRouter draws the context-length
+// filter for a quarter.
+func swarmLLMD(rng, extra *rand.Rand) router.LLMDConfig {
 	c := router.DefaultLLMDConfig()
 	c.Scorers = nil
 	for _, name := range router.ScorerNames() {
-		if rng.IntN(2) == 0 {
-			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(rng.IntN(4))})
+		src := rng
+		if swarmLaterScorers[name] {
+			src = extra
+		}
+		if src.IntN(2) == 0 {
+			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(src.IntN(4))})
 		}
 	}
 	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]
@@ -313,7 +327,6 @@ func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
 		c.FlowControl = &router.FlowControl{Enabled: true, QueueDepthThreshold: 1 + rng.IntN(4),
 			KVCacheUtilThreshold: 0.2 + 0.8*rng.Float64()}
 	}
-	c.ContextLengthFilter = rng.IntN(4) == 0
 	return c
 }
 

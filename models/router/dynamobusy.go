@@ -20,7 +20,7 @@ import "handoff/models/strictyaml"
 // of the router's choice (RoutingEligibility::allows_worker_id,
 // lib/kv-router/src/scheduling/filter.rs); when every worker is busy the
 // frontend answers 503 (now 529), "all workers are busy" — handoff ends
-// the request rejected (sim.RejectedBusy). All unset (Dynamo's default), no
+// the request rejected (ReasonBusy). All unset (Dynamo's default), no
 // worker is ever busy.
 
 // busyConfigured reports whether any busy threshold is set.

@@ -47,7 +47,7 @@ func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
 	if d.cfg.busyConfigured() {
 		free, ok := d.freeLegs(c)
 		if !ok {
-			return Decision{Prefill: Rejected, Decode: -1}
+			return rejected(ReasonBusy)
 		}
 		c = free
 		d.scan = true

@@ -118,18 +118,18 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 // route is Route once flow control lets the request through; rejected
 // when a filter leaves a leg no candidate.
 func (l *LLMD) route(r *Request, c *Cluster) Decision {
-	rejected := Decision{Prefill: Rejected, Decode: -1}
+	noFit := rejected(ReasonNoFit)
 	if len(c.Decode) == 0 {
 		k := l.pick(r, c, false)
 		if k < 0 {
-			return rejected
+			return noFit
 		}
 		l.record(r, &c.Prefill[k])
 		return Decision{Prefill: c.Prefill[k].Index, Decode: -1}
 	}
 	k := l.pick(r, c, true)
 	if k < 0 {
-		return rejected
+		return noFit
 	}
 	dec := c.Decode[k].Index
 	remote := l.remote(r, c.BlockSize, dec)
@@ -139,7 +139,7 @@ func (l *LLMD) route(r *Request, c *Cluster) Decision {
 	}
 	kp := l.pick(r, c, false)
 	if kp < 0 {
-		return rejected
+		return noFit
 	}
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}

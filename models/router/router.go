@@ -141,6 +141,7 @@ type Decision struct {
 	Prefill       int
 	Decode        int
 	PrefillCached int
+	Reason        string // why a rejected request ends (Rejected); "" otherwise
 }
 
 // DecodeLater in Decision.Decode defers the decoder's choice to the end of
@@ -166,6 +167,15 @@ func (d Decision) Held() bool { return d.Prefill < 0 && d.Prefill != Rejected }
 
 // IsRejected reports whether the decision refuses the request.
 func (d Decision) IsRejected() bool { return d.Prefill == Rejected }
+
+// The reasons the routers give a rejection (Decision.Reason).
+const (
+	ReasonBusy  = "rejected by the router: every worker is past its busy thresholds"
+	ReasonNoFit = "rejected by the router: no candidate's context-length range holds the prompt"
+)
+
+// rejected is the decision that refuses a request, for a reason.
+func rejected(reason string) Decision { return Decision{Prefill: Rejected, Decode: -1, Reason: reason} }
 
 // Router places requests.
 type Router interface {

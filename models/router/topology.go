@@ -102,7 +102,7 @@ func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	if t.d.cfg.busyConfigured() { // Dynamo's busy thresholds, over pairs of free workers
 		free, ok := t.d.freeLegs(c)
 		if !ok {
-			return Decision{Prefill: Rejected, Decode: -1}
+			return rejected(ReasonBusy)
 		}
 		c = free
 	}
