@@ -23,6 +23,7 @@ func (l *Loaded) applyPolicy(at string, p *Pool, hw *hardware.Catalog, m *llm.Mo
 	ecfg.Preemption = policies[p.Preemption]
 	inst.StreamKV = p.StreamKV
 	applyHandoff(p, inst)
+	applyContextRange(p, inst)
 	if r := p.Reject; r != nil {
 		inst.CacheHitThreshold, inst.RejectPhase = r.CacheHitThreshold, r.Phase
 	}

@@ -19,7 +19,8 @@ var eppInline = map[string]string{
 		"non_cached_tokens: 16, lru_capacity_per_server: 31250}",
 	"testdata/epp-every-plugin.yaml": "{scorers: [{name: prefix-cache, weight: 3}, {name: precise-prefix-cache, weight: 0.5}, " +
 		"{name: kv-cache-utilization}, {name: queue, weight: 2}, {name: load-aware, weight: 1.5}, {name: active-request}, " +
-		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}, {name: token-load, weight: 2.5}], picker: weighted-random, " +
+		"{name: running-requests, weight: 2}, {name: no-hit-lru, weight: 4}, {name: token-load, weight: 2.5}, {name: session-affinity, weight: 5}, {name: context-length-aware, weight: 1.5}], " +
+		"context_length_filter: true, picker: weighted-random, " +
 		"prefix_affinity_filter: {affinity_threshold: 0.5, exploration_probability: 0.1}, non_cached_tokens: 200, " +
 		"lru_capacity_per_server: 64, no_hit_lru_size: 3, token_load_threshold: 20000}",
 }
@@ -34,8 +35,8 @@ workload:
   shared_prefix: {num_unique_system_prompts: 3, num_users_per_system_prompt: 4, system_prompt_len: 700,
     question_len: 300, output_len: 60, stages: [{duration: 3s, rate: 30/s}]}
 pools:
-  - {name: prefill, role: prefill, count: 2, hardware: h100-sxm}
-  - {name: decode, role: decode, count: 3, hardware: h100-sxm}
+  - {name: prefill, role: prefill, count: 2, hardware: h100-sxm, context_length_range: [0, 100000]}
+  - {name: decode, role: decode, count: 3, hardware: h100-sxm, context_length_range: [900, 1100]}
 router:
   policy: llmd
   ROUTER
@@ -102,7 +103,13 @@ func TestRouterFromBadInput(t *testing.T) {
 	}
 	tests := []struct{ name, epp, router, want string }{
 		{"unknown plugin", strings.Replace(string(good), "- type: queue-scorer", "- type: lora-affinity-scorer", 1), "",
-			`epp.yaml:13: field plugins[1].type: plugin type "lora-affinity-scorer" is not modelled by handoff (it models: active-request-scorer,`},
+			`epp.yaml:13: field plugins[1].type: plugin type "lora-affinity-scorer" is not modelled by handoff (handoff models no LoRA adapters); it models: active-request-scorer,`},
+		{"latency scorer", strings.Replace(string(good), "- type: queue-scorer", "- type: latency-scorer", 1), "",
+			`epp.yaml:13: field plugins[1].type: plugin type "latency-scorer" is not modelled by handoff (it reads a latency predictor`},
+		{"filtering not a bool", strings.Replace(string(good), "- type: queue-scorer", "- type: context-length-aware\n  parameters: {enableFiltering: yes please}", 1), "",
+			`epp.yaml:14: field plugins[1].parameters.enableFiltering: must be true or false, got "yes please"`},
+		{"unlisted plugin", strings.Replace(string(good), "- type: queue-scorer", "- type: my-scorer", 1), "",
+			`epp.yaml:13: field plugins[1].type: plugin type "my-scorer" is not modelled by handoff; it models: active-request-scorer,`},
 		{"missing pluginRef", strings.Replace(string(good), "  - pluginRef: queue-scorer\n    weight: 1\n- name: decode",
 			"  - weight: 1\n- name: decode", 1), "", "epp.yaml:31: field schedulingProfiles[0].plugins[3].pluginRef: is required"},
 		{"unknown reference", strings.Replace(string(good), "pluginRef: prefill-filter", "pluginRef: prefil-filter", 1), "",

@@ -21,12 +21,17 @@ const dynamoFlagsEvery = `# a frontend's router flags
 --shared-cache-multiplier 0.3 --router-temperature '0.5'
 --router-queue-threshold 2 --router-queue-policy wspt
 --no-router-kv-events --router-ttl-secs 30 --no-router-assume-kv-reuse
+--active-decode-blocks-threshold 0.9 --active-prefill-tokens-threshold 20000
+--active-prefill-tokens-threshold-frac=8 --router-session-affinity-ttl-secs 60
+--router-track-output-blocks
 `
 
 const dynamoFlagsInline = `{overlap_score_credit: 0.8, overlap_score_credit_decay: 0.5, prefill_load_scale: 2,
     kv_overlap_score_weight: 1.5, host_cache_hit_weight: 0.5, disk_cache_hit_weight: 0.1,
     shared_cache_multiplier: 0.3, temperature: 0.5, router_queue_threshold: 2, router_queue_policy: wspt,
-    use_kv_events: false, ttl: 30s, assume_kv_reuse: false}`
+    use_kv_events: false, ttl: 30s, assume_kv_reuse: false, active_decode_blocks_threshold: 0.9,
+    active_prefill_tokens_threshold: 20000, active_prefill_tokens_threshold_frac: 8, session_affinity_ttl: 60s,
+    router_track_output_blocks: true}`
 
 // TestRouterFromDynamoRunsAsInline (metamorphic): a scenario reading a
 // Dynamo flags file with router.from, its policy left out, loads the same
@@ -81,8 +86,16 @@ func TestRouterFromDynamoShippedScenario(t *testing.T) {
 func TestRouterFromDynamoBadInput(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, flags, router, want string }{
-		{"unknown flag", "--router-mode kv\n\n--router-track-output-blocks\n", "",
-			"kv.flags:3: flag --router-track-output-blocks: not modelled by handoff (it models: --kv-overlap-score-weight, --no-router-assume-kv-reuse,"},
+		{"unknown flag", "--router-mode kv\n\n--router-prefill-load-model aic\n", "",
+			"kv.flags:3: flag --router-prefill-load-model: not modelled by handoff (its aic model reads AIConfigurator's"},
+		{"unlisted flag", "--router-mode kv\n--http-port 8000\n", "",
+			"kv.flags:2: flag --http-port: not modelled by handoff; it models: --active-decode-blocks-threshold, --active-prefill-tokens-threshold,"},
+		{"session ttl", "--router-session-affinity-ttl-secs 0\n", "",
+			"kv.flags:1: flag --router-session-affinity-ttl-secs: must be in [1s, 31536000s], as Dynamo requires, got 0s"},
+		{"session ttl not whole", "--router-session-affinity-ttl-secs 1.5\n", "",
+			`kv.flags:1: flag --router-session-affinity-ttl-secs: "1.5" is not a whole number of seconds`},
+		{"decode share", "--active-decode-blocks-threshold 1.5\n", "",
+			"kv.flags:1: flag --active-decode-blocks-threshold: must be in [0, 1], as Dynamo requires, got 1.5"},
 		{"missing value", "--router-temperature\n--router-mode kv\n", "", "kv.flags:1: flag --router-temperature: needs a value"},
 		{"missing last value", "--router-mode kv \\\n  --router-prefill-load-scale\n", "", "kv.flags:2: flag --router-prefill-load-scale: needs a value"},
 		{"bad number", "--router-mode kv\n--router-kv-overlap-score-credit=high\n", "",

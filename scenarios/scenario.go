@@ -144,6 +144,11 @@ type Pool struct {
 	KVHandoff           string          `yaml:"kv_handoff,omitempty"`  // prefill pools: direct (the decoder pulls from here) | store (through the kv_store)
 	Autoscale           *Autoscale      `yaml:"autoscale,omitempty"`   // sized while the run goes on (autoscale.go)
 	Speculative         *Speculative    `yaml:"speculative,omitempty"` // speculative decoding (speculative.go)
+	// ContextLengthRange is [min, max], the prompt lengths in tokens the
+	// pool is deployed for, as llm-d labels its pods
+	// (llm-d.ai/context-length-range): what llm-d's context-length-aware
+	// scorer reads (contextrange.go). Absent: none.
+	ContextLengthRange []int `yaml:"context_length_range,omitempty"`
 }
 
 // Swap sizes a pool's host-memory tier for the swap preemption policy.

@@ -118,6 +118,10 @@ func (d *swarmDoc) gpuPool(name, role string) {
 		d.line("    precision: {%s}", precision)
 	}
 	d.owner()
+	if rng.IntN(4) == 0 { // llm-d's context-length label (context_length_aware)
+		lo := rng.IntN(2) * rng.IntN(4096)
+		d.line("    context_length_range: [%d, %d]", lo, lo+1+rng.IntN(16384))
+	}
 	caching := rng.IntN(4) > 0
 	d.engine(util, caching)
 	host := caching && (!d.hybrid || engine.CheckHybridTiers(d.release) == nil) && d.tiers(&p)

@@ -67,7 +67,8 @@ func (d *swarmDoc) sglang() {
 
 // dynamo draws Dynamo's knobs: credits, decay, scale, request weight, the
 // lower tiers' hit weights, temperature, a queue threshold, its own index
-// instead of KV events (with a TTL), KV reuse, and conditional
+// instead of KV events (with a TTL), KV reuse, the busy thresholds, session
+// affinity, output-block tracking, and conditional
 // disaggregation (P/D only, and not under topology_aware, whose pair
 // search replaces it) by either policy; the deprecated weight for some.
 func (d *swarmDoc) dynamo(policy string) {
@@ -89,6 +90,15 @@ func (d *swarmDoc) dynamo(policy string) {
 	if rng.IntN(5) == 0 {
 		parts = append(parts, fmt.Sprintf("kv_overlap_score_weight: %d", rng.IntN(2)))
 	}
+	if rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("active_decode_blocks_threshold: %.2f", 0.3+0.7*rng.Float64()),
+			fmt.Sprintf("active_prefill_tokens_threshold: %d", rng.IntN(8192)),
+			fmt.Sprintf("active_prefill_tokens_threshold_frac: %.2f", 4*rng.Float64()))
+	}
+	if rng.IntN(3) == 0 {
+		parts = append(parts, fmt.Sprintf("session_affinity_ttl: %ds", 1+rng.IntN(60)))
+	}
+	parts = append(parts, fmt.Sprintf("router_track_output_blocks: %v", rng.IntN(3) == 0))
 	conditional := d.pd && policy != "topology_aware" && rng.IntN(2) == 0
 	parts = append(parts, fmt.Sprintf("conditional_disagg: %v", conditional),
 		"conditional_disagg_policy: "+pick(rng, router.ConditionalPolicies()...),
@@ -103,7 +113,7 @@ func (d *swarmDoc) dynamo(policy string) {
 
 // llmd draws llm-d's scorers (a subset of the registered ones, weights
 // left to their default for some), picker, disaggregation threshold,
-// index capacity, no-hit LRU size, token-load threshold, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
+// index capacity, no-hit LRU size, token-load threshold, the context-length filter, the prefix-affinity filter, medium weights and flow control (its thresholds low, so
 // that it holds, or left to llm-d's) — or, for a quarter, reads them from
 // a shipped EndpointPickerConfig (router.from).
 func (d *swarmDoc) llmd() {
@@ -129,6 +139,7 @@ func (d *swarmDoc) llmd() {
 	if rng.IntN(2) == 0 {
 		parts = append(parts, fmt.Sprintf("token_load_threshold: %d", 1+rng.IntN(100000)))
 	}
+	parts = append(parts, fmt.Sprintf("context_length_filter: %v", rng.IntN(4) == 0))
 	if rng.IntN(3) == 0 {
 		f := ""
 		if rng.IntN(2) == 0 {

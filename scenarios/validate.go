@@ -287,6 +287,9 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	if err := l.validateSpeculative(at, p); err != nil {
 		return err
 	}
+	if err := l.validateContextRange(at, p); err != nil {
+		return err
+	}
 	if err := l.validateEngine(at+".engine", &p.Engine); err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "handoff/models/router"
+import (
+	"handoff/models/engine"
+	"handoff/models/router"
+)
 
 // The router's bookkeeping, as Dynamo's KV router keeps it
 // (lib/kv-router/src/sequences/single.rs): the uncached part of the
@@ -19,9 +22,10 @@ import "handoff/models/router"
 // Requests the router holds wait here, in order, and are offered again
 // whenever that bookkeeping shrinks.
 
-// book records a placement: the prefill load now, the decode load too
-// unless the decoder is chosen after the prefill.
-func (c *cluster) book(f *flight) {
+// book records flight ref's placement: the prefill load now, the decode
+// load too unless the decoder is chosen after the prefill.
+func (c *cluster) book(ref int32) {
+	f := &c.flights[ref]
 	f.unbooked = false
 	if c.fleet != nil {
 		c.noteRouted(f.route.Prefill, f.req.PromptTokens)
@@ -41,13 +45,15 @@ func (c *cluster) book(f *flight) {
 	c.replicas[f.route.Prefill].prefillTokens += f.bookedTokens
 	c.loadChanged(f.route.Prefill)
 	if f.route.Decode != router.DecodeLater {
-		c.bookDecode(f)
+		c.bookDecode(ref)
 	}
 }
 
-// bookDecode adds the request's blocks to its decoding instance's load.
-func (c *cluster) bookDecode(f *flight) {
+// bookDecode adds flight ref's blocks to its decoding instance's load.
+func (c *cluster) bookDecode(ref int32) {
+	f := &c.flights[ref]
 	rp := &c.replicas[decodingInstance(f)]
+
 	c.loadChanged(decodingInstance(f))
 	bs := c.routing.view.BlockSize
 	f.bookedBlocks = f.req.PromptTokens / bs
@@ -104,6 +110,7 @@ func (c *cluster) unbook(f *flight) {
 func (c *cluster) unbookDecode(f *flight) {
 	rp := &c.replicas[decodingInstance(f)]
 	c.loadChanged(decodingInstance(f))
+
 	if f.routedHere {
 		rp.routed--
 		f.routedHere = false
@@ -121,6 +128,29 @@ func (c *cluster) unbookDecode(f *flight) {
 	}
 	f.bookedBlocks = 0
 }
+
+// countOutputBlocks counts, for a router that counts them
+// (router.CountsOutputBlocks), the
+// blocks the output of the requests decoding on instance i has filled
+// past each prompt's last block, as Dynamo's router adds them while the
+// response streams (OutputBlockTracker::observe, from ⌈prompt/B⌉ blocks
+// to ⌈(prompt + output so far)/B⌉): those of its running sequences routed
+// here to decode. (A preempted one's output is not counted until it runs
+// again; Dynamo's router, which sees no preemption, keeps it.) The
+// instance must be current.
+func (c *cluster) countOutputBlocks(i int, in *engine.Instance) {
+	rp := &c.replicas[i]
+	bs := c.routing.view.BlockSize
+	rp.outputBlocks = 0
+	in.RunningGenerated(func(s *engine.Seq, generated int) {
+		if f := &c.flights[s.Ref]; f.dseq == s && !f.unbooked && decodingInstance(f) == i {
+			p := s.PromptTokens
+			rp.outputBlocks += ceilDiv(p+generated, bs) - ceilDiv(p, bs)
+		}
+	})
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // newBlocks is how many of r's full blocks no request active on instance
 // i holds (router.Cluster.NewBlocks).

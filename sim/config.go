@@ -106,6 +106,12 @@ type Instance struct {
 	// rank (balanceRank).
 	DPRanks, DPRank int
 	DPBalance       bool
+
+	// ContextRange, when its upper bound is positive, is the prompt
+	// lengths in tokens the instance is deployed for, [lo, hi], as llm-d
+	// labels a pod (llm-d.ai/context-length-range); the router reads it
+	// through router.Cluster.ContextRange. Zero: none.
+	ContextRange [2]int
 }
 
 // Frontend is the serving front end a request crosses between the client
@@ -320,6 +326,9 @@ func (c *Config) validate() error {
 		if err := in.validateHandoff(); err != nil {
 			return fmt.Errorf("sim: instance %s: %w", in.Name, err)
 		}
+		if cr := in.ContextRange; cr[0] < 0 || cr[1] > 0 && cr[0] > cr[1] {
+			return fmt.Errorf("sim: instance %s: its context range needs 0 ≤ lo ≤ hi", in.Name)
+		}
 	}
 	if err := c.checkGroups(); err != nil {
 		return err
@@ -348,6 +357,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: a disaggregated cluster needs a network topology")
 	case c.Router == nil || c.Source == nil:
 		return fmt.Errorf("sim: router and source are required")
+	case router.CountsOutputBlocks(c.Router) && !router.ReadsInstanceState(c.Router):
+		return fmt.Errorf("sim: counting output blocks in the router's bookkeeping needs a router that reads the instances' state")
 	}
 	return c.validateDecodeFirst()
 }

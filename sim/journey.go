@@ -103,6 +103,10 @@ func (c *cluster) onFrontendDone(ref int32) {
 	c.enqueueRouting(ref)
 }
 
+// rejectedByRouter is the reason a request the router refused ends with
+// when the router gives none.
+const rejectedByRouter = "rejected by the router"
+
 // place routes the flight's current attempt and enqueues it on its prefill
 // instance. It reports false when the router holds the request.
 func (c *cluster) place(ref int32) bool {
@@ -114,6 +118,16 @@ func (c *cluster) place(ref int32) bool {
 		d.Prefill = -1 // no instance to send it to: held until one is ready
 	} else {
 		d = c.cfg.Router.Route(c.routeRequest(r), &c.routing.view)
+	}
+	if d.IsRejected() { // admission control at the router: never served
+		c.enter(ref, phaseDone)
+		reason := d.Reason
+		if reason == "" {
+			reason = rejectedByRouter
+		}
+		c.closeRecord(r.ID, results.Rejected, reason, output{})
+		c.free(ref)
+		return true
 	}
 	if d.Held() {
 		if f.phase != phaseHeld {
@@ -151,7 +165,7 @@ func (c *cluster) enqueueAttempt(ref int32, d router.Decision, threshold float64
 	f.route = d
 	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
 	f.deadlineNs, f.srcGone = 0, false
-	c.book(f)
+	c.book(ref)
 	rec := c.record(r.ID)
 	rec.PrefillInstance, rec.DecodeInstance = int32(f.route.Prefill), int32(f.route.Decode)
 	p := &c.replicas[f.route.Prefill]
@@ -324,7 +338,7 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 	d := c.balanceRank(c.cfg.Router.(router.DecodeRouter).RouteDecode(c.routeRequest(&f.req), &c.routing.view))
 	f.route.Decode = d
 	c.record(f.req.ID).DecodeInstance = int32(d)
-	c.bookDecode(f)
+	c.bookDecode(ref)
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, Track{Kind: TrackRouter}, "route → "+c.cfg.Instances[d].Name, c.nowNs)
 	}

@@ -27,6 +27,7 @@ type replica struct {
 	tokenLoad     int           // llm-d's in-flight token load: estimated tokens of the requests routed here (book.go)
 	shared        *sharedBlocks // with Config.RouterCountsSharedBlocks: active requests' shared blocks
 	unique        int           // with shared: active requests' blocks past their shared prefixes
+	outputBlocks  int           // for a router that counts them, the blocks the output of those decoding here filled, at the last refresh (book.go)
 
 	hold    kvHold // prefill role: deadlines of held KV, stranded KV (hold.go, strand.go)
 	held    heldKV // prefill role: KV held for decoders that have not pulled it (lockchain.go)

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"handoff/models/router"
+	"handoff/results"
 )
 
 // TestIndexedRoutingMatchesScan is metamorphic: over random swarm
@@ -106,3 +108,85 @@ func TestPrefillerRoutedCountsUntilTheEnd(t *testing.T) {
 		t.Errorf("the prefiller's views %s, want %s", got, want)
 	}
 }
+
+// TestRouterRejects: a request the router rejects (router.Rejected) ends
+// at once, rejected with the router's reason and never served; the others are
+// served, and every request ends exactly once.
+func TestRouterRejects(t *testing.T) {
+	reqs := make([]Request, 6)
+	for i := range reqs {
+		reqs[i] = Request{ID: int64(i), ArrivalNs: int64(i) * 1000, PromptTokens: 32, OutputTokens: 4}
+	}
+	cfg := colocatedConfig(t, 4096, reqs)
+	cfg.Router = router.RouterFunc(func(r *router.Request, c *router.Cluster) router.Decision {
+		if r.ID%2 == 1 {
+			return router.Decision{Prefill: router.Rejected, Decode: -1, Reason: router.ReasonBusy}
+		}
+		return router.Decision{Prefill: c.Prefill[0].Index, Decode: -1}
+	})
+	res := mustRun(t, cfg)
+	checkConservation(t, res.Records, len(reqs))
+	for _, r := range res.Records {
+		want := results.Completed
+		if r.ID%2 == 1 {
+			want = results.Rejected
+		}
+		if r.Status != want || r.Status == results.Rejected && (r.Reason != router.ReasonBusy || r.FinishNs != r.ArrivalNs) {
+			t.Errorf("request %d: %v %q at %d ns (arrived %d ns), want %v", r.ID, r.Status, r.Reason, r.FinishNs, r.ArrivalNs, want)
+		}
+	}
+}
+
+// blocksSeen is a router that sends everything to the first instance and
+// notes the active blocks it sees there when each request is routed; it
+// counts output blocks when told to.
+type blocksSeen struct {
+	seen    map[int64]int
+	outputs bool
+}
+
+func (b *blocksSeen) CountsOutputBlocks() bool { return b.outputs }
+
+func (b *blocksSeen) Route(r *router.Request, c *router.Cluster) router.Decision {
+	b.seen[r.ID] = c.Prefill[0].ActiveBlocks
+	return router.Decision{Prefill: c.Prefill[0].Index, Decode: -1}
+}
+
+func (*blocksSeen) ReadsInstanceState() bool { return true }
+
+// TestRouterCountsOutputBlocks: with RouterCountsOutputBlocks, a request
+// decoding on an instance counts there its prompt's full blocks and the
+// blocks its output has filled since: A (prompt 32 = 2 blocks, block 16)
+// prefills in 1000 + 10·32 = 1320 ns (its first token), then decodes a
+// token every 1010 ns; B arrives at 1320 + 20·1010 + 500 ns, when A has 21
+// tokens: ⌈(32+21)/16⌉ − ⌈32/16⌉ = 2 output blocks, 4 in all. Without
+// the option, 2.
+func TestRouterCountsOutputBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		count, eager bool
+		want         int
+	}{{false, false, 2}, {true, false, 4}, {true, true, 4}} { // eager: A never cruises
+		reqs := []Request{{ID: 0, PromptTokens: 32, OutputTokens: 100},
+			{ID: 1, ArrivalNs: 1320 + 20*cfDecodeNs + 500, PromptTokens: 16, OutputTokens: 2}}
+		cfg := colocatedConfig(t, 4096, reqs)
+		seen := &blocksSeen{seen: map[int64]int{}, outputs: tc.count}
+		cfg.Router, cfg.eager = seen, tc.eager
+		res := mustRun(t, cfg)
+		checkConservation(t, res.Records, len(reqs))
+		if seen.seen[1] != tc.want {
+			t.Errorf("counting output blocks %v (eager %v): B saw %d active blocks, want %d", tc.count, tc.eager,
+				seen.seen[1], tc.want)
+		}
+	}
+	cfg := colocatedConfig(t, 4096, []Request{{PromptTokens: 32, OutputTokens: 1}})
+	cfg.Router = countsWithoutState{&router.LeastLoaded{}}
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "reads the instances' state") {
+		t.Errorf("a router that reads no instance state: %v", err)
+	}
+}
+
+// countsWithoutState is a router that counts output blocks but reads no
+// instance state: a configuration the core refuses.
+type countsWithoutState struct{ *router.LeastLoaded }
+
+func (countsWithoutState) CountsOutputBlocks() bool { return true }

@@ -160,6 +160,27 @@ func swarmHandoff(cfg *Config, rng *rand.Rand) {
 	}
 }
 
+// swarmContextRanges gives, for a quarter of the cases, each pool a
+// context range (llm-d's context-length label) or none.
+func swarmContextRanges(cfg *Config, rng *rand.Rand) {
+	if rng.IntN(4) > 0 {
+		return
+	}
+	pool := map[string][2]int{}
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		r, ok := pool[in.Pool]
+		if !ok {
+			if rng.IntN(3) > 0 {
+				lo := rng.IntN(2) * rng.IntN(200)
+				r = [2]int{lo, lo + 1 + rng.IntN(400)}
+			}
+			pool[in.Pool] = r
+		}
+		in.ContextRange = r
+	}
+}
+
 // countTracer counts what a run traces.
 type countTracer struct{ spans, instants, flows, counters, own int }
 
@@ -189,7 +210,9 @@ var swarmRouters = []string{"round_robin", "least_loaded", "dynamo", "llmd", "to
 
 // swarmRouter draws a router and its knobs.
 func swarmRouter(rng *rand.Rand) router.Router {
-	stream := rand.New(rand.NewPCG(rng.Uint64(), 1))
+	seed := rng.Uint64()
+	stream := rand.New(rand.NewPCG(seed, 1))
+	extra := rand.New(rand.NewPCG(seed, 2)) // knobs drawn apart, so that the older draws stay as they were
 	switch swarmRouters[rng.IntN(len(swarmRouters))] {
 	case "round_robin":
 		return &router.RoundRobin{}
@@ -202,11 +225,13 @@ func swarmRouter(rng *rand.Rand) router.Router {
 		}
 		return &router.LeastLoaded{}
 	case "dynamo":
-		return router.NewDynamo(swarmDynamo(rng), stream)
+		return router.NewDynamo(swarmDynamo(rng, extra), stream)
 	case "llmd":
-		return router.NewLLMD(swarmLLMD(rng), stream)
+		c := swarmLLMD(rng, extra)
+		c.ContextLengthFilter = extra.IntN(4) == 0
+		return router.NewLLMD(c, stream)
 	default:
-		c := swarmDynamo(rng)
+		c := swarmDynamo(rng, extra)
 		c.ConditionalDisagg = false // the pair search replaces it
 		return router.NewTopologyAware(c, rng.Float64()*4, stream)
 	}
@@ -229,8 +254,9 @@ func swarmSGLang(rng *rand.Rand) router.SGLangConfig {
 
 // swarmDynamo draws Dynamo's knobs: credits, decay, scale, request weight,
 // temperature, a queue threshold, the router's own index instead of KV
-// events, and conditional disaggregation.
-func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
+// events, busy thresholds, session affinity and conditional
+// disaggregation.
+func swarmDynamo(rng, extra *rand.Rand) router.DynamoConfig {
 	c := router.DefaultDynamoConfig()
 	c.OverlapScoreCredit = float64(rng.IntN(3))
 	c.OverlapScoreCreditDecay = float64(rng.IntN(3))
@@ -248,6 +274,7 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 		c.UseKVEvents, c.TTL = false, units.Duration(1+rng.Int64N(1_000_000))
 	}
 	c.AssumeKVReuse = rng.IntN(2) == 0
+	swarmDynamoBusy(&c, extra)
 	if rng.IntN(2) == 0 {
 		c.ConditionalDisagg = true
 		c.EffISLThreshold = 1 + rng.IntN(400)
@@ -269,15 +296,49 @@ func swarmDynamo(rng *rand.Rand) router.DynamoConfig {
 	return c
 }
 
+// swarmDynamoBusy draws, each for a third of the cases, the frontend's
+// busy thresholds (low enough that some requests are rejected, not so low
+// that most are), a session affinity TTL and output-block tracking.
+func swarmDynamoBusy(c *router.DynamoConfig, rng *rand.Rand) {
+	if rng.IntN(3) == 0 {
+		share := 0.5 + 0.5*rng.Float64()
+		c.ActiveDecodeBlocksThreshold = &share
+	}
+	if rng.IntN(3) == 0 {
+		tokens := 256 + rng.IntN(8192)
+		c.ActivePrefillTokensThreshold = &tokens
+	}
+	if rng.IntN(3) == 0 {
+		frac := 0.5 + 4*rng.Float64()
+		c.ActivePrefillTokensThresholdFrac = &frac
+	}
+	if rng.IntN(3) == 0 {
+		ttl := units.Duration(1+rng.IntN(30)) * 1e9
+		c.SessionAffinityTTL = &ttl
+	}
+	c.TrackOutputBlocks = rng.IntN(3) == 0
+}
+
+// swarmLaterScorers are the scorers added after the swarm's seeds were
+// first drawn: they draw from a stream of their own, so that a seed named
+// by a regression test (TestFlowControlDropsWhatNothingCanRelease) keeps
+// its case.
+var swarmLaterScorers = map[string]bool{router.ScorerSessionAffinity: true, router.ScorerContextLength: true}
+
 // swarmLLMD draws llm-d's scorers and weights, picker, decider threshold,
 // index capacity and, for a third of the cases, flow control with low
-// thresholds (so that it holds).
-func swarmLLMD(rng *rand.Rand) router.LLMDConfig {
+// thresholds (so that it holds); swarmRouter draws the context-length
+// filter for a quarter.
+func swarmLLMD(rng, extra *rand.Rand) router.LLMDConfig {
 	c := router.DefaultLLMDConfig()
 	c.Scorers = nil
 	for _, name := range router.ScorerNames() {
-		if rng.IntN(2) == 0 {
-			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(rng.IntN(4))})
+		src := rng
+		if swarmLaterScorers[name] {
+			src = extra
+		}
+		if src.IntN(2) == 0 {
+			c.Scorers = append(c.Scorers, router.WeightedScorer{Name: name, Weight: float64(src.IntN(4))})
 		}
 	}
 	c.Picker = router.PickerNames()[rng.IntN(len(router.PickerNames()))]

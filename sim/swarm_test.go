@@ -57,6 +57,7 @@ func swarmCase(t testing.TB, seed uint64) *Config {
 	swarmExtras(t, cfg, rand.New(rand.NewPCG(seed, 0xe7a5)))
 	swarmHandoff(cfg, rand.New(rand.NewPCG(seed, 0x4a0d)))
 	swarmPipeline(t, cfg, rand.New(rand.NewPCG(seed, 0x9191)))
+	swarmContextRanges(cfg, rand.New(rand.NewPCG(seed, 0xc0e7)))
 	return cfg
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"handoff/models/kv"
 	"handoff/models/router"
@@ -19,17 +20,18 @@ import (
 // state is read at each refresh, into every view, only for a router that
 // reads it (router.ReadsInstanceState).
 type routing struct {
-	view          router.Cluster
-	lastRefreshNs int64
-	refreshed     bool
-	joined        bool    // an instance became ready since the last refresh (fleet.go)
-	held          []int32 // flights the router holds, from heldFrom on (see retryHeld)
-	heldFrom      int
-	hashes        []uint64 // scratch: the routed request's block hashes
-	hashesUsed    bool     // the router reads them (router.HashUser)
-	stateRead     bool     // the router reads the views' state (router.StateReader)
-	instanceRead  bool     // of it, the instances' (router.ReadsInstanceState)
-	request       router.Request
+	view           router.Cluster
+	lastRefreshNs  int64
+	refreshed      bool
+	joined         bool    // an instance became ready since the last refresh (fleet.go)
+	held           []int32 // flights the router holds, from heldFrom on (see retryHeld)
+	heldFrom       int
+	hashes         []uint64 // scratch: the routed request's block hashes
+	hashesUsed     bool     // the router reads them (router.HashUser)
+	stateRead      bool     // the router reads the views' state (router.StateReader)
+	instanceRead   bool     // of it, the instances' (router.ReadsInstanceState)
+	outputsCounted bool     // its bookkeeping counts output blocks (router.CountsOutputBlocks)
+	request        router.Request
 
 	// The order of the held requests and the router's polls (heldorder.go).
 	heldKeys    []int64       // with an ordering router, each held flight's key
@@ -66,6 +68,7 @@ func (c *cluster) initRouting() {
 	r.hashesUsed = router.UsesHashes(c.cfg.Router)
 	r.stateRead = router.ReadsState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
 	r.instanceRead = router.ReadsInstanceState(c.cfg.Router) || c.cfg.allViews || c.cfg.scanViews
+	r.outputsCounted = router.CountsOutputBlocks(c.cfg.Router)
 	ix, ok := c.cfg.Router.(router.Indexer)
 	if ok && !c.cfg.scanViews && (len(c.replicas) >= indexFrom || c.cfg.indexAlways) {
 		r.indexer = ix
@@ -84,6 +87,12 @@ func (c *cluster) initRouting() {
 	}
 	if c.cfg.RouterCountsSharedBlocks {
 		r.view.NewBlocks = c.newBlocks
+	}
+	if slices.ContainsFunc(c.cfg.Instances, func(in Instance) bool { return in.ContextRange[1] > 0 }) {
+		r.view.ContextRange = func(i int) (lo, hi int, ok bool) {
+			cr := c.cfg.Instances[i].ContextRange
+			return cr[0], cr[1], cr[1] > 0
+		}
 	}
 }
 
@@ -188,6 +197,9 @@ func (c *cluster) fillState(v *router.View, i int) {
 	// num_requests_waiting does (its skipped_waiting queue included).
 	in := c.engine(i)
 	v.Waiting, v.Running, v.FreeBlocks = in.Waiting()+in.Pulling(), in.Running(), in.Pool().FreeBlocks()
+	if c.routing.outputsCounted {
+		c.countOutputBlocks(i, in)
+	}
 }
 
 // fillLoad copies the router's bookkeeping of instance i into its view.
@@ -206,7 +218,7 @@ func (c *cluster) fillLoad(v *router.View, i int) {
 	}
 	v.ActivePrefillTokens = rp.prefillTokens
 	v.TokenLoad = rp.tokenLoad
-	v.ActiveBlocks = rp.blocks
+	v.ActiveBlocks = rp.blocks + rp.outputBlocks
 }
 
 // checkViewsCurrent panics unless every view's bookkeeping is the
@@ -229,7 +241,7 @@ func (c *cluster) checkViewsCurrent() {
 func (c *cluster) routeRequest(r *Request) *router.Request {
 	rq := &c.routing.request // reused: routers must not keep it
 	*rq = router.Request{ID: r.ID, Priority: c.priority(r), PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
-		Prefix: r.Prefix}
+		Prefix: r.Prefix, Session: r.Session, Turn: r.Turn}
 	if c.routing.hashesUsed {
 		b := c.routing.view.BlockSize
 		c.routing.hashes = kv.AppendBlockHashes(c.routing.hashes[:0], r.Prefix, uint64(r.ID)+1, r.PromptTokens, b)

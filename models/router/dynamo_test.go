@@ -76,7 +76,7 @@ func TestDeprecatedWeightShim(t *testing.T) {
 
 func TestDynamoRoutesToLowestCost(t *testing.T) {
 	c, r := dynamoWorkers()
-	if got := NewDynamo(DefaultDynamoConfig(), seeded()).Route(r, c); got != (Decision{1, -1, 0}) {
+	if got := NewDynamo(DefaultDynamoConfig(), seeded()).Route(r, c); got != (Decision{Prefill: 1, Decode: -1, PrefillCached: 0}) {
 		t.Fatalf("got %+v, want worker 1 (cost 8)", got)
 	}
 }
@@ -142,7 +142,7 @@ func TestDynamoDecodeLegByLoadOnly(t *testing.T) {
 	dec := []View{{Index: 10, ActiveBlocks: 10, ActivePrefillTokens: 0}, {Index: 11, ActiveBlocks: 5, ActivePrefillTokens: 1000}}
 	c := testCluster(pre, dec, map[int]int{0: 2, 10: 4}, nil)
 	d := NewDynamo(DefaultDynamoConfig(), seeded())
-	if got := d.Route(request(64), c); got != (Decision{0, DecodeLater, 32}) {
+	if got := d.Route(request(64), c); got != (Decision{Prefill: 0, Decode: DecodeLater, PrefillCached: 32}) {
 		t.Fatalf("got %+v, want prefill 0 (32 tokens cached), the decoder later", got)
 	}
 	if got := d.RouteDecode(request(64), c); got != 11 {
@@ -218,9 +218,9 @@ func TestConditionalDisaggBoundaries(t *testing.T) {
 			c := testCluster([]View{{Index: 0, ActivePrefillTokens: tc.prefillActive}}, []View{{Index: 1}},
 				map[int]int{1: tc.overlap}, nil)
 			got := NewDynamo(cfg, seeded()).Route(request(tc.prompt), c)
-			want := Decision{0, DecodeLater, 0}
+			want := Decision{Prefill: 0, Decode: DecodeLater, PrefillCached: 0}
 			if tc.local {
-				want = Decision{1, -1, min(tc.prompt, tc.overlap*testBlock)}
+				want = Decision{Prefill: 1, Decode: -1, PrefillCached: min(tc.prompt, tc.overlap*testBlock)}
 			}
 			if got != want {
 				t.Fatalf("got %+v, want %+v", got, want)

@@ -40,12 +40,29 @@ type peek struct {
 	k, overlap int
 }
 
-// Route implements Router.
+// Route implements Router: with busy thresholds, over the workers that
+// are not busy, and rejected when a leg has none.
 func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
+	whole := c
+	if d.cfg.busyConfigured() {
+		free, ok := d.freeLegs(c)
+		if !ok {
+			return rejected(ReasonBusy)
+		}
+		c = free
+		d.scan = true
+		defer func() { d.scan = false }()
+	}
+	return d.route(r, c, whole)
+}
+
+// route is Route over c, whose legs are whole's or their free workers.
+func (d *Dynamo) route(r *Request, c, whole *Cluster) Decision {
 	d.peeked = peek{}
 	if len(c.Decode) > 0 && d.cfg.ConditionalDisagg {
-		k, overlap := d.peekDecoder(r, c)
-		if v := &c.Decode[k]; d.local(r, c, v, overlap) {
+		v, overlap := d.peekDecoder(r, c, whole)
+		if d.local(r, c, v, overlap) {
+			d.bind(r, c, true, v.Index)
 			d.record(r, c, v.Index)
 			return Decision{Prefill: v.Index, Decode: -1, PrefillCached: cachedTokens(r, c, overlap)}
 		}
@@ -53,11 +70,8 @@ func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
 	if d.holds(c) {
 		return held()
 	}
-	k, overlap := d.peeked.k, d.peeked.overlap
-	if !d.peeked.ok {
-		k, overlap = d.pick(r, c, false)
-	}
-	p := c.Prefill[k].Index
+	p, overlap := d.prefiller(r, c, whole)
+	d.bind(r, c, false, p)
 	d.record(r, c, p)
 	dec := -1
 	if len(c.Decode) > 0 {
@@ -66,9 +80,34 @@ func (d *Dynamo) Route(r *Request, c *Cluster) Decision {
 	return Decision{Prefill: p, Decode: dec, PrefillCached: cachedTokens(r, c, overlap)}
 }
 
-// peekDecoder returns the position in c.Decode of the decoder a
-// conditional decision is about, and its device overlap.
-func (d *Dynamo) peekDecoder(r *Request, c *Cluster) (k, overlap int) {
+// prefiller returns the worker that prefills r — its session's, the one a
+// conditional decision peeked, or the cheapest — and its device overlap.
+func (d *Dynamo) prefiller(r *Request, c, whole *Cluster) (inst, overlap int) {
+	if v := d.pinned(r, whole, false); v != nil {
+		return v.Index, d.overlap(r, c, v.Index)
+	}
+	k, overlap := d.peeked.k, d.peeked.overlap
+	if !d.peeked.ok {
+		k, overlap = d.pick(r, c, false)
+	}
+	return c.Prefill[k].Index, overlap
+}
+
+// peekDecoder returns the decoder a conditional decision is about — its
+// session's, or the one Dynamo's decode router would choose — and its
+// device overlap.
+func (d *Dynamo) peekDecoder(r *Request, c, whole *Cluster) (*View, int) {
+	if v := d.pinned(r, whole, true); v != nil {
+		return v, d.overlap(r, c, v.Index)
+	}
+	k, overlap := d.cheapestDecoder(r, c)
+	return &c.Decode[k], overlap
+}
+
+// cheapestDecoder returns the position in c.Decode of the decoder
+// Dynamo's decode router would choose with the overlap credit kept, and
+// its device overlap.
+func (d *Dynamo) cheapestDecoder(r *Request, c *Cluster) (k, overlap int) {
 	if d.cfg.ConditionalPeekCost == PeekFull || d.cfg.OverlapScoreCredit == 0 {
 		return d.pick(r, c, true)
 	}

@@ -38,8 +38,8 @@ func TestDynamoConditionalPeekCost(t *testing.T) {
 		cost string
 		want Decision
 	}{
-		{PeekDecode, Decision{10, -1, 64}},      // 10 is peeked, eff 0: local
-		{PeekFull, Decision{0, DecodeLater, 0}}, // 11 is peeked, eff 64 of 64: remote
+		{PeekDecode, Decision{Prefill: 10, Decode: -1, PrefillCached: 64}},      // 10 is peeked, eff 0: local
+		{PeekFull, Decision{Prefill: 0, Decode: DecodeLater, PrefillCached: 0}}, // 11 is peeked, eff 64 of 64: remote
 	} {
 		cfg := DefaultDynamoConfig()
 		cfg.ConditionalDisagg, cfg.ConditionalPeekCost = true, tc.cost
@@ -104,9 +104,9 @@ func TestDynamoConditionalBusySignals(t *testing.T) {
 			cfg.ConditionalDisagg = true
 			tc.edit(&cfg)
 			got := NewDynamo(cfg, seeded()).Route(request(64), busyFleet(tc.overlap))
-			want := Decision{0, DecodeLater, 64}
+			want := Decision{Prefill: 0, Decode: DecodeLater, PrefillCached: 64}
 			if tc.local {
-				want = Decision{10, -1, tc.overlap * testBlock}
+				want = Decision{Prefill: 10, Decode: -1, PrefillCached: tc.overlap * testBlock}
 			}
 			if got != want {
 				t.Fatalf("got %+v, want %+v", got, want)

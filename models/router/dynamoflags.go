@@ -59,11 +59,59 @@ var dynamoFlags = map[string]dynamoFlag{
 		c.QueuePolicy = v
 		return nil
 	}},
-	"--router-ttl-secs":           {knob: "ttl", set: setTTL},
-	"--router-kv-events":          {knob: "use_kv_events: true", on: func(c *DynamoConfig) { c.UseKVEvents = true }},
-	"--no-router-kv-events":       {knob: "use_kv_events: false", on: func(c *DynamoConfig) { c.UseKVEvents = false }},
-	"--router-assume-kv-reuse":    {knob: "assume_kv_reuse: true", on: func(c *DynamoConfig) { c.AssumeKVReuse = true }},
-	"--no-router-assume-kv-reuse": {knob: "assume_kv_reuse: false", on: func(c *DynamoConfig) { c.AssumeKVReuse = false }},
+	"--router-ttl-secs":               {knob: "ttl", set: setTTL},
+	"--router-kv-events":              {knob: "use_kv_events: true", on: func(c *DynamoConfig) { c.UseKVEvents = true }},
+	"--no-router-kv-events":           {knob: "use_kv_events: false", on: func(c *DynamoConfig) { c.UseKVEvents = false }},
+	"--router-assume-kv-reuse":        {knob: "assume_kv_reuse: true", on: func(c *DynamoConfig) { c.AssumeKVReuse = true }},
+	"--no-router-assume-kv-reuse":     {knob: "assume_kv_reuse: false", on: func(c *DynamoConfig) { c.AssumeKVReuse = false }},
+	"--router-track-output-blocks":    {knob: "router_track_output_blocks: true", on: func(c *DynamoConfig) { c.TrackOutputBlocks = true }},
+	"--no-router-track-output-blocks": {knob: "router_track_output_blocks: false", on: func(c *DynamoConfig) { c.TrackOutputBlocks = false }},
+	// The frontend's router group (router_args.py, _ROUTER_FIELDS, passed
+	// to RouterConfig rather than KvRouterConfig).
+	"--active-decode-blocks-threshold": floatFlag("active_decode_blocks_threshold",
+		func(c *DynamoConfig) *float64 { return optional(&c.ActiveDecodeBlocksThreshold) }),
+	"--active-prefill-tokens-threshold-frac": floatFlag("active_prefill_tokens_threshold_frac",
+		func(c *DynamoConfig) *float64 { return optional(&c.ActivePrefillTokensThresholdFrac) }),
+	"--active-prefill-tokens-threshold":  {knob: "active_prefill_tokens_threshold", set: setPrefillTokensThreshold},
+	"--router-session-affinity-ttl-secs": {knob: "session_affinity_ttl", set: setSessionTTL},
+}
+
+// dynamoRefused says why handoff refuses the flags of Dynamo's router it
+// knows of but does not model.
+var dynamoRefused = map[string]string{
+	"--router-prefill-load-model":            "its aic model reads AIConfigurator's prefill time estimates, which handoff does not model",
+	"--router-queue-by-incoming-missing-isl": "the pending-queue caps by missing prompt tokens are not modelled",
+}
+
+// optional returns the value *p points to, pointing p at a new zero value
+// first if it is nil.
+func optional[T any](p **T) *T {
+	if *p == nil {
+		*p = new(T)
+	}
+	return *p
+}
+
+// setPrefillTokensThreshold reads a whole number of tokens.
+func setPrefillTokensThreshold(c *DynamoConfig, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number of tokens", v)
+	}
+	c.ActivePrefillTokensThreshold = &n
+	return nil
+}
+
+// setSessionTTL reads a whole number of seconds, as the frontend's flag
+// takes them.
+func setSessionTTL(c *DynamoConfig, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number of seconds", v)
+	}
+	ttl := units.Duration(n) * 1e9
+	c.SessionAffinityTTL = &ttl
+	return nil
 }
 
 // DynamoFlagKnobs returns each modelled flag and the router.dynamo knob it
@@ -175,7 +223,11 @@ func ReadDynamoFlags(data []byte, file string) (DynamoConfig, error) {
 		f, ok := dynamoFlags[name]
 		switch {
 		case !ok:
-			return cfg, fail("not modelled by handoff (it models: %s)", strings.Join(dynamoFlagNames(), ", "))
+			why := ""
+			if reason, known := dynamoRefused[name]; known {
+				why = " (" + reason + ")"
+			}
+			return cfg, fail("not modelled by handoff%s; it models: %s", why, strings.Join(dynamoFlagNames(), ", "))
 		case f.set == nil && inline:
 			return cfg, fail("takes no value (Dynamo's switches are --name and --no-name)")
 		case f.set == nil:

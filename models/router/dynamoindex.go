@@ -66,8 +66,13 @@ type dynamoLeg struct {
 }
 
 // ReadsInstanceState implements InstanceStateReader: the cost reads only
-// the router's bookkeeping.
-func (*Dynamo) ReadsInstanceState() bool { return false }
+// the router's bookkeeping; the decode busy threshold also reads the
+// blocks in use each worker last reported (FreeBlocks), and output-block
+// tracking the output its requests generated, which the core reads from
+// the instances at each refresh.
+func (d *Dynamo) ReadsInstanceState() bool {
+	return d.cfg.ActiveDecodeBlocksThreshold != nil || d.cfg.TrackOutputBlocks
+}
 
 // Reindex implements Indexer.
 func (d *Dynamo) Reindex(c *Cluster) {
@@ -153,7 +158,7 @@ func (d *Dynamo) loadKey(v *View) rankKey {
 // full cost for r.
 func (d *Dynamo) indexable(r *Request, c *Cluster) bool {
 	switch {
-	case d.ix == nil || d.cfg.Temperature > 0:
+	case d.ix == nil || d.scan || d.cfg.Temperature > 0:
 		return false
 	case d.index == nil && c.TierOverlap != nil: // every worker may hold blocks in a lower tier
 		return false

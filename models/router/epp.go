@@ -83,6 +83,10 @@ var eppTypes = map[string]eppType{
 	"running-requests-size-scorer": {kind: eppScorer, maps: ScorerRunningRequests},
 	"token-load-scorer":            {kind: eppScorer, maps: ScorerTokenLoad, params: []string{"queueThresholdTokens"}},
 	"no-hit-lru-scorer":            {kind: eppScorer, maps: ScorerNoHitLRU, params: []string{"lruSize"}},
+	"session-affinity-scorer":      {kind: eppScorer, maps: ScorerSessionAffinity},
+	// Its label names the pods' label holding their range: handoff reads
+	// each pool's context_length_range instead, whatever the key.
+	"context-length-aware":         {kind: eppScorer, maps: ScorerContextLength, params: []string{"label", "enableFiltering"}},
 	"max-score-picker":             {kind: eppPicker, maps: PickerMaxScore},
 	"weighted-random-picker":       {kind: eppPicker, maps: PickerWeightedRandom},
 	"prefix-cache-affinity-filter": {kind: eppAffinity, params: []string{"affinityThreshold", "explorationProbability"}},
@@ -97,6 +101,16 @@ var eppTypes = map[string]eppType{
 	"endpoint-notification-source": {kind: eppPlumbing, anyParams: true},
 	"metrics-data-source":          {kind: eppPlumbing, anyParams: true},
 	"core-metrics-extractor":       {kind: eppPlumbing, anyParams: true},
+}
+
+// eppUnmodelled says why handoff refuses the llm-d plugin types it knows
+// of but does not model.
+var eppUnmodelled = map[string]string{
+	"lora-affinity-scorer":     "handoff models no LoRA adapters",
+	"latency-scorer":           "it reads a latency predictor handoff does not model",
+	"slo-headroom-tier-filter": "it reads a latency predictor handoff does not model",
+	"random-picker":            "handoff models the max-score and weighted-random pickers",
+	"always-disagg-pd-decider": "handoff models the prefix-based decider, which with nonCachedTokens 1 disaggregates every request with an uncached token",
 }
 
 // EPPPluginTypes returns the plugin types ReadEPP accepts, sorted.
@@ -114,6 +128,7 @@ type eppReader struct {
 	threshold map[string]int
 	prefill   string
 	affinity  map[string]PrefixAffinity // each prefix-affinity filter's parameters, by plugin name
+	filtering map[string]bool           // each context-length-aware plugin's enableFiltering, by plugin name
 }
 
 // ReadEPP reads an llm-d EndpointPickerConfig (data, read from file) into
@@ -124,7 +139,7 @@ type eppReader struct {
 // field.
 func ReadEPP(data []byte, file string) (LLMDConfig, error) {
 	e := &eppReader{file: file, byName: map[string]int{}, threshold: map[string]int{},
-		affinity: map[string]PrefixAffinity{}}
+		affinity: map[string]PrefixAffinity{}, filtering: map[string]bool{}}
 	root, err := strictyaml.Decode(data, file, &e.doc)
 	if err != nil {
 		return LLMDConfig{}, err
@@ -166,8 +181,12 @@ func (e *eppReader) plugins(cfg *LLMDConfig) error {
 		at := fmt.Sprintf("plugins[%d]", i)
 		t, ok := eppTypes[p.Type]
 		if !ok {
-			return e.errorf(at+".type", "plugin type %q is not modelled by handoff (it models: %s)",
-				p.Type, strings.Join(EPPPluginTypes(), ", "))
+			why := ""
+			if reason, known := eppUnmodelled[p.Type]; known {
+				why = " (" + reason + ")"
+			}
+			return e.errorf(at+".type", "plugin type %q is not modelled by handoff%s; it models: %s",
+				p.Type, why, strings.Join(EPPPluginTypes(), ", "))
 		}
 		name := p.Name
 		if name == "" {
@@ -218,6 +237,18 @@ func (e *eppReader) param(field, name, key string, v *yaml.Node, cfg *LLMDConfig
 		return e.deciders(field, v)
 	case "affinityThreshold", "explorationProbability":
 		return e.affinityParam(field, name, key, v)
+	case "label":
+		if v.Kind != yaml.ScalarNode || v.Value == "" {
+			return e.errorf(field, "must name a pod label, as llm-d requires")
+		}
+		return nil
+	case "enableFiltering":
+		on, err := strconv.ParseBool(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil {
+			return e.errorf(field, "must be true or false, got %q", v.Value)
+		}
+		e.filtering[name] = on
+		return nil
 	}
 	x, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || x < 0 {

@@ -8,14 +8,15 @@ import (
 // eppLeg is what one scheduling profile sets: its scorers in order and
 // its picker.
 type eppLeg struct {
-	scorers  []WeightedScorer
-	picker   string
-	affinity *PrefixAffinity
+	scorers   []WeightedScorer
+	picker    string
+	affinity  *PrefixAffinity
+	fitFilter bool // a context-length-aware plugin with enableFiltering is referenced
 }
 
 // same reports whether two legs score, filter and pick alike.
 func (a eppLeg) same(b eppLeg) bool {
-	return a.picker == b.picker && slices.Equal(a.scorers, b.scorers) &&
+	return a.picker == b.picker && slices.Equal(a.scorers, b.scorers) && a.fitFilter == b.fitFilter &&
 		(a.affinity == nil) == (b.affinity == nil) && (a.affinity == nil || *a.affinity == *b.affinity)
 }
 
@@ -44,6 +45,7 @@ func (e *eppReader) profiles(cfg *LLMDConfig) error {
 		return e.errorf("schedulingProfiles[0].plugins", "no scorer: handoff needs at least one")
 	}
 	cfg.Scorers, cfg.Picker, cfg.PrefixAffinity = first.scorers, first.picker, first.affinity
+	cfg.ContextLengthFilter = first.fitFilter
 	return nil
 }
 
@@ -77,6 +79,7 @@ func (e *eppReader) profile(at string, p eppProfile) (eppLeg, error) {
 				return leg, e.errorf(field+".pluginRef", "scorer %s is referenced twice in the profile", t.maps)
 			}
 			leg.scorers = append(leg.scorers, WeightedScorer{Name: t.maps, Weight: w})
+			leg.fitFilter = leg.fitFilter || e.filtering[ref.PluginRef] // the plugin filters as well as scores
 		case eppAffinity:
 			if leg.affinity != nil {
 				return leg, e.errorf(field+".pluginRef", "a profile has one prefix-cache-affinity-filter")

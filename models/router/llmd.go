@@ -25,7 +25,8 @@ const (
 // ScorerNames returns the known scorer names, for validation.
 func ScorerNames() []string {
 	return []string{ScorerPrefixCache, ScorerKVUtilization, ScorerQueue, ScorerLoadAware, ScorerActiveRequest,
-		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad}
+		ScorerPrecisePrefix, ScorerRunningRequests, ScorerNoHitLRU, ScorerTokenLoad, ScorerSessionAffinity,
+		ScorerContextLength}
 }
 
 // PickerNames returns the known picker names, for validation.
@@ -56,9 +57,12 @@ type LLMD struct {
 	ch            chooser
 	index         *LRUIndex
 	noHit         noHitLRU
+	sessions      sessionPods // the session-affinity scorer's memory: each session's last pod
 	totals, score []float64
 	kept          []int      // scratch: the positions the affinity filter keeps
 	sticky        []View     // scratch: their views
+	fitKept       []int      // scratch: the positions the context-length filter keeps
+	fitting       []View     // scratch: their views
 	ix            *llmdIndex // nil until reindexed
 }
 
@@ -89,7 +93,8 @@ func NewLLMD(cfg LLMDConfig, rng *rand.Rand) *LLMD {
 	if cfg.TokenLoadThreshold <= 0 {
 		cfg.TokenLoadThreshold = DefaultTokenLoadThreshold
 	}
-	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex()}
+	return &LLMD{cfg: cfg, weights: cfg.MediumWeights.resolved(), ch: chooser{rng: rng}, index: NewLRUIndex(),
+		sessions: sessionPods{}}
 }
 
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
@@ -102,18 +107,30 @@ func (l *LLMD) Route(r *Request, c *Cluster) Decision {
 		return held()
 	}
 	d := l.route(r, c)
+	if d.IsRejected() {
+		return d
+	}
 	l.noHitUsed(d)
+	l.sessions.served(r, target(d))
 	return d
 }
 
-// route is Route once flow control lets the request through.
+// route is Route once flow control lets the request through; rejected
+// when a filter leaves a leg no candidate.
 func (l *LLMD) route(r *Request, c *Cluster) Decision {
+	noFit := rejected(ReasonNoFit)
 	if len(c.Decode) == 0 {
 		k := l.pick(r, c, false)
+		if k < 0 {
+			return noFit
+		}
 		l.record(r, &c.Prefill[k])
 		return Decision{Prefill: c.Prefill[k].Index, Decode: -1}
 	}
 	k := l.pick(r, c, true)
+	if k < 0 {
+		return noFit
+	}
 	dec := c.Decode[k].Index
 	remote := l.remote(r, c.BlockSize, dec)
 	l.record(r, &c.Decode[k])
@@ -121,8 +138,20 @@ func (l *LLMD) route(r *Request, c *Cluster) Decision {
 		return Decision{Prefill: dec, Decode: -1}
 	}
 	kp := l.pick(r, c, false)
+	if kp < 0 {
+		return noFit
+	}
 	l.record(r, &c.Prefill[kp])
 	return Decision{Prefill: c.Prefill[kp].Index, Decode: dec}
+}
+
+// target is the instance a decision sends the client's response from:
+// the decoder, or the instance that prefills and decodes.
+func target(d Decision) int {
+	if d.Decode >= 0 {
+		return d.Decode
+	}
+	return d.Prefill
 }
 
 // noHitUsed is the no-hit-LRU scorer's PreRequest: a cold request's
@@ -163,22 +192,30 @@ func (l *LLMD) remote(r *Request, blockSize, dec int) bool {
 	return nonCached >= l.cfg.NonCachedTokens
 }
 
-// pick returns the position in vs, c's decode leg (decode) or prefill
-// leg, of the chosen candidate.
+// pick returns the position in c's decode leg (decode) or prefill leg of
+// the chosen candidate, or −1 when the context-length filter keeps none.
 func (l *LLMD) pick(r *Request, c *Cluster, decode bool) int {
 	if k, ok := l.pickIndexed(r, c, decode); ok {
 		return k
 	}
-	vs, kept := l.affinityFilter(r, c.leg(decode))
+	vs, fit := l.contextFilter(r, c, c.leg(decode))
+	if len(vs) == 0 {
+		return -1
+	}
+	vs, kept := l.affinityFilter(r, vs)
 	l.totals = l.Totals(l.totals[:0], r, c, vs)
 	k := l.ch.maxScore
 	if l.cfg.Picker == PickerWeightedRandom {
 		k = l.ch.weighted
 	}
-	if kept == nil {
-		return k(l.totals)
+	pos := k(l.totals)
+	if kept != nil {
+		pos = kept[pos]
 	}
-	return kept[k(l.totals)]
+	if fit != nil {
+		pos = fit[pos]
+	}
+	return pos
 }
 
 // Totals appends to dst each candidate's weighted score total and returns
@@ -236,6 +273,10 @@ func (l *LLMD) scoreInto(dst []float64, name string, r *Request, c *Cluster, vs 
 		return tokenLoadScores(dst, vs, l.cfg.TokenLoadThreshold), true
 	case ScorerNoHitLRU:
 		return l.noHit.scores(dst, vs, func(inst int) bool { return l.index.Matched(inst, prefixBlocks(r)) > 0 }), true
+	case ScorerSessionAffinity:
+		return l.sessions.scores(dst, r, vs), true
+	case ScorerContextLength:
+		return contextScores(dst, r, c, vs), true
 	}
 	return dst, false
 }

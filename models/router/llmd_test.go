@@ -39,7 +39,7 @@ func TestLLMDScores(t *testing.T) {
 	}
 	// Default weights: 2·queue + 2·kv + 3·prefix.
 	checkCosts(t, l.Totals(nil, r, nil, llmdViews()), []float64{0.5, 4, 3.5})
-	if got := l.Route(r, &Cluster{Prefill: llmdViews(), BlockSize: testBlock}); got != (Decision{21, -1, 0}) {
+	if got := l.Route(r, &Cluster{Prefill: llmdViews(), BlockSize: testBlock}); got != (Decision{Prefill: 21, Decode: -1, PrefillCached: 0}) {
 		t.Fatalf("max-score picked %+v, want 21", got)
 	}
 }
@@ -104,11 +104,11 @@ func TestLLMDPrefixDecider(t *testing.T) {
 		repeat    bool // route the same prompt twice: the decoder then holds 6 of its blocks
 		want      Decision
 	}{
-		{"0 never disaggregates", 0, false, Decision{2, -1, 0}},
-		{"100 uncached ≥ 64", 64, false, Decision{1, 2, 0}},    // the queue scorer picks prefiller 1
-		{"100 uncached < 101", 101, false, Decision{2, -1, 0}}, //
-		{"4 uncached after a repeat", 64, true, Decision{2, -1, 0}},
-		{"4 uncached ≥ 4", 4, true, Decision{1, 2, 0}},
+		{"0 never disaggregates", 0, false, Decision{Prefill: 2, Decode: -1, PrefillCached: 0}},
+		{"100 uncached ≥ 64", 64, false, Decision{Prefill: 1, Decode: 2, PrefillCached: 0}},    // the queue scorer picks prefiller 1
+		{"100 uncached < 101", 101, false, Decision{Prefill: 2, Decode: -1, PrefillCached: 0}}, //
+		{"4 uncached after a repeat", 64, true, Decision{Prefill: 2, Decode: -1, PrefillCached: 0}},
+		{"4 uncached ≥ 4", 4, true, Decision{Prefill: 1, Decode: 2, PrefillCached: 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,6 +45,11 @@ type LLMDConfig struct {
 	// TokenLoadThreshold is the in-flight tokens at which the token-load
 	// scorer gives 0 (its queueThresholdTokens parameter).
 	TokenLoadThreshold int `yaml:"token_load_threshold"`
+	// ContextLengthFilter drops, before scoring, the candidates whose
+	// pool's context_length_range does not hold the request's prompt
+	// (the context-length-aware plugin's enableFiltering; llmdcontext.go);
+	// a request no candidate of a leg may take is rejected.
+	ContextLengthFilter bool `yaml:"context_length_filter,omitempty"`
 }
 
 // MediumWeights are the precise prefix scorer's per-medium block weights,

@@ -88,15 +88,27 @@ func (l *LLMD) Changed(c *Cluster, decode bool, k int) {
 
 // indexable reports whether the picker can choose from the indexes.
 func (l *LLMD) indexable(c *Cluster) bool {
-	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil {
+	if l.ix == nil || l.cfg.Picker != PickerMaxScore || l.cfg.PrefixAffinity != nil || l.cfg.ContextLengthFilter {
 		return false
 	}
 	for _, s := range l.cfg.Scorers {
-		if s.Name == ScorerActiveRequest || s.Name == ScorerTokenLoad || s.Name == ScorerNoHitLRU || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
+		if movesPerDecision(s.Name) || s.Name == ScorerPrecisePrefix && (c.TierOverlap != nil || c.Caching == nil) {
 			return false
 		}
 	}
 	return true
+}
+
+// movesPerDecision reports whether a scorer's values move with every
+// decision (the router's own bookkeeping or memory) or with every request
+// (context-length-aware), so that the picker scans rather than keep them
+// indexed.
+func movesPerDecision(scorer string) bool {
+	switch scorer {
+	case ScorerActiveRequest, ScorerTokenLoad, ScorerNoHitLRU, ScorerSessionAffinity, ScorerContextLength:
+		return true
+	}
+	return false
 }
 
 // pickIndexed is pick from the indexes; ok is false when they do not

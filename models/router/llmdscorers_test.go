@@ -126,3 +126,93 @@ func TestLLMDTokenLoadScores(t *testing.T) {
 		t.Errorf("EstimatedTokens(101) = %d, want 253", got)
 	}
 }
+
+// TestLLMDSessionAffinityScores: a session's next turn scores 1 on the
+// instance that served its last turn (the decoder under P/D) and 0
+// elsewhere; a request of no session, or of a session not yet served,
+// scores 0 everywhere; with the scorer alone the turn goes back there.
+func TestLLMDSessionAffinityScores(t *testing.T) {
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers = []WeightedScorer{{ScorerSessionAffinity, 1}, {ScorerQueue, 0.5}}
+	l := NewLLMD(cfg, seeded())
+	vs := []View{{Index: 0}, {Index: 1, Waiting: 4}, {Index: 2, Waiting: 2}}
+	turn := func(n uint16) *Request { r := request(32); r.Session, r.Turn = 7, n; return r }
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, turn(1), nil, vs), []float64{0, 0, 0})
+	l.sessions.served(turn(1), 2)
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, turn(2), nil, vs), []float64{0, 0, 1})
+	other := turn(2)
+	other.Session = 8
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, other, nil, vs), []float64{0, 0, 0})
+	checkCosts(t, l.Score(nil, ScorerSessionAffinity, request(32), nil, vs), []float64{0, 0, 0})
+
+	// Totals 0 + 0.5, 0 + 0, 1 + 0.25: the served instance wins over the
+	// emptier one, and the decision is remembered for the turn after.
+	if d := l.Route(turn(2), &Cluster{Prefill: vs, BlockSize: testBlock}); d.Prefill != 2 {
+		t.Fatalf("turn 2 routed to %d, want 2", d.Prefill)
+	}
+	pd := &Cluster{Prefill: []View{{Index: 3}}, Decode: vs, BlockSize: testBlock}
+	l.sessions.served(turn(2), 0)
+	if d := l.Route(turn(3), pd); d.Prefill != 0 || l.sessions[7] != 0 {
+		t.Errorf("P/D turn 3: %+v, remembered %d; want the decoder 0 (prefilled locally)", d, l.sessions[7])
+	}
+}
+
+// TestLLMDContextLengthScores: llm-d's context-length-aware values on a
+// fleet of [0, 2048], [2048, 8192], a point range [100, 100] and one
+// without a range, for prompts of 100, 1000 and 9000 tokens:
+//
+//	100 in [0, 2048]:     0.3 + 0.7·(0.7/(1 + 0.2048) + 0.3·1948/2048)
+//	100 below [2048, ..]: 0.3/(1 + 1948/1000)
+//	9000 above 8192:      0.3/(1 + 808/1000)
+func TestLLMDContextLengthScores(t *testing.T) {
+	ranges := map[int][2]int{0: {0, 2048}, 1: {2048, 8192}, 2: {100, 100}}
+	c := &Cluster{BlockSize: testBlock, ContextRange: func(i int) (int, int, bool) {
+		r, ok := ranges[i]
+		return r[0], r[1], ok
+	}}
+	vs := []View{{Index: 0}, {Index: 1}, {Index: 2}, {Index: 3}}
+	l := NewLLMD(DefaultLLMDConfig(), seeded())
+	in := func(n, lo, hi float64) float64 { return 0.3 + 0.7*(0.7/(1+(hi-lo)/10000)+0.3*(hi-n)/(hi-lo)) }
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(100), c, vs),
+		[]float64{in(100, 0, 2048), 0.3 / (1 + 1.948), 1, 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(1000), c, vs),
+		[]float64{in(1000, 0, 2048), 0.3 / (1 + 1.048), 0.3 / (1 + 0.9), 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(9000), c, vs),
+		[]float64{0.3 / (1 + 6.952), 0.3 / (1 + 0.808), 0.3 / (1 + 8.9), 0.5})
+	checkCosts(t, l.Score(nil, ScorerContextLength, request(9000), &Cluster{}, vs), []float64{0.5, 0.5, 0.5, 0.5})
+}
+
+// TestLLMDContextLengthFilter: with the filter, a request goes only to a
+// candidate whose range holds it, or one without a range; with none left,
+// it is rejected; without the filter the scorer alone prefers the fit.
+func TestLLMDContextLengthFilter(t *testing.T) {
+	ranges := map[int][2]int{0: {0, 2048}, 1: {2048, 8192}}
+	fleet := func(unranged bool) *Cluster {
+		vs := []View{{Index: 0}, {Index: 1, Waiting: 9}}
+		if unranged {
+			vs = append(vs, View{Index: 2, Waiting: 9})
+		}
+		return &Cluster{Prefill: vs, BlockSize: testBlock, ContextRange: func(i int) (int, int, bool) {
+			r, ok := ranges[i]
+			return r[0], r[1], ok
+		}}
+	}
+	cfg := DefaultLLMDConfig()
+	cfg.Scorers = []WeightedScorer{{ScorerQueue, 1}}
+	cfg.ContextLengthFilter = true
+	l := NewLLMD(cfg, seeded())
+	if d := l.Route(request(4000), fleet(false)); d.Prefill != 1 { // the queue scorer alone would pick 0
+		t.Errorf("4,000 tokens: routed to %d, want 1", d.Prefill)
+	}
+	if d := l.Route(request(9000), fleet(false)); !d.IsRejected() {
+		t.Errorf("9,000 tokens, no range holds it: %+v, want rejected", d)
+	}
+	if d := l.Route(request(9000), fleet(true)); d.Prefill != 2 {
+		t.Errorf("9,000 tokens with an unranged candidate: routed to %d, want 2", d.Prefill)
+	}
+	cfg.ContextLengthFilter = false
+	cfg.Scorers = []WeightedScorer{{ScorerContextLength, 1}}
+	if d := NewLLMD(cfg, seeded()).Route(request(4000), fleet(false)); d.Prefill != 1 {
+		t.Errorf("scorer only, 4,000 tokens: routed to %d, want 1", d.Prefill)
+	}
+}

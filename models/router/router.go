@@ -30,7 +30,7 @@ type View struct {
 	Outstanding         int // requests routed here and not yet finished here
 	Routed              int // requests routed here, to prefill or to decode, and not yet finished anywhere: a prefiller's count its prefills until they finish decoding elsewhere
 	ActivePrefillTokens int // uncached prompt tokens routed here whose prefill has not finished
-	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks)
+	ActiveBlocks        int // full KV blocks of requests routed here to decode, until they finish (shared ones once, see Cluster.NewBlocks); for an OutputBlockCounter, also the blocks their output filled, at the last refresh
 	TokenLoad           int // EstimatedTokens of the requests routed here: on a remote prefiller until their prefill ends, where they decode until they finish
 }
 
@@ -51,7 +51,16 @@ type Request struct {
 	OutputTokens int
 	Prefix       []kv.Segment
 	Hashes       []uint64 // chained hashes of the prompt's full blocks (Cluster.BlockSize tokens each)
+	// Session and Turn identify a multi-turn conversation's request, as a
+	// client's session header or id does (llm-d's x-session-token,
+	// Dynamo's session affinity id): Turn counts from 1, and 0 means the
+	// request belongs to no session.
+	Session int32
+	Turn    uint16
 }
+
+// InSession reports whether r belongs to a session.
+func (r *Request) InSession() bool { return r.Turn > 0 }
 
 // Cluster is the routing view: the instances that can run a prefill
 // (prefill or colocated role) and, when disaggregated, those that decode,
@@ -88,6 +97,11 @@ type Cluster struct {
 	// full prompt blocks no request active on instance i holds; nil
 	// otherwise.
 	NewBlocks func(i int, r *Request) int
+
+	// ContextRange is the prompt lengths in tokens instance i is deployed
+	// for, [lo, hi] (llm-d's context-length-range pod label); ok is false
+	// for an instance without one. nil when no instance has one.
+	ContextRange func(i int) (lo, hi int, ok bool)
 
 	// Caching, when not nil, appends to dst every instance whose device
 	// cache holds the first block of hashes — every i with Overlap(i,
@@ -128,6 +142,7 @@ type Decision struct {
 	Prefill       int
 	Decode        int
 	PrefillCached int
+	Reason        string // why a rejected request ends (Rejected); "" otherwise
 }
 
 // DecodeLater in Decision.Decode defers the decoder's choice to the end of
@@ -143,8 +158,25 @@ type DecodeRouter interface {
 	RouteDecode(r *Request, c *Cluster) int
 }
 
+// Rejected in Decision.Prefill refuses the request: the core ends it
+// rejected, never served, as a frontend answering "every worker is busy"
+// does (Dynamo's busy thresholds).
+const Rejected = -3
+
 // Held reports whether the decision keeps the request at the router.
-func (d Decision) Held() bool { return d.Prefill < 0 }
+func (d Decision) Held() bool { return d.Prefill < 0 && d.Prefill != Rejected }
+
+// IsRejected reports whether the decision refuses the request.
+func (d Decision) IsRejected() bool { return d.Prefill == Rejected }
+
+// The reasons the routers give a rejection (Decision.Reason).
+const (
+	ReasonBusy  = "rejected by the router: every worker is past its busy thresholds"
+	ReasonNoFit = "rejected by the router: no candidate's context-length range holds the prompt"
+)
+
+// rejected is the decision that refuses a request, for a reason.
+func rejected(reason string) Decision { return Decision{Prefill: Rejected, Decode: -1, Reason: reason} }
 
 // Router places requests.
 type Router interface {
@@ -163,6 +195,21 @@ type HashUser interface {
 func UsesHashes(r Router) bool {
 	h, ok := r.(HashUser)
 	return ok && h.UsesHashes()
+}
+
+// OutputBlockCounter is a Router whose bookkeeping counts, in a decoding
+// instance's View.ActiveBlocks, the blocks its requests' output has filled
+// past their prompts' last (Dynamo's router_track_output_blocks): the core
+// counts them from the instances at each refresh of the views, so such a
+// router must read the instances' state (InstanceStateReader).
+type OutputBlockCounter interface {
+	CountsOutputBlocks() bool
+}
+
+// CountsOutputBlocks reports whether r's bookkeeping counts output blocks.
+func CountsOutputBlocks(r Router) bool {
+	o, ok := r.(OutputBlockCounter)
+	return ok && o.CountsOutputBlocks()
 }
 
 // StateReader is a Router that says whether it reads its views' state:

@@ -13,7 +13,7 @@ func views(outstanding ...int) []View {
 func TestRoundRobinCyclesEachLegIndependently(t *testing.T) {
 	c := &Cluster{Prefill: views(0, 0), Decode: views(0, 0, 0)}
 	var rr RoundRobin
-	want := []Decision{{10, 10, 0}, {11, 11, 0}, {10, 12, 0}, {11, 10, 0}}
+	want := []Decision{{Prefill: 10, Decode: 10}, {Prefill: 11, Decode: 11}, {Prefill: 10, Decode: 12}, {Prefill: 11, Decode: 10}}
 	for i, w := range want {
 		if got := rr.Route(&Request{}, c); got != w {
 			t.Fatalf("route %d = %+v, want %+v", i, got, w)

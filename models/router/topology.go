@@ -23,8 +23,10 @@ import (
 // BlocksPerMs converts a millisecond of transfer into blocks of cost: a
 // prefiller computing T tokens/ms at block size B is worth T/B blocks per
 // ms of delay. Colocated, there is no transfer and it is exactly Dynamo.
-// Temperature, the queue threshold and the prefix source (KV events or
-// the router's own index) behave as in Dynamo, over pairs. Unlike Dynamo,
+// Temperature, the queue threshold, the busy thresholds and the prefix
+// source (KV events or the router's own index) behave as in Dynamo, over
+// pairs; session affinity binds colocated workers only (a pair is priced
+// whole). Unlike Dynamo,
 // it chooses the decoder at arrival: pricing the transfer needs it.
 type TopologyAware struct {
 	d           *Dynamo
@@ -67,9 +69,11 @@ func NewTopologyAware(cfg DynamoConfig, blocksPerMs float64, rng *rand.Rand) *To
 // UsesHashes implements HashUser: it reads the prompt's block hashes.
 func (*TopologyAware) UsesHashes() bool { return true }
 
-// ReadsInstanceState implements InstanceStateReader: the cost reads only
-// the router's bookkeeping.
-func (*TopologyAware) ReadsInstanceState() bool { return false }
+// CountsOutputBlocks implements OutputBlockCounter, as Dynamo's.
+func (t *TopologyAware) CountsOutputBlocks() bool { return t.d.CountsOutputBlocks() }
+
+// ReadsInstanceState implements InstanceStateReader, as Dynamo's.
+func (t *TopologyAware) ReadsInstanceState() bool { return t.d.ReadsInstanceState() }
 
 // Reindex implements Indexer: colocated, Dynamo's indexes. Disaggregated,
 // none: the network term ties each prefiller's cost to each decoder's, so
@@ -94,6 +98,13 @@ func (t *TopologyAware) Changed(c *Cluster, decode bool, k int) {
 func (t *TopologyAware) Route(r *Request, c *Cluster) Decision {
 	if len(c.Decode) == 0 {
 		return t.d.Route(r, c)
+	}
+	if t.d.cfg.busyConfigured() { // Dynamo's busy thresholds, over pairs of free workers
+		free, ok := t.d.freeLegs(c)
+		if !ok {
+			return rejected(ReasonBusy)
+		}
+		c = free
 	}
 	if t.d.holds(c) {
 		return held()

@@ -28,11 +28,11 @@ func TestTopologyAwarePaysForDistance(t *testing.T) {
 		blocksPerMs float64
 		want        Decision
 	}{
-		{1, Decision{0, 2, 0}}, // 14.064 < 17.064
-		{0, Decision{1, 2, 0}}, // no network term: Dynamo's choice, 14 > 12
+		{1, Decision{Prefill: 0, Decode: 2, PrefillCached: 0}}, // 14.064 < 17.064
+		{0, Decision{Prefill: 1, Decode: 2, PrefillCached: 0}}, // no network term: Dynamo's choice, 14 > 12
 		// Break-even at 14 + 0.064·b = 12 + 5.064·b, b = 0.4.
-		{0.5, Decision{0, 2, 0}}, // 14.032 vs 14.532
-		{0.3, Decision{1, 2, 0}}, // 14.0192 vs 13.5192
+		{0.5, Decision{Prefill: 0, Decode: 2, PrefillCached: 0}}, // 14.032 vs 14.532
+		{0.3, Decision{Prefill: 1, Decode: 2, PrefillCached: 0}}, // 14.0192 vs 13.5192
 	}
 	for _, tc := range tests {
 		got := NewTopologyAware(DefaultDynamoConfig(), tc.blocksPerMs, seeded()).Route(request(64), topologyCluster(0))
@@ -41,7 +41,7 @@ func TestTopologyAwarePaysForDistance(t *testing.T) {
 		}
 	}
 	d := NewDynamo(DefaultDynamoConfig(), seeded())
-	if got := d.Route(request(64), topologyCluster(0)); got != (Decision{1, DecodeLater, 0}) {
+	if got := d.Route(request(64), topologyCluster(0)); got != (Decision{Prefill: 1, Decode: DecodeLater, PrefillCached: 0}) {
 		t.Errorf("dynamo: got %+v, want the idle far prefiller, the decoder later", got)
 	}
 	if got := d.RouteDecode(request(64), topologyCluster(0)); got != 2 {
@@ -52,7 +52,7 @@ func TestTopologyAwarePaysForDistance(t *testing.T) {
 func TestTopologyAwareColocatedIsDynamo(t *testing.T) {
 	c, r := dynamoWorkers()
 	tp := NewTopologyAware(DefaultDynamoConfig(), 1, seeded())
-	if got := tp.Route(r, c); got != (Decision{1, -1, 0}) {
+	if got := tp.Route(r, c); got != (Decision{Prefill: 1, Decode: -1, PrefillCached: 0}) {
 		t.Fatalf("got %+v, want Dynamo's worker 1", got)
 	}
 }
