@@ -98,7 +98,9 @@ func runsMatchEagerOnGrid(t *testing.T, seed uint64, keepFleet bool) (steps, tie
 	const grid = 1000
 	onGrid := func() *Config {
 		cfg := swarmCase(t, seed)
-		if !keepFleet {
+		if keepFleet {
+			fleetOnGrid(cfg, grid)
+		} else {
 			cfg.Scaling, cfg.Faults, cfg.FaultRates = nil, nil, nil
 		}
 		for i := range cfg.Instances {
@@ -130,6 +132,25 @@ func runsMatchEagerOnGrid(t *testing.T, seed uint64, keepFleet bool) (steps, tie
 		t.Fatalf("seed %d: runs on a grid vs eager: %s", seed, d)
 	}
 	return steps, ties
+}
+
+// fleetOnGrid rounds the times of a swarm case's changing fleet — its
+// scaling loops' intervals, staleness, provisioning and load times, its
+// faults' starts and lengths, and the router's refresh interval, which
+// places newly ready instances in its view — up to multiples of grid, so
+// that scrapes, decisions and faults fall on the same nanosecond as
+// steps' ends.
+func fleetOnGrid(cfg *Config, grid int64) {
+	up := func(ns int64) int64 { return (ns + grid - 1) / grid * grid }
+	for k := range cfg.Scaling {
+		s := &cfg.Scaling[k]
+		s.IntervalNs, s.StalenessNs, s.ProvisionNs, s.LoadNs = up(s.IntervalNs), up(s.StalenessNs), up(s.ProvisionNs), up(s.LoadNs)
+	}
+	for k := range cfg.Faults {
+		f := &cfg.Faults[k]
+		f.AtNs, f.DurationNs = up(f.AtNs), up(f.DurationNs)
+	}
+	cfg.RefreshIntervalNs = up(cfg.RefreshIntervalNs)
 }
 
 // onGridSource rounds a swarm source's arrivals (and think times) down to

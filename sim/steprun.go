@@ -22,7 +22,10 @@ import (
 //   - a step that ends at this instant, seen by an event ordered after it,
 //     had its next step planned after the instant's events (kickSoon defers
 //     a plan while other events are due then, and the event seeing it was
-//     one), so it ends the run there, and the plan is queued (classKick);
+//     one), so it ends the run there, and the plan is queued (classKick) —
+//     but for the events ordered after every plan (a changing fleet's
+//     scrapes, decisions, faults and newly visible instances), which see
+//     the next step planned (syncThrough);
 //   - anything that changes the instance (a request, KV, an abort) ends the
 //     run after the step in flight, whose own event is queued instead
 //     (touch).
@@ -146,6 +149,10 @@ func (c *cluster) sync(i int) {
 	if len(r.ends) == 0 {
 		return
 	}
+	if c.cur.class() > classKick { // fleet events: see syncThrough
+		c.syncThrough(i, c.nowNs)
+		return
+	}
 	before := c.cur.class() == classNetwork || c.cur.class() == classStep && int(c.cur.arg) < i
 	last, upto := len(r.ends)-1, r.at
 	for upto < last && r.ends[upto] < c.nowNs {
@@ -161,7 +168,10 @@ func (c *cluster) sync(i int) {
 }
 
 // syncThrough brings instance i's run through the end of instant atNs,
-// every step ending then done and the next planned (timeline samples).
+// every step ending then done and the next planned: as timeline samples
+// see it, and as the events ordered after every plan of their instant
+// (classFleet, classPoll) do — step by step, a step ending at their
+// instant had its next planned before them.
 func (c *cluster) syncThrough(i int, atNs int64) {
 	r := &c.replicas[i].run
 	if len(r.ends) == 0 {
