@@ -113,11 +113,21 @@ func (c *cluster) onClientTimeouts(k int) {
 // deadline, now or, if it cannot be aborted now, as soon as it can.
 func (c *cluster) abandon(e deadline, k int) {
 	if f := &c.flights[e.ref]; !c.abortable(f) {
-		c.client.pending = append(c.client.pending, pendingAbort{e, results.Abandoned, deadlineReasons[k]})
-		c.endRuns(f) // it is retried at the end of its instances' steps
+		c.pendAbort(pendingAbort{e, results.Abandoned, deadlineReasons[k]})
 		return
 	}
 	c.endFlightAt(e.ref, results.Abandoned, deadlineReasons[k], e.atNs)
+}
+
+// pendAbort queues abort p, which cannot be done now, to be retried at
+// every step's end; the first to wait ends every instance's run
+// (steprun.go), so that each step's end — not only those of the
+// instances holding its flight — is an event to retry at.
+func (c *cluster) pendAbort(p pendingAbort) {
+	if len(c.client.pending) == 0 {
+		c.endAllRuns()
+	}
+	c.client.pending = append(c.client.pending, p)
 }
 
 // retryAbandons aborts the flights given up on (or failed by a lock-up's

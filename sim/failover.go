@@ -79,7 +79,7 @@ func (c *cluster) crashFlight(ref int32, i int) {
 		f.readsPending, f.pullDone = false, false // its decoder's tier reads are gone with it
 	}
 	if !c.restart(ref) {
-		c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: f.req.ID})
+		c.pendFailover(ref)
 	}
 }
 
@@ -91,8 +91,18 @@ func (c *cluster) failOver(ref int32, p int) {
 		c.strandPrefill(f, c.strandedExpiryNs(f, c.nowNs, false))
 	}
 	if !c.restart(ref) {
-		c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: c.flights[ref].req.ID})
+		c.pendFailover(ref)
 	}
+}
+
+// pendFailover queues failed-over flight ref, which cannot go yet, to be
+// retried at every step's end; the first to wait ends every instance's
+// run (steprun.go), so that each step's end is an event to retry at.
+func (c *cluster) pendFailover(ref int32) {
+	if len(c.fleet.pending) == 0 {
+		c.endAllRuns()
+	}
+	c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: c.flights[ref].req.ID})
 }
 
 // beginFailover moves flight ref, hit on instance i, to phaseFailover: its

@@ -189,8 +189,11 @@ func (c *cluster) faultEnds(k int) {
 	c.linkCapacity(f.Link)
 }
 
-// slowdown sets instance i's step-time factor from its active stragglers.
+// slowdown sets instance i's step-time factor from its active stragglers,
+// ending its run first: the steps after the one in flight take the new
+// factor.
 func (c *cluster) slowdown(i int) {
+	c.touch(i)
 	factor := 0.0 // none
 	for _, k := range c.fleet.slowOn[i] {
 		factor = max(factor, 1) * c.fleet.faults[k].Factor

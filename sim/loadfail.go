@@ -66,7 +66,7 @@ func (c *cluster) loadFailed(ref int32) {
 	c.beginFailover(ref, f.route.Prefill)
 	f.waitNet = false // its pull is over
 	if !c.restart(ref) {
-		c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: f.req.ID})
+		c.pendFailover(ref)
 	}
 }
 

@@ -297,8 +297,7 @@ func (c *cluster) failLocked(ref int32, reason string) {
 		c.fail(ref, reason)
 	case f.phase.inTransit() || f.failoverWaiting():
 	default:
-		c.client.pending = append(c.client.pending, pendingAbort{deadline{ref, f.req.ID, c.nowNs}, results.Failed, reason})
-		c.endRuns(f) // retried at the end of its instances' steps
+		c.pendAbort(pendingAbort{deadline{ref, f.req.ID, c.nowNs}, results.Failed, reason})
 	}
 }
 

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"handoff/results"
@@ -26,12 +27,12 @@ func referenceSets(n, requests int) []scenarios.Set {
 }
 
 // BenchmarkReference runs the reference workload, 1,000,000 requests, on
-// 1, 64, 256 and 1,024 instances, whole (load, build, run, summary), and reports
+// 1, 64, 256, 1,024 and 16,384 instances, whole (load, build, run, summary), and reports
 // simulated requests per wall-second, events per request, the wall time
 // per event, the share of engine steps planned steady and what runs did
 // (see benchScenario).
 func BenchmarkReference(b *testing.B) {
-	for _, n := range []int{1, 64, 256, 1024} {
+	for _, n := range []int{1, 64, 256, 1024, 16384} {
 		b.Run(fmt.Sprintf("instances=%d", n), func(b *testing.B) {
 			benchReference(b, referenceSets(n, 1_000_000))
 		})
@@ -158,6 +159,28 @@ func TestLargestFleet(t *testing.T) {
 // wall time per event. It takes minutes: select it by name.
 func BenchmarkDay(b *testing.B) {
 	benchScenario(b, "../scenarios/perf/day-thousand-gpus.yaml", nil)
+}
+
+// weekFile is a week of the eight ServeGen DeepSeek-R1 clients, 400 copies
+// each (about 355 million requests), on a P/D fleet of up to 10,000 H200
+// GPUs under autoscaling.
+const weekFile = "../scenarios/perf/week-ten-thousand-gpus.yaml"
+
+// BenchmarkWeek runs scenarios/perf/week-ten-thousand-gpus.yaml whole and
+// reports what benchScenario does. It takes hours on one core: select it
+// by name. BenchmarkWeekDay runs its first day.
+func BenchmarkWeek(b *testing.B) { benchScenario(b, weekFile, nil) }
+
+// BenchmarkWeekDay runs the first day of the week (its first 144 windows
+// of 600 s: about 50.7 million requests): the week is seven such days,
+// each drawn afresh.
+func BenchmarkWeekDay(b *testing.B) {
+	windows := make([]string, 0, 144)
+	for s := 0; s < 86400; s += 600 {
+		windows = append(windows, fmt.Sprint(s))
+	}
+	day := scenarios.Set{Path: "workload.servegen.windows", Value: "[" + strings.Join(windows, ", ") + "]"}
+	benchScenario(b, weekFile, []scenarios.Set{day})
 }
 
 // BenchmarkWideFleet runs the reference workload on 16,384 instances (the

@@ -22,14 +22,18 @@ import (
 //   - a step that ends at this instant, seen by an event ordered after it,
 //     had its next step planned after the instant's events (kickSoon defers
 //     a plan while other events are due then, and the event seeing it was
-//     one), so it ends the run there, and the plan is queued (classKick);
+//     one), so it ends the run there, and the plan is queued (classKick) —
+//     but for the events ordered after every plan (a changing fleet's
+//     scrapes, decisions, faults and newly visible instances), which see
+//     the next step planned (syncThrough);
 //   - anything that changes the instance (a request, KV, an abort) ends the
 //     run after the step in flight, whose own event is queued instead
 //     (touch).
 //
 // A request given up on while an instance holding it is inside a step is
-// aborted at the end of that step: its instances' runs end with the step in
-// flight, and no run starts while any such abandon waits.
+// aborted at the end of a step — it is retried at every step's end, of
+// any instance — so the first such abandon ends every instance's run with
+// its step in flight (endAllRuns), and no run starts while any waits.
 //
 // A plan (kick) comes at once when no other event is due at its instant,
 // else after them; a run's steps are not events, so a plan may come at
@@ -43,9 +47,13 @@ import (
 // the others), and lower KV tiers.
 //
 // Step and kick events are ordered by instance index (queue.go), so a step
-// event queued late keeps its place among its instant's. Runs are off where
-// something else happens at every step's end or the argument was not made
-// (a changing fleet, whose fail-overs retry at every step's end; journey
+// event queued late keeps its place among its instant's. In a changing
+// fleet, failed-over flights waiting to go again are retried at every
+// step's end, so while any waits no run starts, and the first to wait ends
+// every run (endAllRuns); a straggler's slowdown ends its instance's run
+// before it changes the step time; everything else the fleet does reads or
+// changes instances through sync and touch. Runs are off where something
+// else happens at every step's end or the argument was not made (journey
 // traces; a data-parallel group's shared step; a router that polls its
 // held requests, as llm-d's flow control does), and for the test switch
 // Config.eager. TestFastPathsMatchEager and TestRunsMatchEagerOnAGrid hold
@@ -65,7 +73,7 @@ type stepRun struct {
 // runsAllowed reports whether the configuration lets instances run
 // (see above).
 func (c *cluster) runsAllowed() bool {
-	if c.cfg.eager || c.cfg.Tracer != nil || c.fleet != nil || len(c.groups) > 0 {
+	if c.cfg.eager || c.cfg.Tracer != nil || len(c.groups) > 0 {
 		return false
 	}
 	if p, ok := c.cfg.Router.(router.Poller); ok && p.PollNs() > 0 {
@@ -84,7 +92,8 @@ func (c *cluster) runsAllowed() bool {
 // endNs, and returns the end of the run's last step.
 func (c *cluster) startRun(i int, endNs int64) int64 {
 	rp := &c.replicas[i]
-	if !c.runs || rp.slow > 0 || rp.abortAfterStep || rp.cfg.Role == RolePrefill || len(c.client.pending) > 0 {
+	if !c.runs || rp.slow > 0 || rp.abortAfterStep || rp.cfg.Role == RolePrefill || len(c.client.pending) > 0 ||
+		c.fleet != nil && len(c.fleet.pending) > 0 {
 		return endNs
 	}
 	m := rp.eng.RunSteps(maxRunSteps)
@@ -122,14 +131,14 @@ func (c *cluster) touch(i int) *engine.Instance {
 	return rp.eng
 }
 
-// endRuns ends the runs of the instances holding flight f's sequences
-// with their steps in flight.
-func (c *cluster) endRuns(f *flight) {
-	if f.pseq != nil {
-		c.touch(f.route.Prefill)
-	}
-	if f.dseq != nil {
-		c.touch(decodingInstance(f))
+// endAllRuns ends every instance's run with its step in flight: each
+// step's end is an event again (while failed-over flights wait, every
+// step's end retries them).
+func (c *cluster) endAllRuns() {
+	for i := range c.replicas {
+		if len(c.replicas[i].run.ends) > 0 {
+			c.touch(i)
+		}
 	}
 }
 
@@ -138,6 +147,10 @@ func (c *cluster) endRuns(f *flight) {
 func (c *cluster) sync(i int) {
 	r := &c.replicas[i].run
 	if len(r.ends) == 0 {
+		return
+	}
+	if c.cur.class() > classKick { // fleet events: see syncThrough
+		c.syncThrough(i, c.nowNs)
 		return
 	}
 	before := c.cur.class() == classNetwork || c.cur.class() == classStep && int(c.cur.arg) < i
@@ -155,7 +168,10 @@ func (c *cluster) sync(i int) {
 }
 
 // syncThrough brings instance i's run through the end of instant atNs,
-// every step ending then done and the next planned (timeline samples).
+// every step ending then done and the next planned: as timeline samples
+// see it, and as the events ordered after every plan of their instant
+// (classFleet, classPoll) do — step by step, a step ending at their
+// instant had its next planned before them.
 func (c *cluster) syncThrough(i int, atNs int64) {
 	r := &c.replicas[i].run
 	if len(r.ends) == 0 {
