@@ -281,14 +281,10 @@ func (l *Loaded) validatePool(at string, p *Pool) error {
 	if err := stepTimeSpec(&st).Check(); err != nil {
 		return l.locate(at+".step_time", err)
 	}
-	if err := l.validatePolicy(at, p); err != nil {
-		return err
-	}
-	if err := l.validateSpeculative(at, p); err != nil {
-		return err
-	}
-	if err := l.validateContextRange(at, p); err != nil {
-		return err
+	for _, check := range []func(string, *Pool) error{l.validatePolicy, l.validateSpeculative, l.validateContextRange} {
+		if err := check(at, p); err != nil {
+			return err
+		}
 	}
 	if err := l.validateEngine(at+".engine", &p.Engine); err != nil {
 		return err
