@@ -25,7 +25,7 @@ import (
 // book records flight ref's placement: the prefill load now, the decode
 // load too unless the decoder is chosen after the prefill.
 func (c *cluster) book(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	f.unbooked = false
 	if c.fleet != nil {
 		c.noteRouted(f.route.Prefill, f.req.PromptTokens)
@@ -51,7 +51,7 @@ func (c *cluster) book(ref int32) {
 
 // bookDecode adds flight ref's blocks to its decoding instance's load.
 func (c *cluster) bookDecode(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	rp := &c.replicas[decodingInstance(f)]
 
 	c.loadChanged(decodingInstance(f))
@@ -143,7 +143,7 @@ func (c *cluster) countOutputBlocks(i int, in *engine.Instance) {
 	bs := c.routing.view.BlockSize
 	rp.outputBlocks = 0
 	in.RunningGenerated(func(s *engine.Seq, generated int) {
-		if f := &c.flights[s.Ref]; f.dseq == s && !f.unbooked && decodingInstance(f) == i {
+		if f := c.flights.at(s.Ref); f.dseq == s && !f.unbooked && decodingInstance(f) == i {
 			p := s.PromptTokens
 			rp.outputBlocks += ceilDiv(p+generated, bs) - ceilDiv(p, bs)
 		}
@@ -169,7 +169,7 @@ func decodingInstance(f *flight) int {
 // enqueueRouting offers a flight (new, or refused by a decoder) to the
 // router behind any it holds.
 func (c *cluster) enqueueRouting(ref int32) {
-	if p := c.flights[ref].phase; p == phaseRejected || p == phaseFailover {
+	if p := c.flights.at(ref).phase; p == phaseRejected || p == phaseFailover {
 		c.enter(ref, phaseRouting)
 	}
 	c.hold(ref)
@@ -197,7 +197,7 @@ func (c *cluster) retryHeld() {
 // placeLive places a held flight, or frees the slot of one whose client
 // gave up while it waited (endFlightAt).
 func (c *cluster) placeLive(ref int32) bool {
-	if c.flights[ref].phase == phaseDone {
+	if c.flights.at(ref).phase == phaseDone {
 		c.free(ref)
 		return true
 	}

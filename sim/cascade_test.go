@@ -73,7 +73,7 @@ func TestRejectionRebuildsTheRequest(t *testing.T) {
 		c := newCluster(cfg)
 		c.recs.add(resultsRecord(0))
 		ref := c.newFlight(&Request{ID: 0, PromptTokens: 100, OutputTokens: 50}, phaseRouting)
-		f := &c.flights[ref]
+		f := c.flights.at(ref)
 		f.route.Prefill, f.route.Decode = 0, 1
 		s := c.replicas[1].eng.NewSeq()
 		s.Ref, s.Generated = ref, 20

@@ -55,7 +55,7 @@ func (c *cluster) expectClient(ref int32) {
 	if !c.cfg.Client.timeouts() {
 		return
 	}
-	r := &c.flights[ref].req
+	r := c.flights.at(ref).req
 	for k := range numDeadlines {
 		t := c.timeoutNs(k)
 		if t == 0 {
@@ -70,7 +70,7 @@ func (c *cluster) expectClient(ref int32) {
 // waiting reports whether entry e of deadline kind k may still apply: its
 // flight is live and, for the first token, the client has not seen one.
 func (c *cluster) waiting(k int, e deadline) bool {
-	f := &c.flights[e.ref]
+	f := c.flights.at(e.ref)
 	if f.phase == phaseDone || f.req.ID != e.id {
 		return false
 	}
@@ -112,7 +112,7 @@ func (c *cluster) onClientTimeouts(k int) {
 // abandon aborts the flight of entry e, whose client gave up at its
 // deadline, now or, if it cannot be aborted now, as soon as it can.
 func (c *cluster) abandon(e deadline, k int) {
-	if f := &c.flights[e.ref]; !c.abortable(f) {
+	if f := c.flights.at(e.ref); !c.abortable(f) {
 		c.pendAbort(pendingAbort{e, results.Abandoned, deadlineReasons[k]})
 		return
 	}
@@ -136,7 +136,7 @@ func (c *cluster) retryAbandons() {
 	p := &c.client
 	kept := 0
 	for _, e := range p.pending {
-		switch f := &c.flights[e.ref]; {
+		switch f := c.flights.at(e.ref); {
 		case f.phase == phaseDone || f.req.ID != e.id: // ended meanwhile (see clientVerdict)
 		case c.abortable(f):
 			c.endFlightAt(e.ref, e.status, e.reason, e.atNs)

@@ -50,7 +50,7 @@ func (c *cluster) decodeFirst(f *flight, d router.Decision) (router.Decision, fl
 // bounced reports whether a decoder's refusal of s is a decode-first
 // try's: refused at its first admission, not after a preemption.
 func (c *cluster) bounced(s *engine.Seq) bool {
-	return c.flights[s.Ref].bounceTo != 0 && s.Preemptions == 0
+	return c.flights.at(s.Ref).bounceTo != 0 && s.Preemptions == 0
 }
 
 // bounce handles a decode-first try decoder i refused: the request goes to
@@ -59,7 +59,7 @@ func (c *cluster) bounced(s *engine.Seq) bool {
 // again.
 func (c *cluster) bounce(i int, s *engine.Seq) {
 	ref := s.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	c.enter(ref, phaseRejected)
 	rec := c.record(f.req.ID)
 	if rec.Bounces < 255 {

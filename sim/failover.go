@@ -47,7 +47,7 @@ func (c *cluster) hit(f *flight, i int) bool {
 // sequences there are dropped first, which brings a cruising one's
 // accounting up to date, so that the phase it leaves is charged right.
 func (c *cluster) crashFlight(ref int32, i int) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if pullsFrom(f, i) {
 		c.loseSource(ref, i) // its decoder finds out when it reads (loadfail.go)
 		return
@@ -87,7 +87,7 @@ func (c *cluster) crashFlight(ref int32, i int) {
 // with no decoder left in the router's view, to the router again.
 func (c *cluster) failOver(ref int32, p int) {
 	c.beginFailover(ref, p)
-	if f := &c.flights[ref]; !c.replicas[p].cfg.KVViaStore { // nobody tells its prefiller to free the KV (strand.go)
+	if f := c.flights.at(ref); !c.replicas[p].cfg.KVViaStore { // nobody tells its prefiller to free the KV (strand.go)
 		c.strandPrefill(f, c.strandedExpiryNs(f, c.nowNs, false))
 	}
 	if !c.restart(ref) {
@@ -102,13 +102,13 @@ func (c *cluster) pendFailover(ref int32) {
 	if len(c.fleet.pending) == 0 {
 		c.endAllRuns()
 	}
-	c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: c.flights[ref].req.ID})
+	c.fleet.pending = append(c.fleet.pending, deadline{ref: ref, id: c.flights.at(ref).req.ID})
 }
 
 // beginFailover moves flight ref, hit on instance i, to phaseFailover: its
 // attempt's time is charged, its router bookkeeping returned.
 func (c *cluster) beginFailover(ref int32, i int) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	rec := c.record(f.req.ID)
 	from := f.phase
 	before := rec.Time
@@ -163,7 +163,7 @@ func (c *cluster) chargeLost(rec *results.Record, before *[results.NumTimes]int6
 // retire forgets sequence s, just taken off instance i (Drop or Abort),
 // and returns the tokens it generated there that the client saw.
 func (c *cluster) retire(i int, s *engine.Seq) int {
-	f := &c.flights[s.Ref]
+	f := c.flights.at(s.Ref)
 	rec := c.record(f.req.ID)
 	rec.Preemptions += int32(s.Preemptions)
 	if j := f.onboardJob; j > 0 && c.tiers.jobs[j-1].inst == int32(i) {
@@ -201,7 +201,7 @@ func (c *cluster) restart(ref int32) bool {
 }
 
 func (c *cluster) restartNow(ref int32) bool {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if f.waitNet || f.waitStage || f.readsPending {
 		return false
 	}
@@ -243,7 +243,7 @@ func (c *cluster) retryFailovers() {
 	fl := c.fleet
 	kept := fl.pending[:0]
 	for _, e := range fl.pending {
-		f := &c.flights[e.ref]
+		f := c.flights.at(e.ref)
 		if f.phase != phaseFailover || f.req.ID != e.id || c.restart(e.ref) {
 			continue
 		}

@@ -249,9 +249,9 @@ func (c *cluster) crash(i int) {
 	rp.stepGen++          // and its step
 	c.endLock(i)          // its stuck spell, if any, ends with it
 	c.completing = i      // no plan on i while its requests leave
-	for ref := range c.flights {
-		if c.hit(&c.flights[ref], i) {
-			c.crashFlight(int32(ref), i)
+	for ref, f := range c.flights.all() {
+		if c.hit(f, i) {
+			c.crashFlight(ref, i)
 		}
 	}
 	c.completing = -1

@@ -11,7 +11,7 @@ import (
 // first token (TTFT), or, after a rejection, the end of its round trip.
 func (c *cluster) firstToken(i int, s *engine.Seq) {
 	ref := s.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if f.local() {
 		c.unbookPrefill(f) // the prefill was local: it just finished
 	}
@@ -42,7 +42,7 @@ func (c *cluster) firstToken(i int, s *engine.Seq) {
 // complete ends a request whose last token was generated on instance i.
 func (c *cluster) complete(i int, s *engine.Seq) {
 	ref := s.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	c.enter(ref, phaseDone)
 	in := &c.cfg.Instances[i]
 	rec := c.closeRecordAt(f.req.ID, results.Completed, "", c.nowNs+in.FinalEmitNs,
@@ -75,7 +75,7 @@ func (c *cluster) rejected(i int, s *engine.Seq) {
 		return
 	}
 	ref := s.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	held := f.phase == phaseHolding // refused before pulling: the prefiller still holds the KV
 	c.enter(ref, phaseRejected)
 	rec := c.record(f.req.ID)
@@ -127,7 +127,7 @@ func (c *cluster) endFlight(ref int32, status results.Status, reason string) {
 // A flight queued for the front end or the router keeps its slot until
 // that queue reaches it (onFrontendDone, place).
 func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, atNs int64) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	queued := f.phase == phaseFrontend || f.phase == phaseRouting || f.phase == phaseHeld
 	// What is read of its sequences below (the tokens they generated, and
 	// in enter their time) must be current, though they may cruise.
@@ -160,10 +160,10 @@ func (c *cluster) endFlightAt(ref int32, status results.Status, reason string, a
 // abortSeq takes a sequence off instance i.
 func (c *cluster) abortSeq(i int, s *engine.Seq) {
 	rp := &c.replicas[i]
-	rec := c.record(c.flights[s.Ref].req.ID)
+	rec := c.record(c.flights.at(s.Ref).req.ID)
 	rec.Preemptions += int32(s.Preemptions)
 	if s.Onboarding() {
-		c.cancelOnboard(&c.flights[s.Ref])
+		c.cancelOnboard(c.flights.at(s.Ref))
 	}
 	c.touch(i).Abort(s)
 	c.recycle(i, s, rec)

@@ -141,8 +141,8 @@ func TestCrashFailsOverExactlyItsRequests(t *testing.T) {
 	c, err := drive(t, cfg, 50, func(c *cluster, atNs int64) {
 		if atNs <= 7e6 && c.fleet.crashes[0] == 0 { // the last time: just before the crash
 			clear(held)
-			for _, f := range c.flights {
-				if c.hit(&f, 0) {
+			for _, f := range c.flights.all() {
+				if c.hit(f, 0) {
 					held[f.req.ID] = true
 				}
 			}

@@ -207,7 +207,7 @@ func (f *flight) roundTrip() bool {
 // in the phase it leaves goes to that phase's attribution component, and
 // the phase's span to the tracer. An illegal move is a simulator bug.
 func (c *cluster) enter(ref int32, to phase) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	from := f.phase
 	if from.next()&(1<<to) == 0 {
 		panic(fmt.Sprintf("sim: request %d cannot go from %v to %v (simulator bug)", f.req.ID, from, to))
@@ -333,20 +333,19 @@ func (c *cluster) newFlight(r *Request, first phase) int32 {
 		ref = c.freeFlights[n-1]
 		c.freeFlights = c.freeFlights[:n-1]
 	} else {
-		ref = int32(len(c.flights))
-		c.flights = append(c.flights, flight{})
+		ref = c.flights.grow()
 	}
-	c.flights[ref] = flight{req: *r, preemptedNs: -1}
+	*c.flights.at(ref) = flight{req: *r, preemptedNs: -1}
 	c.enter(ref, first)
 	return ref
 }
 
 // free returns the slot of a flight that has entered phase done.
 func (c *cluster) free(ref int32) {
-	if c.flights[ref].phase != phaseDone {
-		panic(fmt.Sprintf("sim: freeing request %d in phase %v (simulator bug)", c.flights[ref].req.ID, c.flights[ref].phase))
+	if c.flights.at(ref).phase != phaseDone {
+		panic(fmt.Sprintf("sim: freeing request %d in phase %v (simulator bug)", c.flights.at(ref).req.ID, c.flights.at(ref).phase))
 	}
-	c.flights[ref] = flight{}
+	*c.flights.at(ref) = flight{}
 	c.freeFlights = append(c.freeFlights, ref)
 }
 

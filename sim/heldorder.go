@@ -36,7 +36,7 @@ func (c *cluster) initHeldOrder() {
 
 // queueKey is flight ref's place in an ordering router's queue.
 func (c *cluster) queueKey(ref int32) int64 {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	rq := router.Request{ID: f.req.ID, Priority: c.priority(&f.req)}
 	return c.routing.queuer.QueueKey(&rq)
 }
@@ -115,7 +115,7 @@ func (c *cluster) dropHeld() {
 		return
 	}
 	for _, ref := range r.held[r.heldFrom:] {
-		if c.flights[ref].phase != phaseDone {
+		if c.flights.at(ref).phase != phaseDone {
 			c.endFlight(ref, results.Dropped, "dropped: held by the router's flow control with nothing left to change its pool's saturation")
 		}
 	}

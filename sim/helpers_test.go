@@ -114,7 +114,7 @@ func drive(t testing.TB, cfg *Config, auditEvery int64, hooks ...func(c *cluster
 func auditBlocks(t testing.TB, c *cluster) {
 	t.Helper()
 	held := make([]int, len(c.replicas))
-	for _, f := range c.flights {
+	for _, f := range c.flights.all() {
 		if f.phase == phaseDone {
 			continue
 		}
@@ -185,7 +185,7 @@ func checkDrained(t testing.TB, c *cluster) {
 			t.Errorf("%s: %d requests still outstanding", name, n)
 		}
 	}
-	for ref, f := range c.flights {
+	for ref, f := range c.flights.all() {
 		if f.phase != phaseDone {
 			t.Errorf("flight %d still live: request %d", ref, f.req.ID)
 		}

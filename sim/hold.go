@@ -131,7 +131,7 @@ type kvHold struct {
 // holdUntil records that flight ref's KV on prefill instance p is freed at
 // atNs unless pulled before.
 func (c *cluster) holdUntil(p int, ref int32, atNs int64) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	f.deadlineNs = atNs
 	if c.replicas[p].hold.deadlines.add(deadline{ref: ref, id: f.req.ID, atNs: atNs}) {
 		c.q.push(atNs, classTimeout, int32(p))
@@ -143,7 +143,7 @@ func (c *cluster) holdUntil(p int, ref int32, atNs int64) {
 // store has it, or at the timeout. A lease sets no deadline: it lasts while
 // a decoder holds the request.
 func (c *cluster) armHold(p int, ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	switch h := &c.replicas[p].cfg.KVHold; {
 	case f.pseq == nil || !f.phase.holdsKV() && f.phase != phaseTransferring:
 	case f.viaStore:
@@ -159,7 +159,7 @@ func (c *cluster) armHold(p int, ref int32) {
 // waiting for that deadline: before its pull, or while the pull reads it
 // (a timeout does not wait for the read to end).
 func (c *cluster) holding(p int, e deadline) bool {
-	f := &c.flights[e.ref]
+	f := c.flights.at(e.ref)
 	return f.req.ID == e.id && f.deadlineNs == e.atNs && f.route.Prefill == p && f.pseq != nil &&
 		(f.phase.holdsKV() || f.phase == phaseTransferring && !f.viaStore)
 }
@@ -213,7 +213,7 @@ func (c *cluster) onHoldTimeouts(arg int) {
 // freed blocks, and one that starts later will (startPull): expired-KV
 // reads. The caller plans the instance's next step.
 func (c *cluster) onHoldTimeout(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	rec := c.record(f.req.ID)
 	rec.Preemptions += int32(f.pseq.Preemptions)
 	if f.attempt == 0 {

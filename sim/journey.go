@@ -95,7 +95,7 @@ func (c *cluster) enqueueNew(r *Request) int32 {
 // onFrontendDone hands a request the front end has tokenized to the
 // router, unless its client has given up meanwhile.
 func (c *cluster) onFrontendDone(ref int32) {
-	if c.flights[ref].phase == phaseDone {
+	if c.flights.at(ref).phase == phaseDone {
 		c.free(ref) // abandoned in the front end: the slot waited for this event
 		return
 	}
@@ -110,7 +110,7 @@ const rejectedByRouter = "rejected by the router"
 // place routes the flight's current attempt and enqueues it on its prefill
 // instance. It reports false when the router holds the request.
 func (c *cluster) place(ref int32) bool {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	r := &f.req
 	c.refreshViews()
 	var d router.Decision
@@ -153,14 +153,14 @@ func (c *cluster) place(ref int32) bool {
 // prompt under decision d — or, to a decode-first decoder, on that
 // decoder, to be served whole unless it refuses it (decodefirst.go).
 func (c *cluster) startAttempt(ref int32, d router.Decision) {
-	route, threshold := c.decodeFirst(&c.flights[ref], d)
+	route, threshold := c.decodeFirst(c.flights.at(ref), d)
 	c.enqueueAttempt(ref, route, threshold)
 }
 
 // enqueueAttempt enqueues flight ref's attempt under decision d, admitted
 // on its first instance at the cache-hit threshold given (0: none).
 func (c *cluster) enqueueAttempt(ref int32, d router.Decision, threshold float64) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	r := &f.req
 	f.route = d
 	f.viaStore, f.storeNs = false, 0 // per attempt: a streamed pull starts before the prefill ends
@@ -256,7 +256,7 @@ func (c *cluster) onStep(i int) {
 // until pulled (or its timeout).
 func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 	ref := ps.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if f.phase == phaseFailover {
 		return // its decoder crashed: it goes again once off this instance (failover.go)
 	}
@@ -311,7 +311,7 @@ func (c *cluster) prefillDone(p int, ps *engine.Seq) {
 // with StrandRejected it is not told, and the KV stays stranded until the
 // hold runs out (strand.go).
 func (c *cluster) refusedBeforeAdmission(ref int32, reason string) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if p := c.replicas[f.route.Prefill].cfg; !p.StrandRejected || p.KVViaStore {
 		c.endFlight(ref, results.Dropped, reason)
 		return
@@ -327,7 +327,7 @@ func (c *cluster) refusedBeforeAdmission(ref int32, reason string) {
 // reports false when no decoder is in the router's view (they all crashed
 // or drain).
 func (c *cluster) chooseDecoder(ref int32) bool {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if f.route.Decode != router.DecodeLater {
 		return true
 	}
@@ -352,7 +352,7 @@ func (c *cluster) chooseDecoder(ref int32) bool {
 // finishing), to its decode instance, which reserves blocks for the prompt
 // before pulling the KV.
 func (c *cluster) handoff(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	d := &c.replicas[f.route.Decode]
 	c.touch(f.route.Decode)
 	s := d.eng.NewSeq()

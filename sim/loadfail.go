@@ -34,7 +34,7 @@ func pullsFrom(f *flight, i int) bool {
 // before its decoder read its KV: the KV is gone with it, and the decoder
 // will find out when it reads.
 func (c *cluster) loseSource(ref int32, i int) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if s := f.pseq; s != nil {
 		c.touch(i).Drop(s)
 		c.retire(i, s)
@@ -52,7 +52,7 @@ func (c *cluster) loseSource(ref int32, i int) {
 // loadFailed applies the decoder's kv_load_failure_policy to flight ref,
 // whose pull found its prefiller gone.
 func (c *cluster) loadFailed(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	d := f.route.Decode
 	if c.traced(f.req.ID) {
 		c.cfg.Tracer.Instant(f.req.ID, instanceTrack(d), "KV load failed", c.nowNs)

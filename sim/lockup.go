@@ -277,9 +277,9 @@ func (c *cluster) abortLocked(i int) {
 	m.progressNs, m.preemptedNow, m.lock.floorNs = c.nowNs, false, c.nowNs
 	reason := fmt.Sprintf("failed: %s %s: no progress for %s", rp.cfg.Name, s.kind, seconds(c.cfg.LockupAbortNs))
 	c.completing = i // no plan on i until every abort is done
-	for ref := range c.flights {
-		if f := &c.flights[ref]; f.on(i) {
-			c.failLocked(int32(ref), reason)
+	for ref, f := range c.flights.all() {
+		if f.on(i) {
+			c.failLocked(ref, reason)
 		}
 	}
 	c.completing = -1
@@ -292,7 +292,7 @@ func (c *cluster) abortLocked(i int) {
 // ends. A flight whose KV is on the wire to its decoder is left for the
 // next watch (its prefiller's blocks come free when it lands).
 func (c *cluster) failLocked(ref int32, reason string) {
-	switch f := &c.flights[ref]; {
+	switch f := c.flights.at(ref); {
 	case c.abortable(f):
 		c.fail(ref, reason)
 	case f.phase.inTransit() || f.failoverWaiting():

@@ -31,7 +31,7 @@ func (c *cluster) preempted(i int, victims []*engine.Seq) {
 		return
 	}
 	for _, s := range victims {
-		if f := &c.flights[s.Ref]; c.traced(f.req.ID) {
+		if f := c.flights.at(s.Ref); c.traced(f.req.ID) {
 			c.cfg.Tracer.Instant(f.req.ID, instanceTrack(i), "preempted", c.nowNs)
 			if f.preemptedNs < 0 {
 				f.preemptedNs = c.nowNs

@@ -215,7 +215,7 @@ func TestDynamoBooksTheDecoderAfterThePrefill(t *testing.T) {
 		Source: &sliceSource{reqs: reqs}}, cfLink)
 	booked := false
 	c, err := drive(t, cfg, 1, func(c *cluster, _ int64) {
-		for _, f := range c.flights {
+		for _, f := range c.flights.all() {
 			if f.phase == phasePrefilling && (f.route.Decode != router.DecodeLater ||
 				c.replicas[1].blocks+c.replicas[2].blocks != 0 || c.replicas[0].prefillTokens != 1000) {
 				t.Fatalf("while prefilling: decoder %d, decode blocks %d+%d, prefill tokens %d",

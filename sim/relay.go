@@ -29,7 +29,7 @@ func (c *cluster) relayNs(p int, f *flight) int64 {
 // relay queues the arrival of flight ref's decode leg at its decoder's
 // engine, due at atNs.
 func (c *cluster) relay(ref int32, atNs int64) {
-	c.flights[ref].relayAtNs = atNs
+	c.flights.at(ref).relayAtNs = atNs
 	c.q.push(atNs, classRelay, ref)
 }
 
@@ -38,7 +38,7 @@ func (c *cluster) relay(ref int32, atNs int64) {
 // since (a flight's slot may be taken by another flight meanwhile, which
 // has its own event).
 func (c *cluster) relaySuperseded(ref int32, atNs int64) bool {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	return f.relayAtNs != atNs || f.dseq != nil || f.phase != phaseRelaying && f.phase != phaseLost
 }
 
@@ -47,7 +47,7 @@ func (c *cluster) relaySuperseded(ref int32, atNs int64) bool {
 // way left it lost: its decoder finds out when it reads (hold.go,
 // loadfail.go).
 func (c *cluster) onRelayed(ref int32) {
-	if c.flights[ref].phase == phaseRelaying {
+	if c.flights.at(ref).phase == phaseRelaying {
 		c.enter(ref, phaseHolding)
 	}
 	c.handoff(ref)

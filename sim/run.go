@@ -99,7 +99,7 @@ type cluster struct {
 	tiers       tierState
 	netVersion  int32
 	netAtNs     int64
-	flights     []flight
+	flights     flightTable
 	freeFlights []int32
 	itl         results.Histogram
 	cur         event // the event being handled
@@ -437,7 +437,7 @@ func (c *cluster) plan(i int) *perf.Batch {
 	}
 	if rp.cfg.StreamKV {
 		for _, s := range res.FinalChunks {
-			f := &c.flights[s.Ref]
+			f := c.flights.at(s.Ref)
 			if f.phase == phaseFailover || !c.chooseDecoder(s.Ref) {
 				continue // handled when the prefill ends
 			}

@@ -125,7 +125,7 @@ func (c *cluster) initTiers(caps []float64, names []string) ([]float64, []string
 // pull (startPull).
 func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 	j := c.newJob(onboardJob{ref: s.Ref, inst: int32(i), live: true, remote: remote})
-	rec := c.record(c.flights[s.Ref].req.ID)
+	rec := c.record(c.flights.at(s.Ref).req.ID)
 	bs := int32(c.replicas[i].cfg.Engine.BlockSize)
 	for _, tr := range c.replicas[i].cfg.Engine.Tiers {
 		n := s.Onboard[tr.Kind]
@@ -140,7 +140,7 @@ func (c *cluster) startOnboard(i int, s *engine.Seq, remote bool) {
 		c.tiers.jobs[j].left++
 	}
 	if !remote {
-		c.flights[s.Ref].onboardJob = j + 1
+		c.flights.at(s.Ref).onboardJob = j + 1
 	}
 	c.scheduleNetwork()
 }
@@ -193,7 +193,7 @@ func (c *cluster) onboardDone(j int32) {
 	if !done.live {
 		return
 	}
-	f := &c.flights[done.ref]
+	f := c.flights.at(done.ref)
 	if done.remote {
 		if f.phase == phaseFailover {
 			f.readsPending, f.pullDone = false, false

@@ -70,7 +70,7 @@ func (c *cluster) traceCounters(atNs int64) {
 // swapped out.
 func (c *cluster) traceRecovered(i int, seqs []*engine.Seq) {
 	for _, s := range seqs {
-		f := &c.flights[s.Ref]
+		f := c.flights.at(s.Ref)
 		if !c.traced(f.req.ID) || f.preemptedNs < 0 {
 			continue
 		}

@@ -13,7 +13,7 @@ import "handoff/models/engine"
 // fails and the decoder's kv_load_failure_policy applies (loadfail.go).
 func (c *cluster) startPull(d int, s *engine.Seq) {
 	ref := s.Ref
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	switch f.phase {
 	case phaseLost:
 		switch {
@@ -61,14 +61,14 @@ func (c *cluster) onNetwork() {
 			c.onboardDone(ref &^ onboardRef)
 			continue
 		}
-		if f := &c.flights[ref]; f.phase == phaseFailover {
+		if f := c.flights.at(ref); f.phase == phaseFailover {
 			f.waitNet = false // the crash lost it: it goes again (failover.go)
 			continue
 		} else if f.readsPending {
 			f.pullDone = true // its reads from the decoder's tiers finish it
 			continue
 		}
-		if c.flights[ref].phase == phaseStreaming {
+		if c.flights.at(ref).phase == phaseStreaming {
 			c.enter(ref, phaseStreamed) // ahead of its prefill step: wait for it
 			continue
 		}
@@ -77,10 +77,10 @@ func (c *cluster) onNetwork() {
 	// Kick only after applying every transfer due now, so that a decoder
 	// batches all the sequences that became ready at this instant.
 	for _, ref := range c.doneScratch {
-		if ref&onboardRef != 0 || c.flights[ref].pullDone || c.flights[ref].phase == phaseFailover {
+		if ref&onboardRef != 0 || c.flights.at(ref).pullDone || c.flights.at(ref).phase == phaseFailover {
 			continue
 		}
-		f := &c.flights[ref]
+		f := c.flights.at(ref)
 		if f.route.Decode < 0 {
 			continue // its pull failed, and it went again (loadFailed)
 		}
@@ -103,7 +103,7 @@ func (c *cluster) onNetwork() {
 // If the decoder stages KV into its own layout (a wafer), the KV is ready
 // only after bytes / staging rate more.
 func (c *cluster) transferred(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	if f.srcGone { // its prefiller crashed during the pull: the read failed
 		c.loadFailed(ref)
 		return
@@ -129,14 +129,14 @@ func (c *cluster) transferred(ref int32) {
 
 // onStaged hands staged KV to the decoder.
 func (c *cluster) onStaged(ref int32) {
-	if f := &c.flights[ref]; f.phase == phaseFailover {
+	if f := c.flights.at(ref); f.phase == phaseFailover {
 		f.waitStage = false
 		c.retryFailovers()
 		return
 	}
 	c.enter(ref, phaseStarting)
 	c.kvReady(ref)
-	c.kickSoon(c.flights[ref].route.Decode)
+	c.kickSoon(c.flights.at(ref).route.Decode)
 	if len(c.client.pending) > 0 {
 		c.retryAbandons()
 	}
@@ -144,7 +144,7 @@ func (c *cluster) onStaged(ref int32) {
 
 // kvReady hands the transferred (and staged) KV to the decoder.
 func (c *cluster) kvReady(ref int32) {
-	f := &c.flights[ref]
+	f := c.flights.at(ref)
 	c.touch(f.route.Decode).KVArrived(f.dseq, c.nowNs)
 }
 
