@@ -34,7 +34,8 @@
 //     transferring, staging,
 //     starting and decoding on its decoder, refused, done), entered only
 //     through enter, which checks the move, charges the time spent in the
-//     phase left to its attribution component and traces it.
+//     phase left to its attribution component and traces it;
+//     flighttable.go keeps them, by ref, in chunks that never move.
 //   - journey.go: the events that move a request along: arrival and
 //     placement, prefill done and the handoff to a decoder; relay.go, a
 //     P/D request's decode leg through the serving layer to its decoder
