@@ -55,13 +55,7 @@ func TestHandoffBadInput(t *testing.T) {
 				"topology_aware, sglang), not dynamo, which picks it after the prefill"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseBuild(t, tt.doc, "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			checkError(t, err, tt.want)
-		})
+		t.Run(tt.name, func(t *testing.T) { refuses(t, tt.doc, tt.want) })
 	}
 }
 

@@ -76,13 +76,7 @@ func TestHybridKVWithConnectorRefused(t *testing.T) {
 				"(sliding-window layers) must lay out their KV alike, as NIXL moves blocks as they are"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseBuild(t, tt.doc, "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			checkError(t, err, tt.want)
-		})
+		t.Run(tt.name, func(t *testing.T) { refuses(t, tt.doc, tt.want) })
 	}
 	dense := strings.Replace(base, "engine: {block_size: 16}", `engine: {block_size: 16, vllm: "0.11"}`, 1)
 	if _, _, err := parseBuild(t, dense, "t.yaml"); err != nil {

@@ -165,14 +165,19 @@ func TestBadInput(t *testing.T) {
 			[]string{"t.yaml:5: field workload.trace.path: open no-such.csv:", "no such file"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseBuild(t, tt.doc, "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			checkError(t, err, tt.want...)
-		})
+		t.Run(tt.name, func(t *testing.T) { refuses(t, tt.doc, tt.want...) })
 	}
+}
+
+// refuses checks that doc, as file t.yaml, fails to load and build with
+// an error holding each of want.
+func refuses(t *testing.T, doc string, want ...string) {
+	t.Helper()
+	_, _, err := parseBuild(t, doc, "t.yaml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	checkError(t, err, want...)
 }
 
 // checkError requires a one-line error containing every want.
