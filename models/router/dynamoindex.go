@@ -180,23 +180,41 @@ func (d *Dynamo) pickIndexed(r *Request, c *Cluster, decode bool) (k, overlap in
 	}
 	_, least := l.active.min()
 	minActive := int(least)
+	x := d.priceSpecial(r, c, l, vs, minActive, false)
+	d.ix.full = fullCosts{d: d, r: r, c: c, vs: vs, minActive: minActive}
+	x.tree, x.costs = &l.full, &d.ix.full
+	x.shared = d.cfg.PrefillLoadScale*float64(r.PromptTokens)/float64(c.BlockSize) + float64(r.PromptTokens/c.BlockSize)
+	k = d.ch.minCostIndexed(x)
+	d.ix.full = fullCosts{} // keeps nothing of the request
+	return k, d.specialOverlap(k)
+}
+
+// priceSpecial lists the candidates of leg l (views vs) the prompt's
+// prefix counts on, with their overlaps and costs — the full cost, or
+// with decode Dynamo's decode branch — for the choice from the indexes.
+func (d *Dynamo) priceSpecial(r *Request, c *Cluster, l *dynamoLeg, vs []View, minActive int, decode bool) *indexedCosts {
 	x := &d.ix.pick
 	x.special = d.prefixed(x.special[:0], r, c, l)
 	x.specialCosts, d.overlaps = x.specialCosts[:0], d.overlaps[:0]
 	for _, k := range x.special {
 		o := d.overlap(r, c, vs[k].Index)
 		d.overlaps = append(d.overlaps, o)
-		x.specialCosts = append(x.specialCosts, d.fullCost(r, c, &vs[k], o, minActive))
+		if decode {
+			x.specialCosts = append(x.specialCosts, d.decodeLogit(r, c, &vs[k], o))
+		} else {
+			x.specialCosts = append(x.specialCosts, d.fullCost(r, c, &vs[k], o, minActive))
+		}
 	}
-	d.ix.full = fullCosts{d: d, r: r, c: c, vs: vs, minActive: minActive}
-	x.tree, x.costs = &l.full, &d.ix.full
-	x.shared = d.cfg.PrefillLoadScale*float64(r.PromptTokens)/float64(c.BlockSize) + float64(r.PromptTokens/c.BlockSize)
-	k = d.ch.minCostIndexed(x)
-	d.ix.full = fullCosts{} // keeps nothing of the request
-	if j := slices.Index(x.special, k); j >= 0 {
-		overlap = d.overlaps[j]
+	return x
+}
+
+// specialOverlap is the overlap priceSpecial found for candidate k, or 0
+// when the prefix does not count on it.
+func (d *Dynamo) specialOverlap(k int) int {
+	if j := slices.Index(d.ix.pick.special, k); j >= 0 {
+		return d.overlaps[j]
 	}
-	return k, overlap
+	return 0
 }
 
 // pickDecodeIndexed is pickDecode from the indexes.
@@ -240,20 +258,10 @@ func (d *Dynamo) prefixed(dst []int, r *Request, c *Cluster, l *dynamoLeg) []int
 // stands in for the rest.
 func (d *Dynamo) peekDecoderIndexed(r *Request, c *Cluster) (k, overlap int) {
 	l, vs := &d.ix.legs[1], c.Decode
-	x := &d.ix.pick
-	x.special = d.prefixed(x.special[:0], r, c, l)
-	x.specialCosts, d.overlaps = x.specialCosts[:0], d.overlaps[:0]
-	for _, k := range x.special {
-		o := d.overlap(r, c, vs[k].Index)
-		d.overlaps = append(d.overlaps, o)
-		x.specialCosts = append(x.specialCosts, d.decodeLogit(r, c, &vs[k], o))
-	}
+	x := d.priceSpecial(r, c, l, vs, 0, true)
 	reqBlocks := r.PromptTokens / c.BlockSize
 	d.ix.load = loadCosts{d: d, vs: vs, reqBlocks: reqBlocks}
 	x.tree, x.costs, x.shared = &l.load, &d.ix.load, float64(reqBlocks)
 	k = d.ch.minCostIndexed(x)
-	if j := slices.Index(x.special, k); j >= 0 {
-		overlap = d.overlaps[j]
-	}
-	return k, overlap
+	return k, d.specialOverlap(k)
 }
