@@ -267,6 +267,9 @@ type Config struct {
 	// indexAlways keeps the router's indexes however few the instances
 	// (indexFrom): a test's switch.
 	indexAlways bool
+	// shard marks a shard of a split run (split.go): its result says how
+	// its timelines go on past its end.
+	shard bool
 	// eager plans every engine step the general way (engine.Instance.Eager):
 	// a test's switch, to show that the fast paths change nothing.
 	eager bool

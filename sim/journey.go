@@ -43,15 +43,22 @@ func (c *cluster) checkNext() error { return c.checkRequest(&c.next) }
 // it (a wrapper that hides NextTurn would otherwise leave the session
 // nowhere to go when the turn ends).
 func (c *cluster) checkRequest(r *Request) error {
+	return checkRequest(c.cfg, c.recs.next, r, c.sessions.src != nil)
+}
+
+// checkRequest checks request id of a run of cfg, read from a source that
+// yields sessions or not (cluster.checkRequest; a split run's reader,
+// split.go).
+func checkRequest(cfg *Config, id int64, r *Request, sessions bool) error {
 	switch {
 	case prefixTokens(r.Prefix) > r.PromptTokens || r.PromptTokens < 1 || r.OutputTokens < 1:
 		return fmt.Errorf("sim: request %d has %d prompt tokens (%d in its prefix segments) and %d output tokens",
-			c.recs.next, r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
-	case int(r.Class) >= max(1, len(c.cfg.Priorities)):
-		return fmt.Errorf("sim: request %d is of class %d, but the run has %d", c.recs.next, r.Class, max(1, len(c.cfg.Priorities)))
-	case r.Turn > 0 && c.sessions.src == nil:
+			id, r.PromptTokens, prefixTokens(r.Prefix), r.OutputTokens)
+	case int(r.Class) >= max(1, len(cfg.Priorities)):
+		return fmt.Errorf("sim: request %d is of class %d, but the run has %d", id, r.Class, max(1, len(cfg.Priorities)))
+	case r.Turn > 0 && !sessions:
 		return fmt.Errorf("sim: request %d is turn %d of session %d, but the source yields no sessions (it is no SessionSource)",
-			c.recs.next, r.Turn, r.Session)
+			id, r.Turn, r.Session)
 	}
 	return nil
 }
@@ -65,6 +72,9 @@ func (c *cluster) onArrival(arg int32) {
 		r = c.takeTurn(arg)
 	} else {
 		r = c.next
+	}
+	if c.cfg.shard {
+		c.shardUID = r.ID // the whole run's ID, which the request's content is keyed by (fillSeq)
 	}
 	r.ID = c.recs.next
 	c.recs.add(results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
@@ -191,6 +201,9 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 	s.Ref = ref
 	s.Prefix, s.Output = r.Prefix, r.Output
 	s.UniqueID = uint64(r.ID) + 1
+	if c.cfg.shard { // placed as it arrives: nothing in a split run holds a request (split.go)
+		s.UniqueID = uint64(c.shardUID) + 1
+	}
 	s.PromptTokens = r.PromptTokens
 	s.MaxNew = r.OutputTokens
 	if len(c.cfg.Priorities) > 0 {

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"handoff/models/engine"
 	"handoff/results"
@@ -77,6 +79,7 @@ type lockChains struct {
 	index   map[string]int
 	list    []results.LockupChain
 	longest [][]chainHop // per chain, its longest spell's hops, for its Example (examples)
+	seenNs  []int64      // per chain, when it was first seen
 	hops    []chainHop
 	key     []byte
 }
@@ -117,6 +120,7 @@ func (c *cluster) noteChain(i int, s lockSpell) {
 	k, ok := cs.index[string(cs.key)]
 	if !ok {
 		k = cs.newChain(c.chainNames(hops), hops[len(hops)-1].stop == "cycle", s.fromNs)
+		cs.seenNs = append(cs.seenNs, c.nowNs)
 	}
 	ch := &cs.list[k]
 	d := s.toNs - s.fromNs
@@ -130,12 +134,37 @@ func (c *cluster) noteChain(i int, s lockSpell) {
 
 // chainResults returns the run's chains, each with the text of its
 // longest spell's chain as it was.
-func (c *cluster) chainResults() []results.LockupChain {
+func (c *cluster) chainResults() ([]results.LockupChain, []int64) {
 	cs := &c.chains
 	for k := range cs.list {
 		cs.list[k].Example = string(c.appendChain(nil, cs.longest[k], true))
 	}
-	return cs.list
+	sortChains(cs.list, cs.seenNs)
+	return cs.list, cs.seenNs
+}
+
+// sortChains puts chains in the order first seen, those first seen at
+// the same instant in the order of their text — an order that does not
+// depend on which of two instances' events at one instant went first, so
+// that a split run (split.go) lists its shards' chains as one run does.
+// seenNs is each chain's first sighting, sorted with it.
+func sortChains(list []results.LockupChain, seenNs []int64) {
+	idx := make([]int, len(list))
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(seenNs[a], seenNs[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(list[a].Chain, list[b].Chain)
+	})
+	sorted, seen := make([]results.LockupChain, len(list)), make([]int64, len(list))
+	for k, i := range idx {
+		sorted[k], seen[k] = list[i], seenNs[i]
+	}
+	copy(list, sorted)
+	copy(seenNs, seen)
 }
 
 // appendChain appends the text of a chain to b: each instance with its

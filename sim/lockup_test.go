@@ -243,7 +243,7 @@ func TestLockupChainCycle(t *testing.T) {
 		Instances: []string{"prefill-0", "decode-0"}, Cycle: true, Spells: 1, Ns: 3e9, FirstNs: 2e9,
 		LongestNs: 3e9, LongestFromNs: 2e9,
 		Example: "prefill-0 pinned since 2.000 s → decode-0 pinned since 1.000 s → prefill-0 (cycle)"}
-	if got := c.chainResults(); !equalChains(got, []results.LockupChain{want}) {
+	if got, _ := c.chainResults(); !equalChains(got, []results.LockupChain{want}) {
 		t.Errorf("chains %+v\nwant %+v", got, want)
 	}
 }

@@ -39,6 +39,9 @@ type Result struct {
 	// LockupChains are the waits-for chains between instances that
 	// lock-up spells formed (lockchain.go), in the order first seen.
 	LockupChains []results.LockupChain
+
+	chainSeenNs []int64       // when each of LockupChains was first seen
+	tail        *timelineTail // a shard's (split.go): how its timelines would go on
 }
 
 // RunStats counts what runs of steady steps did in a run (steprun.go).
@@ -92,6 +95,7 @@ type cluster struct {
 	kicking     bool      // inside kick: further kicks are deferred
 	completing  int       // the instance whose finished step onStep is handling, or -1: it is not kicked until done
 	placing     bool      // inside place: held requests are not retried
+	shardUID    int64     // a shard's (split.go): the whole run's ID of the request arriving
 	tl          timelines
 	parts       batchParts
 	net         *network.Network
@@ -354,7 +358,11 @@ func (c *cluster) result() *Result {
 			in.Lockups, in.LockupNs = in.Lockups+in.LockSpells[k], in.LockupNs+in.LockNs[k]
 		}
 	}
-	r.Runs, r.LockupChains = c.runStats, c.chainResults()
+	r.Runs = c.runStats
+	r.LockupChains, r.chainSeenNs = c.chainResults()
+	if c.cfg.shard {
+		r.tail = c.timelineTail()
+	}
 	c.fleetResults(r)
 	if c.net != nil {
 		for l := range c.net.Links() {

@@ -70,33 +70,59 @@ func (c *cluster) sampleBefore(atNs int64) {
 	for t.nextNs < atNs {
 		for i := range t.list {
 			c.syncThrough(i, t.nextNs)
-			in := c.replicas[i].eng
-			pool := in.Pool()
-			s := Sample{AtNs: t.nextNs, Running: int32(in.Running()), Waiting: int32(in.Waiting()),
-				KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks()), Preemptions: t.pend[i]}
-			for k := range engine.NumTiers {
-				if cached, capacity := in.TierBlocks(k); capacity > 0 {
-					s.TierUsed[k] = float32(cached) / float32(capacity)
-				}
-			}
-			t.list[i].Samples = append(t.list[i].Samples, s)
-			t.pend[i] = 0
+			t.take(i, c.stateOf(i))
 		}
 		if c.cfg.Tracer != nil {
 			c.traceCounters(t.nextNs)
 		}
-		t.nextNs += t.list[0].IntervalNs
-		if len(t.list[0].Samples) == t.max {
-			t.coarsen()
+		t.advance()
+	}
+}
+
+// stateOf is instance i's state for its timeline, less the sample's time
+// and preemptions.
+func (c *cluster) stateOf(i int) Sample {
+	in := c.replicas[i].eng
+	pool := in.Pool()
+	s := Sample{Running: int32(in.Running()), Waiting: int32(in.Waiting()),
+		KVUsed: float64(pool.UsedBlocks()) / float64(pool.NumBlocks())}
+	for k := range engine.NumTiers {
+		if cached, capacity := in.TierBlocks(k); capacity > 0 {
+			s.TierUsed[k] = float32(cached) / float32(capacity)
 		}
 	}
+	return s
+}
+
+// take appends instance i's sample at the next grid point: state s, with
+// the preemptions since its last sample.
+func (t *timelines) take(i int, s Sample) {
+	s.AtNs, s.Preemptions = t.nextNs, t.pend[i]
+	t.list[i].Samples = append(t.list[i].Samples, s)
+	t.pend[i] = 0
+}
+
+// advance moves to the next grid point, coarsening the grid when the
+// timelines are full.
+func (t *timelines) advance() {
+	t.nextNs += t.list[0].IntervalNs
+	if len(t.list[0].Samples) == t.max {
+		t.coarsen()
+	}
+}
+
+// ended reports whether the timelines reach endNs: their last sample is
+// at or after it.
+func (t *timelines) ended(endNs int64) bool {
+	s := t.list[0].Samples
+	return len(s) > 0 && s[len(s)-1].AtNs >= endNs
 }
 
 // sampleToEnd extends the timelines to the first grid point at or after
 // the run's end, so that the last preemptions are in a sample.
 func (c *cluster) sampleToEnd() {
 	t := &c.tl
-	for t.list != nil && (len(t.list[0].Samples) == 0 || t.list[0].Samples[len(t.list[0].Samples)-1].AtNs < c.nowNs) {
+	for t.list != nil && !t.ended(c.nowNs) {
 		c.sampleBefore(t.nextNs + 1)
 	}
 }

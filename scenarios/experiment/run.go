@@ -53,14 +53,12 @@ func RunOn(l *scenarios.Loaded, warn io.Writer, cores int, configure ...func(*si
 		}
 		b.Config.Records = t
 	}
-	p := parallel.Attach(b.Config, cores)
-	defer p.Close()
-	if p.Note != "" && warn != nil {
-		fmt.Fprintln(warn, "note:", p.Note)
+	var note func(string)
+	if warn != nil {
+		note = func(s string) { fmt.Fprintln(warn, "note:", s) }
 	}
 	start := time.Now()
-	res, err := sim.Run(b.Config)
-	p.Close() // the tally has every record
+	res, err := parallel.Run(b.Config, cores, note) // the tally has every record when it returns
 	if err != nil {
 		return results.Summary{}, nil, err
 	}

@@ -104,3 +104,29 @@ func (p *Pipeline) Close() {
 		p.sink.close()
 	}
 }
+
+// Run runs cfg on cores cores and returns what sim.Run(cfg) returns, the
+// same byte for byte in every output. A fleet whose instances never
+// affect one another (sim.NewSplit) runs as shards, an event loop each on
+// a core of its own (split.go), its Events then counting the shards'
+// events; any other runs as one event loop with the stages of Attach
+// beside it. note, when not nil, is told once, before the run, what runs
+// where and why (nothing on one core).
+func Run(cfg *sim.Config, cores int, note func(string)) (*sim.Result, error) {
+	sp, why := sim.NewSplit(cfg, cores)
+	if sp != nil {
+		if note != nil {
+			note(fmt.Sprintf("%d cores: the fleet's %d instances run as %d shards, an event loop each, and their records are merged beside them: round_robin reads no state the instances change, so none affects another",
+				cores, len(cfg.Instances), sp.Shards()))
+		}
+		return runSplit(cfg, sp)
+	}
+	p := Attach(cfg, cores)
+	defer p.Close()
+	if p.Note != "" && note != nil {
+		note(p.Note + "; the event loop is not split: " + why)
+	}
+	res, err := sim.Run(cfg)
+	p.Close()
+	return res, err
+}
