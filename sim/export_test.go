@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"handoff/models/router"
+	"handoff/results"
 )
 
 // SplitCase is the swarm's case of seed (swarmCase) with what couples its
 // instances taken out where a field can say so — its router round-robin,
-// no fleet changes, failures, client, front end, tracer, sessions or
+// no fleet changes, failures, client, tracer, sessions or
 // context ranges, and a twin for a lone colocated instance — and, in half
 // the cases, a timeline on a fine grid of few samples, so that it coarsens.
 // Whether it splits is still NewSplit's to say (P/D, tiers, data-parallel
@@ -20,7 +21,7 @@ func SplitCase(t testing.TB, seed uint64) *Config {
 	cfg := swarmCase(t, seed)
 	cfg.Router = &router.RoundRobin{}
 	cfg.Scaling, cfg.Faults, cfg.FaultRates, cfg.Tracer = nil, nil, nil, nil
-	cfg.Client, cfg.Frontend = Client{}, Frontend{}
+	cfg.Client = Client{}
 	rng := rand.New(rand.NewPCG(seed, 0x5b117))
 	if rng.IntN(2) == 0 {
 		cfg.TimelineIntervalNs, cfg.TimelineSamples = 1+rng.Int64N(2_000_000), 3+rng.IntN(20)
@@ -49,4 +50,13 @@ func SameSplitResult(a, b *Result) string {
 	x, y := *a, *b
 	x.Events, y.Events = 0, 0
 	return sameResult(&x, &y)
+}
+
+// Collected returns the records cfg's sink took, when it is the swarm's
+// collecting sink; nil otherwise.
+func Collected(cfg *Config) []results.Record {
+	if c, ok := cfg.Records.(*collect); ok {
+		return c.recs
+	}
+	return nil
 }

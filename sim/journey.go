@@ -73,9 +73,6 @@ func (c *cluster) onArrival(arg int32) {
 	} else {
 		r = c.next
 	}
-	if c.cfg.shard {
-		c.shardUID = r.ID // the whole run's ID, which the request's content is keyed by (fillSeq)
-	}
 	r.ID = c.recs.next
 	c.recs.add(results.Record{ID: r.ID, ArrivalNs: r.ArrivalNs,
 		PromptTokens: int32(r.PromptTokens), OutputTokens: int32(r.OutputTokens),
@@ -201,8 +198,8 @@ func (c *cluster) fillSeq(s *engine.Seq, ref int32, r *Request) {
 	s.Ref = ref
 	s.Prefix, s.Output = r.Prefix, r.Output
 	s.UniqueID = uint64(r.ID) + 1
-	if c.cfg.shard { // placed as it arrives: nothing in a split run holds a request (split.go)
-		s.UniqueID = uint64(c.shardUID) + 1
+	if c.cfg.shard { // its content is keyed by the whole run's ID, which the shard's router knows (split.go)
+		s.UniqueID = uint64(c.cfg.Router.(*pinned).routedID) + 1
 	}
 	s.PromptTokens = r.PromptTokens
 	s.MaxNew = r.OutputTokens

@@ -95,7 +95,6 @@ type cluster struct {
 	kicking     bool      // inside kick: further kicks are deferred
 	completing  int       // the instance whose finished step onStep is handling, or -1: it is not kicked until done
 	placing     bool      // inside place: held requests are not retried
-	shardUID    int64     // a shard's (split.go): the whole run's ID of the request arriving
 	tl          timelines
 	parts       batchParts
 	net         *network.Network

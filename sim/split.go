@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"container/heap"
 	"fmt"
+	"math"
 
 	"handoff/models/router"
 	"handoff/results"
@@ -44,6 +46,13 @@ type Split struct {
 	next     int   // round-robin's next position
 	id       int64 // the next request's ID
 	lastNs   int64 // the last request's arrival
+
+	// Requests taken in and not yet handed out, in arrival order (the
+	// first is the base-th of the run), and those not yet routed by when
+	// they reach the router.
+	pending  []splitRequest
+	base     int
+	reaching reachHeap
 }
 
 // RoutedSource is a shard's workload: its requests in arrival order, each
@@ -77,8 +86,6 @@ func coupled(cfg *Config) string {
 		return "a closed loop's users send as their requests end"
 	case cfg.Client.timeouts():
 		return "its client gives up on requests"
-	case cfg.Frontend != Frontend{}:
-		return "its front end hands requests to the router out of arrival order"
 	case cfg.Tracer != nil:
 		return "it traces journeys"
 	}
@@ -111,23 +118,89 @@ func (s *Split) Shards() int { return s.shards }
 // shard k has instances k, k + shards, k + 2·shards, ….
 func (s *Split) Instance(k int, local int32) int32 { return local*int32(s.shards) + int32(k) }
 
-// Route checks the workload's next request as the whole run would, and
-// returns the shard that serves it and its instance there (−1 for one no
-// instance can hold).
-func (s *Split) Route(r *Request) (shard int, local int32, err error) {
+// Add checks the workload's next request as the whole run would and
+// takes it in; Next hands it out once its shard is known.
+func (s *Split) Add(r *Request) error {
 	if r.ArrivalNs < s.lastNs {
-		return 0, 0, fmt.Errorf("sim: source went back in time (%d ns after %d ns)", r.ArrivalNs, s.lastNs)
+		return fmt.Errorf("sim: source went back in time (%d ns after %d ns)", r.ArrivalNs, s.lastNs)
 	}
 	if err := checkRequest(s.cfg, s.id, r, false); err != nil {
-		return 0, 0, err
+		return err
 	}
 	r.ID, s.id, s.lastNs = s.id, s.id+1, r.ArrivalNs
-	i := s.next % len(s.cfg.Instances)
-	if r.PromptTokens+r.OutputTokens > s.capacity {
-		return i % s.shards, -1, nil // dropped before routing: round-robin does not move on
+	k := len(s.pending)
+	s.pending = append(s.pending, splitRequest{req: *r, local: -1})
+	if r.PromptTokens+r.OutputTokens > s.capacity { // dropped on arrival: never routed
+		s.pending[k].shard, s.pending[k].decided = int(r.ID)%s.shards, true
+	} else {
+		heap.Push(&s.reaching, reach{atNs: r.ArrivalNs + s.cfg.Frontend.delayNs(r.PromptTokens), pos: s.base + k})
 	}
-	s.next++
-	return i % s.shards, int32(i / s.shards), nil
+	// A request arriving later reaches the router no sooner than minDelay
+	// after this one's arrival, and after those that reach it at the same
+	// instant from an earlier arrival: route every one that reaches it by then.
+	s.routeUntil(r.ArrivalNs + s.cfg.Frontend.delayNs(1))
+	return nil
+}
+
+// End says the workload has ended: every request taken in is routed.
+func (s *Split) End() { s.routeUntil(math.MaxInt64) }
+
+// routeUntil routes, in the order they reach the router, the requests
+// that reach it by atNs: round-robin over every instance.
+func (s *Split) routeUntil(atNs int64) {
+	for len(s.reaching) > 0 && s.reaching[0].atNs <= atNs {
+		x := &s.pending[heap.Pop(&s.reaching).(reach).pos-s.base]
+		i := s.next % len(s.cfg.Instances)
+		s.next++
+		x.shard, x.local, x.decided = i%s.shards, int32(i/s.shards), true
+	}
+}
+
+// Next returns the next request in arrival order once its shard is known,
+// with its shard and its instance there (−1: no instance can hold it, and
+// its shard drops it as the whole run does).
+func (s *Split) Next() (r Request, shard int, local int32, ok bool) {
+	if len(s.pending) == 0 || !s.pending[0].decided {
+		return Request{}, 0, 0, false
+	}
+	x := s.pending[0]
+	s.pending, s.base = s.pending[1:], s.base+1
+	if len(s.pending) == 0 {
+		s.pending = s.pending[:0:0] // let the emptied backing array go
+	}
+	return x.req, x.shard, x.local, true
+}
+
+// splitRequest is a request taken in, and where it goes once decided.
+type splitRequest struct {
+	req     Request
+	shard   int
+	local   int32
+	decided bool
+}
+
+// reach is when a pending request reaches the router; pos is its place in
+// arrival order. Ties go to the earlier arrival, as the event queue's push
+// order has them.
+type reach struct {
+	atNs int64
+	pos  int
+}
+
+// reachHeap orders pending requests by when they reach the router.
+type reachHeap []reach
+
+func (h reachHeap) Len() int { return len(h) }
+func (h reachHeap) Less(i, j int) bool {
+	return h[i].atNs < h[j].atNs || h[i].atNs == h[j].atNs && h[i].pos < h[j].pos
+}
+func (h reachHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *reachHeap) Push(x any)   { *h = append(*h, x.(reach)) }
+func (h *reachHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // Shard returns shard k's configuration: its instances, src its workload
@@ -215,23 +288,37 @@ func (tail *timelineTail) extend(list []Timeline, endNs int64) {
 	}
 }
 
-// pinned is a shard's router: it sends each request to the instance Route
-// chose, in the order the shard routes them (arrival order: nothing in a
-// split run holds or reorders a request before the router).
+// pinned is a shard's router: it sends each request to the instance Split
+// chose for it, by the shard's ID of the request.
 type pinned struct {
-	fifo []int32
-	head int
+	targets []pin // by ID − base
+	base    int64
+
+	// routedID is the whole run's ID of the request routed last, which
+	// keys its content (fillSeq): its attempt is filled as it is routed.
+	routedID int64
+}
+
+// pin is a shard's request as Split sent it: its instance (−1 once routed,
+// or for one never routed) and its ID in the whole run.
+type pin struct {
+	instance int32
+	id       int64
 }
 
 // Route implements router.Router.
-func (p *pinned) Route(_ *router.Request, _ *router.Cluster) router.Decision {
-	if p.head == len(p.fifo) {
-		panic("sim: a shard routed a request twice (simulator bug: split.go's conditions let a coupled run split)")
+func (p *pinned) Route(r *router.Request, _ *router.Cluster) router.Decision {
+	k := r.ID - p.base
+	if k < 0 || k >= int64(len(p.targets)) || p.targets[k].instance < 0 {
+		panic(fmt.Sprintf("sim: a shard routed request %d twice, or one it was not sent (simulator bug: split.go's conditions let a coupled run split)", r.ID))
 	}
-	i := p.fifo[p.head]
-	if p.head++; p.head == len(p.fifo) {
-		p.fifo, p.head = p.fifo[:0], 0
+	i := p.targets[k].instance
+	p.targets[k].instance, p.routedID = -1, p.targets[k].id
+	n := 0
+	for n < len(p.targets) && p.targets[n].instance < 0 { // routed, or dropped on arrival: forget the oldest
+		n++
 	}
+	p.targets, p.base = p.targets[n:], p.base+int64(n)
 	return router.Decision{Prefill: int(i), Decode: -1}
 }
 
@@ -239,17 +326,23 @@ func (p *pinned) Route(_ *router.Request, _ *router.Cluster) router.Decision {
 func (*pinned) ReadsState() bool { return false }
 
 // pinnedSource is a shard's Source: it reads the shard's requests and
-// queues each routed one's instance for the shard's router.
+// keeps each one's instance, by the ID the shard gives it, for the router.
 type pinnedSource struct {
 	src RoutedSource
 	pin *pinned
+	n   int64 // requests read
 }
 
 // Next implements Source.
 func (s *pinnedSource) Next(r *Request) (bool, error) {
 	i, ok, err := s.src.Next(r)
-	if ok && err == nil && i >= 0 {
-		s.pin.fifo = append(s.pin.fifo, i)
+	if !ok || err != nil {
+		return ok, err
 	}
-	return ok, err
+	if len(s.pin.targets) == 0 {
+		s.pin.base = s.n
+	}
+	s.pin.targets = append(s.pin.targets, pin{instance: i, id: r.ID})
+	s.n++
+	return true, nil
 }

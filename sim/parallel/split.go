@@ -13,8 +13,9 @@ import (
 //	reader ──batches──▶ shard 0 … shard k−1 ──records──▶ merger (this goroutine)
 //	   └──────────── which shard has each request ───────────▲
 //
-// The reader reads the workload in order, routes each request (Split.Route)
-// and hands it to its shard, at most shardBatches batches ahead; it notes,
+// The reader reads the workload in order, routes each request (Split.Add,
+// Split.Next: in the order requests reach the router) and hands it to its
+// shard, at most shardBatches batches ahead; it notes,
 // for every request in ID order, the shard that has it. The merger takes
 // the records in ID order, each from its shard, renumbers its ID and
 // instances in the whole run's terms and hands it to the run's sink. Only
@@ -125,17 +126,10 @@ type splitReader struct {
 func (rd *splitReader) run() {
 	defer close(rd.done)
 	batches := make([][]routed, len(rd.feeds))
-	rd.panic = catch(func() {
-		var r sim.Request
+	hand := func() { // hand out every request whose shard is known, in arrival order
 		for {
-			ok, err := rd.src.Next(&r)
-			if err != nil || !ok {
-				rd.err = err
-				return
-			}
-			k, local, err := rd.sp.Route(&r)
-			if err != nil {
-				rd.err = err
+			r, k, local, ok := rd.sp.Next()
+			if !ok {
 				return
 			}
 			rd.owners.push(uint16(k))
@@ -144,6 +138,22 @@ func (rd *splitReader) run() {
 				batches[k] = make([]routed, 0, shardBatch)
 			}
 		}
+	}
+	rd.panic = catch(func() {
+		var r sim.Request
+		for {
+			ok, err := rd.src.Next(&r)
+			if err != nil || !ok {
+				rd.err = err
+				break
+			}
+			if rd.err = rd.sp.Add(&r); rd.err != nil {
+				return
+			}
+			hand()
+		}
+		rd.sp.End()
+		hand()
 	})
 	for k, b := range batches {
 		if len(b) > 0 {
