@@ -28,30 +28,36 @@ func TestScenarioSwarmParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	split := 0
 	for k := range uint64(*scenarios.SwarmCases) {
 		seed := *scenarios.SwarmSeed + k
 		doc, _, _ := scenarios.SwarmScenario(seed, root)
-		run := func(t *testing.T) { parallelCase(t, doc, runDirOptions{keep: seed%2 == 0, metrics: seed%8 == 1}) }
+		run := func(t *testing.T) {
+			if parallelCase(t, doc, runDirOptions{keep: seed%2 == 0, metrics: seed%8 == 1}) {
+				split++
+			}
+		}
 		if !t.Run(fmt.Sprintf("seed=%d", seed), run) {
 			t.Logf("seed %d:\n%s", seed, doc)
 		}
 	}
+	t.Logf("%d of %d cases ran split into shards on two cores", split, *scenarios.SwarmCases)
 }
 
 // parallelCase runs doc on one core and on two and compares what each
-// wrote.
-func parallelCase(t *testing.T, doc string, opts runDirOptions) {
+// wrote; it reports whether the run on two was split into shards.
+func parallelCase(t *testing.T, doc string, opts runDirOptions) bool {
 	file := filepath.Join(t.TempDir(), "swarm.yaml")
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one, errOne := runDirOn(t, file, 1, opts)
-	two, errTwo := runDirOn(t, file, 2, opts)
+	one, _, errOne := runDirOn(t, file, 1, opts)
+	two, split, errTwo := runDirOn(t, file, 2, opts)
 	if fmt.Sprint(errOne) != fmt.Sprint(errTwo) {
 		t.Fatalf("one core: %v\ntwo cores: %v", errOne, errTwo)
 	}
 	if errOne != nil {
-		return
+		return split
 	}
 	a, b := dirFiles(t, one), dirFiles(t, two)
 	if len(a) != len(b) {
@@ -62,6 +68,7 @@ func parallelCase(t *testing.T, doc string, opts runDirOptions) {
 			t.Errorf("%s differs on two cores (%d bytes, %d on one)", name, len(got), len(want))
 		}
 	}
+	return split
 }
 
 // runDirOptions are the flags a case runs with besides -o: --bench-json
@@ -70,12 +77,12 @@ type runDirOptions struct{ keep, metrics bool }
 
 // runDirOn runs file as `handoff run -o DIR --cores N` does and returns
 // DIR.
-func runDirOn(t *testing.T, file string, cores int, opts runDirOptions) (string, error) {
+func runDirOn(t *testing.T, file string, cores int, opts runDirOptions) (dir string, split bool, err error) {
 	l, err := scenarios.Load(file)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	dir := filepath.Join(t.TempDir(), fmt.Sprintf("cores%d", cores))
+	dir = filepath.Join(t.TempDir(), fmt.Sprintf("cores%d", cores))
 	d, err := experiment.CreateRunDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -89,11 +96,12 @@ func runDirOn(t *testing.T, file string, cores int, opts runDirOptions) (string,
 	if opts.metrics {
 		configure = append(configure, d.AttachMetrics)
 	}
-	sum, res, err := experiment.RunOn(l, nil, cores, configure...)
+	var notes strings.Builder
+	sum, res, err := experiment.RunOn(l, &notes, cores, configure...)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return dir, d.Write(&experiment.Finished{Loaded: l, Summary: sum, Result: res})
+	return dir, strings.Contains(notes.String(), " shards"), d.Write(&experiment.Finished{Loaded: l, Summary: sum, Result: res})
 }
 
 // dirFiles reads every file under dir, less the lines that carry
@@ -115,11 +123,14 @@ func dirFiles(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-// withoutWall drops the lines that name wall-clock time.
+// withoutWall drops the lines that name wall-clock time, and the event
+// count, which measures the core's work as wall time does: a run split into
+// shards counts a plan deferred behind another shard's event at the same
+// instant as no event (sim/split.go).
 func withoutWall(b []byte) []byte {
 	var out []byte
 	for line := range bytes.Lines(b) {
-		if !strings.Contains(strings.ToLower(string(line)), "wall") {
+		if l := strings.ToLower(string(line)); !strings.Contains(l, "wall") && !strings.Contains(l, `"events":`) {
 			out = append(out, line...)
 		}
 	}

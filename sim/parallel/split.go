@@ -40,13 +40,13 @@ type routed struct {
 // the whole run's result, the same as sim.Run(cfg) but for Events.
 func runSplit(cfg *sim.Config, sp *sim.Split) (*sim.Result, error) {
 	n := sp.Shards()
-	feeds := make([]chan []routed, n)
+	feeds, spares := make([]chan []routed, n), make([]chan []routed, n)
 	outs := make([]*recordQueue, n)
 	for k := range n {
-		feeds[k], outs[k] = make(chan []routed, shardBatches), newRecordQueue()
+		feeds[k], spares[k], outs[k] = make(chan []routed, shardBatches), make(chan []routed, shardBatches), newRecordQueue()
 	}
 	owners := newQueue[uint16]()
-	rd := &splitReader{src: cfg.Source, sp: sp, feeds: feeds, owners: owners, done: make(chan struct{})}
+	rd := &splitReader{src: cfg.Source, sp: sp, feeds: feeds, spares: spares, owners: owners, done: make(chan struct{})}
 	go rd.run()
 	parts, errs, panics := make([]*sim.Result, n), make([]error, n), make([]any, n)
 	var wg sync.WaitGroup
@@ -56,7 +56,7 @@ func runSplit(cfg *sim.Config, sp *sim.Split) (*sim.Result, error) {
 			defer wg.Done()
 			defer drainFeed(feeds[k]) // a shard that stops early must not stall the reader
 			defer outs[k].close()
-			panics[k] = catch(func() { parts[k], errs[k] = sim.Run(sp.Shard(k, &feedSource{feed: feeds[k]}, outs[k])) })
+			panics[k] = catch(func() { parts[k], errs[k] = sim.Run(sp.Shard(k, &feedSource{feed: feeds[k], spare: spares[k]}, outs[k])) })
 		}()
 	}
 	m := merger{cfg: cfg, sp: sp, outs: outs, owners: owners}
@@ -115,6 +115,7 @@ type splitReader struct {
 	src    sim.Source
 	sp     *sim.Split
 	feeds  []chan []routed
+	spares []chan []routed
 	owners *queue[uint16]
 	done   chan struct{}
 	err    error
@@ -126,6 +127,9 @@ type splitReader struct {
 func (rd *splitReader) run() {
 	defer close(rd.done)
 	batches := make([][]routed, len(rd.feeds))
+	for k := range batches {
+		batches[k] = make([]routed, 0, shardBatch)
+	}
 	hand := func() { // hand out every request whose shard is known, in arrival order
 		for {
 			r, k, local, ok := rd.sp.Next()
@@ -135,7 +139,7 @@ func (rd *splitReader) run() {
 			rd.owners.push(uint16(k))
 			if batches[k] = append(batches[k], routed{req: r, instance: local}); len(batches[k]) == shardBatch {
 				rd.feeds[k] <- batches[k]
-				batches[k] = make([]routed, 0, shardBatch)
+				batches[k] = reuse(rd.spares[k], shardBatch)
 			}
 		}
 	}
@@ -167,6 +171,7 @@ func (rd *splitReader) run() {
 // feedSource is a shard's workload, its batches from the reader.
 type feedSource struct {
 	feed  chan []routed
+	spare chan []routed // batches read, for the reader to fill again
 	batch []routed
 	pos   int
 }
@@ -174,6 +179,9 @@ type feedSource struct {
 // Next implements sim.RoutedSource.
 func (s *feedSource) Next(r *sim.Request) (int32, bool, error) {
 	if s.pos == len(s.batch) {
+		if s.batch != nil {
+			giveBack(s.spare, s.batch)
+		}
 		b, ok := <-s.feed
 		if !ok {
 			return 0, false, nil
@@ -237,13 +245,15 @@ type recordQueue struct {
 	buf   []results.Record
 	batch []results.Record // the merger's current batch
 	pos   int
+	spare chan []results.Record // batches the merger is done with, for the shard to fill again
 }
 
 // recordBatchSplit is how many records a shard hands the merger at once.
 const recordBatchSplit = 256
 
 func newRecordQueue() *recordQueue {
-	return &recordQueue{q: newQueue[[]results.Record](), buf: make([]results.Record, 0, recordBatchSplit)}
+	return &recordQueue{q: newQueue[[]results.Record](), buf: make([]results.Record, 0, recordBatchSplit),
+		spare: make(chan []results.Record, shardBatches)}
 }
 
 // Record implements sim.RecordSink, on the shard's goroutine.
@@ -251,7 +261,7 @@ func (rq *recordQueue) Record(r *results.Record) {
 	rq.buf = append(rq.buf, *r)
 	if len(rq.buf) == recordBatchSplit {
 		rq.q.push(rq.buf)
-		rq.buf = make([]results.Record, 0, recordBatchSplit)
+		rq.buf = reuse(rq.spare, recordBatchSplit)
 	}
 }
 
@@ -267,6 +277,9 @@ func (rq *recordQueue) close() {
 // shard has ended without one.
 func (rq *recordQueue) pop() (results.Record, bool) {
 	if rq.pos == len(rq.batch) {
+		if rq.batch != nil {
+			giveBack(rq.spare, rq.batch)
+		}
 		b, ok := rq.q.pop()
 		if !ok {
 			return results.Record{}, false
@@ -323,4 +336,24 @@ func (q *queue[T]) pop() (T, bool) {
 	x, q.items[q.head] = q.items[q.head], x
 	q.head++
 	return x, true
+}
+
+// reuse returns a spare batch, emptied, or a new one of capacity n: it
+// never waits.
+func reuse[T any](spare chan []T, n int) []T {
+	select {
+	case b := <-spare:
+		return b[:0]
+	default:
+		return make([]T, 0, n)
+	}
+}
+
+// giveBack offers a batch done with for reuse, unless enough are spare:
+// it never waits.
+func giveBack[T any](spare chan []T, b []T) {
+	select {
+	case spare <- b:
+	default:
+	}
 }
