@@ -27,6 +27,12 @@
 //     oldest.
 //   - records.go: the requests' records, kept or handed to a RecordSink
 //     in ID order as they become final.
+//   - split.go: a fleet whose instances never affect one another divided
+//     into shards, each a run of its own over some of the instances:
+//     the conditions (NewSplit), the routing of the workload in the order
+//     requests reach the router (Add, Next), a shard's configuration
+//     (Shard) and the merge of the shards' results (Merge). Package
+//     sim/parallel runs the shards on cores of their own.
 //   - replica.go: one instance's state in a run (engine, step in flight,
 //     the router's bookkeeping of it, its derived figures).
 //   - flight.go: a request's journey as explicit phases (routing, held,

@@ -8,13 +8,14 @@ import (
 	"handoff/scenarios/experiment"
 )
 
-// BenchmarkCores runs the reference workload (1,000,000 requests on 64 and
-// 1,024 instances) and the day on a thousand GPUs, whole, as `handoff run
+// BenchmarkCores runs the reference workload (1,000,000 requests on 1 to
+// 16,384 instances) and the day on a thousand GPUs, whole, as `handoff run
 // --cores N` runs them (experiment.RunOn) on one core and on two, and
-// reports simulated requests per wall-second: the speed-up of the stages
-// sim/parallel runs beside the event loop (docs/PARALLEL.md).
+// reports simulated requests per wall-second: the reference fleets split
+// into shards on two cores (colocated, round_robin), one instance and the
+// day run as one event loop with stages beside it (docs/PARALLEL.md).
 func BenchmarkCores(b *testing.B) {
-	for _, n := range []int{64, 1024} {
+	for _, n := range []int{1, 64, 256, 1024, 16384} {
 		for _, cores := range []int{1, 2} {
 			b.Run(fmt.Sprintf("instances=%d/cores=%d", n, cores), func(b *testing.B) {
 				benchCores(b, referenceFile, referenceSets(n, 1_000_000), cores)

@@ -95,7 +95,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().StringVar(&opts.metrics, "metrics", "",
 		"also write vLLM's Prometheus metrics over the run, per instance, in `FORMAT` openmetrics, to DIR/metrics.om (needs -o)")
 	cmd.Flags().IntVar(&opts.cores, "cores", 1,
-		"run on `N` cores, 0 for every core: the workload is read and the records summarised and written beside the simulation's event loop, which keeps one core; the outputs are the same byte for byte (docs/PARALLEL.md)")
+		"run on `N` cores, 0 for every core: a colocated round_robin fleet runs as N shards, an event loop each; any other fleet as one event loop with the workload read and the records written beside it; the outputs are the same byte for byte but the wall time and event count (docs/PARALLEL.md)")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd
