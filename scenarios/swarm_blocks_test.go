@@ -91,7 +91,7 @@ func (d *swarmDoc) plan() {
 		if p.dp == 1 && !d.topology && rng.IntN(2) == 0 {
 			parts = append(parts, fmt.Sprintf("tp: [%d, %d]", p.tp, 2*p.tp))
 		}
-		if p.roofline && p.dp == 1 && !d.topology && (d.spec == "" || d.spec == "none") && d.ppRng.IntN(3) == 0 { // its own stream: no other draw moves
+		if p.roofline && p.dp == 1 && !d.topology && (d.spec == "" || d.spec == "none") && d.ppRng.IntN(3) > 0 { // its own stream: no other draw moves
 			parts = append(parts, "pp: [1, 2]")
 			d.tag("plan_pp")
 		}

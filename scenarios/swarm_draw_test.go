@@ -78,6 +78,7 @@ type swarmDoc struct {
 	kvDType   string // every pool's precision.kv ("": the model's): P/D pools keep one KV format
 	hybridKV  string // a hybrid model's P/D pools' hybrid_kv_with_connector once the first drew it: they lay out KV alike
 	spec      string // every GPU pool's speculative block once the first drew it ("none": without); swarm_spec_test.go
+	split     bool   // the instances never affect one another: the run splits into shards on several cores
 
 	// What the sections drew.
 	closedLoop bool    // workload.client.concurrency > 0
@@ -160,13 +161,37 @@ func (d *swarmDoc) shape() {
 	}
 	d.pd = rng.IntN(2) == 0
 	d.topology = rng.IntN(3) == 0
-	// A trace twice as often as each other source: its eight formats, and
-	// a generic trace's five timestamp units, are many values to draw.
-	d.source = swarmSources[[]int{0, 1, 2, 2, 3, 4}[rng.IntN(6)]].key
+	d.source = drawSource(rng)
 	d.blockSize = []int{16, 16, 16, 8, 32}[rng.IntN(5)]
 	if rng.IntN(3) == 0 {
 		d.kvDType = pickOf(rng, swarmDTypes())
 	}
+	d.splitShape(rng)
+}
+
+// splitShape draws, last so that no other draw of the shape moves, whether
+// the case keeps its instances independent (sim.NewSplit), so that a run
+// on several cores splits into shards: a quarter of the cases. Such a case
+// is colocated and its source paces no sessions; its sections then draw
+// one colocated pool of two instances or more, round_robin, and none of
+// what couples instances — data-parallel ranks, context-length ranges,
+// lower tiers, autoscaling, faults, a closed loop, client timeouts.
+func (d *swarmDoc) splitShape(rng *rand.Rand) {
+	if d.split = rng.IntN(4) == 0; !d.split {
+		return
+	}
+	d.tag("split")
+	d.pd = false
+	for d.source == "sessions" {
+		d.source = drawSource(rng)
+	}
+}
+
+// drawSource draws a request source: a trace twice as often as each other
+// source, since its eight formats, and a generic trace's five timestamp
+// units, are many values to draw.
+func drawSource(rng *rand.Rand) string {
+	return swarmSources[[]int{0, 1, 2, 2, 3, 4}[rng.IntN(6)]].key
 }
 
 func (d *swarmDoc) line(format string, args ...any) {

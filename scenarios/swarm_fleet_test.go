@@ -112,12 +112,12 @@ func (d *swarmDoc) fleetTimeUs() int64 {
 	return d.rng.Int64N(max(limit, 1))
 }
 
-// autoscale draws, for a third of the pools without data-parallel ranks,
-// an autoscaler of a registered policy with its section, bounds around
+// autoscale draws, for a third of the pools without data-parallel ranks
+// (none of a split case's), an autoscaler of a registered policy with its section, bounds around
 // the count and its delays.
 func (d *swarmDoc) autoscale(p *swarmPool) {
 	rng := d.rng
-	if p.dp > 1 || rng.IntN(2) > 0 {
+	if p.dp > 1 || rng.IntN(2) > 0 || d.split {
 		return
 	}
 	policy := pickOf(rng, autoscaleNames())
@@ -224,12 +224,12 @@ func (d *swarmDoc) sla() string {
 	return "sla: {" + strings.Join(parts, ", ") + "}"
 }
 
-// faults draws, for a third of the cases, fault events of every kind the
+// faults draws, for a third of the cases but split ones, fault events of every kind the
 // loader knows on pools without data-parallel ranks (link faults on the
 // links of one link kind), and for some fault rates.
 func (d *swarmDoc) faults() {
 	rng := d.rng
-	if rng.IntN(3) > 0 {
+	if rng.IntN(3) > 0 || d.split {
 		return
 	}
 	var events []string

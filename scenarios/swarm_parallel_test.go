@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,8 +23,11 @@ import (
 // effective scenario — but for the wall-clock time; a run that fails fails
 // with the same error. Half the seeds keep their records (KeepRecords),
 // as --bench-json does; one in eight writes metrics.om, which costs ten
-// times the rest of a case. CI runs it on more cases than go test's default
-// (.ci/run); reproduce a failure with -swarm.seed=S -swarm.cases=1.
+// times the rest of a case. A quarter of the draws keep their instances
+// independent (swarmDoc.split) and run split into shards on two cores: at
+// least one case in ten must, when forty or more run. CI runs it on more
+// cases than go test's default (.ci/run); reproduce a failure with
+// -swarm.seed=S -swarm.cases=1.
 func TestScenarioSwarmParallel(t *testing.T) {
 	root, err := filepath.Abs(".")
 	if err != nil {
@@ -42,6 +47,9 @@ func TestScenarioSwarmParallel(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d cases ran split into shards on two cores", split, *scenarios.SwarmCases)
+	if n := *scenarios.SwarmCases; n >= 40 && split*10 < n {
+		t.Errorf("only %d of %d cases ran split into shards, fewer than one in ten: the swarm's split cases (swarmDoc.split) no longer keep their instances independent (sim.NewSplit)", split, n)
+	}
 }
 
 // parallelCase runs doc on one core and on two and compares what each
@@ -61,7 +69,7 @@ func parallelCase(t *testing.T, doc string, opts runDirOptions) bool {
 	}
 	a, b := dirFiles(t, one), dirFiles(t, two)
 	if len(a) != len(b) {
-		t.Fatalf("one core wrote %d files, two cores %d", len(a), len(b))
+		t.Fatalf("one core wrote %v, two cores %v", slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
 	}
 	for name, want := range a {
 		if got, ok := b[name]; !ok || !bytes.Equal(got, want) {

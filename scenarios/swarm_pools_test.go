@@ -19,7 +19,8 @@ import (
 // swarm_fleet_test.go.
 
 // poolsSection draws one or two colocated pools, or one or two prefill pools and
-// one or two decode pools (a wafer decoder for some).
+// one or two decode pools (a wafer decoder for some); a split case one
+// colocated pool of two to four instances.
 func (d *swarmDoc) poolsSection() {
 	rng := d.rng
 	d.line("pools:")
@@ -35,7 +36,11 @@ func (d *swarmDoc) poolsSection() {
 		d.tag("colocated")
 	}
 	for _, role := range roles {
-		for k := range 1 + rng.IntN(4)/3 { // a second pool of the role for a quarter of the cases
+		pools := 1 + rng.IntN(4)/3 // a second pool of the role for a quarter of the cases
+		if d.split {
+			pools = 1 // its instances hold the same context
+		}
+		for k := range pools {
 			name := role + []string{"", "-b"}[k]
 			if role == "decode" && d.waferFits() && rng.IntN(2) == 0 {
 				d.waferPool(name)
@@ -91,6 +96,9 @@ func (d *swarmDoc) hardware() string {
 func (d *swarmDoc) gpuPool(name, role string) {
 	rng := d.rng
 	p := swarmPool{name: name, role: role, count: 1 + rng.IntN(3), dp: 1, tp: pickInt(rng, 1, 1, 2), hardware: d.hardware()}
+	if d.split {
+		p.count++ // two instances or more: one does not split
+	}
 	p.min, p.max = p.count, p.count
 	d.tiered, d.handoff = false, false
 	d.line("  - name: %s", name)
@@ -100,7 +108,7 @@ func (d *swarmDoc) gpuPool(name, role string) {
 	d.line("    count: %d", p.count)
 	roofline := d.stepModel(&p) == defaultStepTime
 	p.roofline = roofline
-	if roofline && d.hybrid && rng.IntN(2) == 0 { // a MoE: data-parallel ranks around one EP group
+	if roofline && d.hybrid && rng.IntN(2) == 0 && !d.split { // a MoE: data-parallel ranks around one EP group
 		d.tag("dp")
 		p.dp = 2
 	}
@@ -118,13 +126,13 @@ func (d *swarmDoc) gpuPool(name, role string) {
 		d.line("    precision: {%s}", precision)
 	}
 	d.owner()
-	if rng.IntN(4) == 0 { // llm-d's context-length label (context_length_aware)
+	if rng.IntN(4) == 0 && !d.split { // llm-d's context-length label (context_length_aware)
 		lo := rng.IntN(2) * rng.IntN(4096)
 		d.line("    context_length_range: [%d, %d]", lo, lo+1+rng.IntN(16384))
 	}
 	caching := rng.IntN(4) > 0
 	d.engine(util, caching)
-	host := caching && (!d.hybrid || engine.CheckHybridTiers(d.release) == nil) && d.tiers(&p)
+	host := caching && !d.split && (!d.hybrid || engine.CheckHybridTiers(d.release) == nil) && d.tiers(&p)
 	d.preemption(&p, host)
 	switch role {
 	case "prefill":

@@ -12,12 +12,15 @@ import (
 // interval, and each policy's section — under any policy, as a sweep
 // that switches policies leaves them — with its knobs.
 
-// router draws the router block.
+// router draws the router block: round_robin for a split case.
 func (d *swarmDoc) router() {
 	rng := d.rng
 	name := pickOf(rng, policyNames())
-	if d.decodeFirst {
+	switch {
+	case d.decodeFirst:
 		name = pickOf(rng, arrivalDecoders()) // dynamo picks the decoder after the prefill
+	case d.split:
+		name = "round_robin" // the one policy that reads no state the instances change
 	}
 	chosen, _ := policy(name)
 	d.tag(name)

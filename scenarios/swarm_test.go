@@ -65,7 +65,7 @@ func TestScenarioSwarm(t *testing.T) {
 // combinations that reach different code.
 var swarmTags = []string{"pd", "colocated", "wafer", "hybrid", "catalog", "topology", "stale", "dp", "tiers",
 	"hybrid-tiers", "store_handoff", "swap", "reject", "closed_loop", "sessions", "faults", "precision", "sweep_block", "plan_block",
-	"lease", "decode_first", "hf_config", "trace_columns"}
+	"lease", "decode_first", "hf_config", "trace_columns", "split"}
 
 // swarmCase writes the drawn file, takes it through run and then through
 // the command, and returns the command's outcome ("ran" or "refused").

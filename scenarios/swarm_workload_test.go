@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"handoff/scenarios/workload"
@@ -56,7 +57,7 @@ func (d *swarmDoc) workload() {
 			s.draw(d, n)
 		}
 	}
-	d.closedLoop = !d.fixedRate && rng.IntN(5) == 0 // sessions pace themselves
+	d.closedLoop = !d.fixedRate && rng.IntN(5) == 0 && !d.split // sessions pace themselves
 	d.fixedRate = d.fixedRate || d.closedLoop
 	d.client(n)
 	d.classes()
@@ -79,15 +80,16 @@ func (d *swarmDoc) workload() {
 	}
 }
 
-// client draws, for some cases, the client's timeouts and, for a closed
-// loop, its users, think time and requests.
+// client draws, for some cases but split ones (a run whose client gives
+// up does not split), the client's timeouts and, for a closed loop, its
+// users, think time and requests.
 func (d *swarmDoc) client(n int) {
 	rng := d.rng
 	var parts []string
-	if rng.IntN(4) == 0 {
+	if rng.IntN(4) == 0 && !d.split {
 		parts = append(parts, fmt.Sprintf("timeout: %dms", 50+rng.IntN(3000)))
 	}
-	if rng.IntN(4) == 0 {
+	if rng.IntN(4) == 0 && !d.split {
 		parts = append(parts, fmt.Sprintf("first_token_timeout: %dms", 10+rng.IntN(2000)))
 	}
 	if d.closedLoop {
@@ -192,7 +194,11 @@ func (d *swarmDoc) trace(n int) {
 	rng := d.rng
 	// The generic formats twice as often as each other: each draws one
 	// of five timestamp units.
-	format := pickOf(rng, workload.TraceFormats())
+	formats := workload.TraceFormats()
+	if d.split { // a session trace paces its turns by the run
+		formats = slices.DeleteFunc(formats, func(f string) bool { return f == workload.FormatSessions })
+	}
+	format := pickOf(rng, formats)
 	files := swarmTraceFiles[format]
 	if len(files) == 0 {
 		panic("swarm: no sample file of trace format " + format + " in swarmTraceFiles")

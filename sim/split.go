@@ -230,6 +230,12 @@ func (s *Split) Merge(parts []*Result) *Result {
 		r.LockupChains, seen = append(r.LockupChains, p.LockupChains...), append(seen, p.chainSeenNs...)
 	}
 	sortChains(r.LockupChains, seen)
+	if len(parts) > 0 {
+		// Every shard runs on the whole topology, and no transfer crosses
+		// it (the instances are colocated, without lower tiers): each
+		// shard's links are the whole run's, idle.
+		r.Links = parts[0].Links
+	}
 	if s.cfg.TimelineIntervalNs > 0 {
 		r.Timelines = make([]Timeline, len(s.cfg.Instances))
 	}

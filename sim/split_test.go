@@ -4,6 +4,8 @@ import (
 	"flag"
 	"testing"
 
+	"handoff/hardware"
+	"handoff/models/network"
 	"handoff/sim"
 	"handoff/sim/parallel"
 )
@@ -18,30 +20,63 @@ var splitCases = flag.Int("split.cases", 600, "swarm cases TestSplitMatchesWhole
 func TestSplitMatchesWhole(t *testing.T) {
 	split := 0
 	for seed := range uint64(*splitCases) {
-		cfg := sim.SplitCase(t, seed)
-		cores := 2 + int(seed%3)
-		if sp, _ := sim.NewSplit(cfg, cores); sp == nil {
-			continue
-		}
-		split++
-		whole, errWhole := sim.Run(cfg)
-		cfgParts := sim.SplitCase(t, seed)
-		parts, errParts := parallel.Run(cfgParts, cores, nil)
-		if (errWhole == nil) != (errParts == nil) || errWhole != nil && errWhole.Error() != errParts.Error() {
-			t.Fatalf("seed %d: whole: %v; split: %v", seed, errWhole, errParts)
-		}
-		if errWhole != nil {
-			continue
-		}
-		if whole.Records == nil { // a sink took them
-			whole.Records, parts.Records = sim.Collected(cfg), sim.Collected(cfgParts)
-		}
-		if diff := sim.SameSplitResult(whole, parts); diff != "" {
-			t.Fatalf("seed %d on %d cores: %s", seed, cores, diff)
+		if splitMatches(t, seed, 2+int(seed%3), func() *sim.Config { return sim.SplitCase(t, seed) }) {
+			split++
 		}
 	}
 	if split < *splitCases/6 {
 		t.Fatalf("only %d of %d cases split", split, *splitCases)
 	}
 	t.Logf("%d of %d cases split", split, *splitCases)
+}
+
+// TestSplitKeepsTheLinks: a colocated fleet on a network (a scenario's
+// link kind gives every instance an egress and an ingress link) lists
+// its links, idle, split as whole.
+func TestSplitKeepsTheLinks(t *testing.T) {
+	split := 0
+	for seed := uint64(0); split < 20 && seed < 200; seed++ {
+		linked := func() *sim.Config {
+			cfg := sim.SplitCase(t, seed)
+			names, devices := make([]string, len(cfg.Instances)), make([]int, len(cfg.Instances))
+			for i, in := range cfg.Instances {
+				names[i], devices[i] = in.Name, max(in.GPUs, 1)
+			}
+			cfg.Topology = network.NewNICTopology(hardware.Link{Name: "nic", BandwidthBps: 50e9, LatencyNs: 2_000}, names, devices)
+			return cfg
+		}
+		if splitMatches(t, seed, 2, linked) {
+			split++
+		}
+	}
+	if split == 0 {
+		t.Fatal("no case split")
+	}
+}
+
+// splitMatches runs the configuration build returns whole and on cores
+// cores, when it splits, and fails t unless both give the same result or
+// the same error; it reports whether the configuration split.
+func splitMatches(t *testing.T, seed uint64, cores int, build func() *sim.Config) bool {
+	t.Helper()
+	cfg := build()
+	if sp, _ := sim.NewSplit(cfg, cores); sp == nil {
+		return false
+	}
+	whole, errWhole := sim.Run(cfg)
+	cfgParts := build()
+	parts, errParts := parallel.Run(cfgParts, cores, nil)
+	if (errWhole == nil) != (errParts == nil) || errWhole != nil && errWhole.Error() != errParts.Error() {
+		t.Fatalf("seed %d: whole: %v; split: %v", seed, errWhole, errParts)
+	}
+	if errWhole != nil {
+		return true
+	}
+	if whole.Records == nil { // a sink took them
+		whole.Records, parts.Records = sim.Collected(cfg), sim.Collected(cfgParts)
+	}
+	if diff := sim.SameSplitResult(whole, parts); diff != "" {
+		t.Fatalf("seed %d on %d cores: %s", seed, cores, diff)
+	}
+	return true
 }

@@ -56,7 +56,9 @@ func runSplit(cfg *sim.Config, sp *sim.Split) (*sim.Result, error) {
 			defer wg.Done()
 			defer drainFeed(feeds[k]) // a shard that stops early must not stall the reader
 			defer outs[k].close()
-			panics[k] = catch(func() { parts[k], errs[k] = sim.Run(sp.Shard(k, &feedSource{feed: feeds[k], spare: spares[k]}, outs[k])) })
+			panics[k] = catch(func() {
+				parts[k], errs[k] = sim.Run(sp.Shard(k, &feedSource{feed: feeds[k], spare: spares[k]}, outs[k]))
+			})
 		}()
 	}
 	m := merger{cfg: cfg, sp: sp, outs: outs, owners: owners}
