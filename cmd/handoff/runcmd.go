@@ -71,6 +71,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 			if opts.cores, err = parallel.Cores(opts.cores); err != nil {
 				return err
 			}
+			parallel.Limit(opts.cores)
 			if opts.traceRequests <= 0 {
 				return fmt.Errorf("--trace-requests must be positive, got %d", opts.traceRequests)
 			}
@@ -95,7 +96,7 @@ func newRunCmd(stdout, stderr io.Writer, runF func(*runOptions, io.Writer) error
 	cmd.Flags().StringVar(&opts.metrics, "metrics", "",
 		"also write vLLM's Prometheus metrics over the run, per instance, in `FORMAT` openmetrics, to DIR/metrics.om (needs -o)")
 	cmd.Flags().IntVar(&opts.cores, "cores", 1,
-		"run on `N` cores, 0 for every core: a colocated round_robin fleet runs as N shards, an event loop each; any other fleet as one event loop with the workload read and the records written beside it; the outputs are the same byte for byte but the wall time and event count (docs/PARALLEL.md)")
+		"run on `N` cores, 0 for every core: a colocated round_robin fleet runs as shards, an event loop each (at least N); any other fleet as one event loop with the workload read and the records written beside it; the outputs are the same byte for byte but the wall time and event count (docs/PARALLEL.md)")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false,
 		"draw the progress line (simulated time, requests ended) on stderr even when it is not a terminal")
 	return cmd

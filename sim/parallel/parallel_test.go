@@ -200,3 +200,16 @@ func TestAttachRestores(t *testing.T) {
 func sameRequest(a, b sim.Request) bool {
 	return a.ID == b.ID && a.ArrivalNs == b.ArrivalNs && a.PromptTokens == b.PromptTokens && a.OutputTokens == b.OutputTokens
 }
+
+// TestShards: one shard per core at least, about 64 instances a shard for
+// a large fleet, at most 64; one core runs whole.
+func TestShards(t *testing.T) {
+	for _, c := range []struct{ cores, n, want int }{
+		{1, 1024, 1}, {2, 3, 2}, {2, 64, 2}, {2, 256, 4}, {2, 1024, 16}, {2, 16384, 64},
+		{16, 64, 16}, {16, 2048, 32}, {128, 16384, 128},
+	} {
+		if got := shards(c.cores, c.n); got != c.want {
+			t.Errorf("shards(%d cores, %d instances) = %d, want %d", c.cores, c.n, got, c.want)
+		}
+	}
+}
