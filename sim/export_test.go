@@ -60,3 +60,22 @@ func Collected(cfg *Config) []results.Record {
 	}
 	return nil
 }
+
+// SplitCaseWide is SplitCase with its colocated fleet copied four times
+// over (the copies renamed), so that a split run has many instances a
+// shard and shards of unequal size.
+func SplitCaseWide(t testing.TB, seed uint64) *Config {
+	cfg := SplitCase(t, seed)
+	if len(cfg.Instances) == 0 || cfg.Instances[0].Role != RoleColocated {
+		return cfg
+	}
+	n := len(cfg.Instances)
+	for k := 1; k < 4; k++ {
+		for i := range n {
+			in := cfg.Instances[i]
+			in.Name = fmt.Sprintf("%s-copy%d", in.Name, k)
+			cfg.Instances = append(cfg.Instances, in)
+		}
+	}
+	return cfg
+}

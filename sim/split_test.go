@@ -36,6 +36,22 @@ func TestSplitMatchesWhole(t *testing.T) {
 	t.Logf("%d of %d cases split", split, *splitCases)
 }
 
+// TestSplitWideFleets is TestSplitMatchesWhole on fleets four times as
+// wide (sim.SplitCaseWide: 8 to 16 instances) split on 2 to 7 cores, so
+// that shards hold several instances each, unequally.
+func TestSplitWideFleets(t *testing.T) {
+	split := 0
+	for k := range uint64(*splitCases / 3) {
+		seed := *splitSeed + k
+		if splitMatches(t, seed, 2+int(seed%6), func() *sim.Config { return sim.SplitCaseWide(t, seed) }) {
+			split++
+		}
+	}
+	if *splitCases >= 60 && split < *splitCases/18 {
+		t.Fatalf("only %d of %d cases split", split, *splitCases/3)
+	}
+}
+
 // TestSplitKeepsTheLinks: a colocated fleet on a network (a scenario's
 // link kind gives every instance an egress and an ingress link) lists
 // its links, idle, split as whole.
