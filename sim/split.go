@@ -18,13 +18,14 @@ import (
 // state an instance changes, so where a request goes depends only on the
 // requests before it), and none of what couples instances or orders
 // requests by how the run goes — a changing fleet, failures, a closed
-// loop or sessions, client time-outs, a front end (which reorders requests
-// by their prompts), lower KV tiers (their links and stores are shared),
+// loop or sessions, client time-outs, lower KV tiers (a store is shared,
+// and all tiers' reads are flows of one network model, advanced together),
 // data-parallel groups (their ranks step together), context-length
 // ranges, unequal context capacities (the router's drop test is fleet
-// wide), a tracer. Split reads the workload in order, as the router would,
-// and sends each request to the shard of the instance round-robin gives
-// it, with that instance; the shard's router sends it there. Within a
+// wide), a tracer. Split reads the workload in order, routes it as the
+// whole run's router would, in the order requests reach it (a front end
+// delays each by its own prompt), and sends each request to the shard of
+// the instance round-robin gives it, with that instance; the shard's router sends it there. Within a
 // shard the events are those of the whole run, less the other shards',
 // and since no event of another shard changes an instance or a request of
 // this one, every request's record and every instance's counters and
@@ -99,7 +100,7 @@ func coupled(cfg *Config) string {
 		case in.Role != RoleColocated:
 			return "its prefill and decode instances hand requests to each other"
 		case len(in.Engine.Tiers) > 0:
-			return "its instances share lower KV tiers' links and stores"
+			return "its instances' lower KV tiers read through one network, or share a store"
 		case in.DPRanks > 1:
 			return "its data-parallel ranks step together"
 		case in.ContextRange[1] > 0:
