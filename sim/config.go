@@ -267,8 +267,9 @@ type Config struct {
 	// indexAlways keeps the router's indexes however few the instances
 	// (indexFrom): a test's switch.
 	indexAlways bool
-	// shard marks a shard of a split run (split.go): its result says how
-	// its timelines go on past its end.
+	// shard marks a shard of a split run (split.go): its requests' content
+	// is keyed by their IDs in the whole run (fillSeq), and its result
+	// says how its timelines go on past its end.
 	shard bool
 	// eager plans every engine step the general way (engine.Instance.Eager):
 	// a test's switch, to show that the fast paths change nothing.
@@ -279,12 +280,23 @@ type Config struct {
 // Config.Progress (a power of two).
 const ProgressEvents = 1 << 14
 
-// progressTotal is the request total Config.Progress reports.
-func (c *Config) progressTotal() int64 {
+// ProgressTotal is the request total Config.Progress reports: the
+// source's count, or −1 when it cannot say.
+func (c *Config) ProgressTotal() int64 {
 	if s, ok := c.Source.(Counted); ok {
 		return int64(s.MaxRequests())
 	}
 	return -1
+}
+
+// ReservedRecords is how many records a run that keeps them all
+// (Records nil) reserves room for up front: a Counted source's count,
+// capped, else none.
+func (c *Config) ReservedRecords() int {
+	if s, ok := c.Source.(Counted); ok {
+		return min(s.MaxRequests(), maxReserved)
+	}
+	return 0
 }
 
 // hasStore reports whether an engine reads and writes a shared store.

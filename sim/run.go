@@ -37,7 +37,8 @@ type Result struct {
 	Runs RunStats
 
 	// LockupChains are the waits-for chains between instances that
-	// lock-up spells formed (lockchain.go), in the order first seen.
+	// lock-up spells formed (lockchain.go), in the order first seen (those
+	// first seen at one instant in the order of their text).
 	LockupChains []results.LockupChain
 
 	chainSeenNs []int64       // when each of LockupChains was first seen
@@ -140,7 +141,7 @@ func Run(cfg *Config) (*Result, error) {
 	}
 	c := newCluster(cfg)
 	c.start()
-	total := cfg.progressTotal()
+	total := cfg.ProgressTotal()
 	for n := int64(1); c.q.len() > 0 && c.err == nil; n++ {
 		c.dispatch(c.q.pop())
 		c.recs.flush()
@@ -244,11 +245,7 @@ func newCluster(cfg *Config) *cluster {
 	c.initGroups()
 	c.initSessions()
 	c.runs = c.runsAllowed()
-	reserve := 0
-	if src, ok := cfg.Source.(Counted); ok {
-		reserve = min(src.MaxRequests(), maxReserved)
-	}
-	c.recs.init(cfg.Records, reserve)
+	c.recs.init(cfg.Records, cfg.ReservedRecords())
 	var caps []float64
 	if cfg.Topology != nil {
 		caps, c.linkNames = cfg.Topology.Caps, cfg.Topology.Names

@@ -11,7 +11,7 @@ import (
 
 // A split run: a fleet whose instances never affect one another, run as
 // shards of instances, each a run of its own (package sim/parallel runs
-// them on cores of their own and merges what they write).
+// them on goroutines of their own and merges what they write).
 //
 // Instances are independent when nothing one does reaches another: every
 // instance colocated (no hand-offs), the router round-robin (it reads no

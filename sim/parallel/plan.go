@@ -145,7 +145,7 @@ func Run(cfg *sim.Config, cores int, note func(string)) (*sim.Result, error) {
 // about shardInstances instances each, up to maxShards. A shard's event
 // loop touches only its own instances, so the fewer it has, the more of
 // their state stays in the caches: on the reference workload's 1,024
-// instances (docs/PARALLEL.md), 16 shards on two cores took 26–43% less
+// instances (docs/PARALLEL.md), 16 shards on two cores took 22–26% less
 // CPU than 2, and on 16,384, 64 shards 38% less than 2 (256 took more
 // memory and no less time).
 const (

@@ -63,7 +63,7 @@ func runSplit(cfg *sim.Config, sp *sim.Split) (*sim.Result, error) {
 	}
 	m := merger{cfg: cfg, sp: sp, outs: outs, owners: owners}
 	if cfg.Records == nil {
-		m.all = make([]results.Record, 0, reserved(cfg))
+		m.all = make([]results.Record, 0, cfg.ReservedRecords())
 	}
 	m.run()
 	wg.Wait()
@@ -85,25 +85,9 @@ func runSplit(cfg *sim.Config, sp *sim.Split) (*sim.Result, error) {
 	res := sp.Merge(parts)
 	res.Records, res.Sink = m.all, cfg.Records
 	if cfg.Progress != nil {
-		cfg.Progress(res.SimTimeNs, m.ended, total(cfg))
+		cfg.Progress(res.SimTimeNs, m.ended, cfg.ProgressTotal())
 	}
 	return res, nil
-}
-
-// reserved is how many records a run keeping them all reserves room for.
-func reserved(cfg *sim.Config) int {
-	if c, ok := cfg.Source.(sim.Counted); ok {
-		return min(c.MaxRequests(), 1<<22)
-	}
-	return 0
-}
-
-// total is the request total a run's progress reports.
-func total(cfg *sim.Config) int64 {
-	if c, ok := cfg.Source.(sim.Counted); ok {
-		return int64(c.MaxRequests())
-	}
-	return -1
 }
 
 // drainFeed receives from feed until it is closed.
@@ -210,7 +194,7 @@ type merger struct {
 // run merges until the last request's record, or until a shard stops
 // short of one (its error ends the run).
 func (m *merger) run() {
-	tot := total(m.cfg)
+	tot := m.cfg.ProgressTotal()
 	for id := int64(0); ; id++ {
 		k, ok := m.owners.pop()
 		if !ok {
